@@ -1,0 +1,145 @@
+"""Top-level helpers users call directly: devices, device_put/get, make_jaxpr, eval_shape, ..."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from stablax._src import core, runtime, tree_util
+from stablax._src.array import Array, from_host
+from stablax._src.config import config
+from stablax._src.jit import Jitted, jit
+
+
+def devices(backend: str | None = None) -> list[Any]:
+    """The devices of `backend` (the default backend when None)."""
+    return runtime.devices(backend)
+
+
+def local_devices(process_index: int | None = None, backend: str | None = None) -> list[Any]:
+    return runtime.local_devices(backend)
+
+
+def device_count(backend: str | None = None) -> int:
+    return len(runtime.devices(backend))
+
+
+def local_device_count(backend: str | None = None) -> int:
+    return len(runtime.local_devices(backend))
+
+
+def default_backend() -> str:
+    """'cpu', 'cuda', 'rocm' or 'tpu': the platform used when none is named."""
+    return runtime.default_backend()
+
+
+def process_index() -> int:
+    return runtime.process_index()
+
+
+def process_count() -> int:
+    return 1
+
+
+def device_put(x: Any, device: Any = None) -> Any:
+    """Copies a pytree of host values or arrays to `device` (the default device when None)."""
+    target = runtime.default_device() if device is None else device
+    if hasattr(target, "device") and not isinstance(target, runtime.Device):
+        target = target.device
+
+    def put(leaf: Any) -> Any:
+        if isinstance(leaf, Array):
+            if leaf.device == target:
+                return leaf
+            return Array(runtime.copy_to_device(leaf._buf, leaf.aval, target), leaf.aval)
+        if isinstance(leaf, core.Tracer):
+            return leaf
+        from stablax._src.dispatch import to_array
+
+        if isinstance(leaf, (bool, int, float, complex)):
+            array = to_array(leaf)
+            return put(array)
+        return from_host(leaf, device=target)
+
+    return tree_util.tree_map(put, x)
+
+
+def device_get(x: Any) -> Any:
+    """Copies a pytree of arrays to the host as NumPy arrays (starting all copies first)."""
+    leaves = tree_util.tree_leaves(x)
+    for leaf in leaves:
+        if isinstance(leaf, Array):
+            leaf.copy_to_host_async()
+    return tree_util.tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)
+
+
+def block_until_ready(x: Any) -> Any:
+    """Waits for every array in the pytree `x` to be computed; returns `x`."""
+    for leaf in tree_util.tree_leaves(x):
+        if isinstance(leaf, Array):
+            leaf.block_until_ready()
+    return x
+
+
+class StableHLOFunction:
+    """What `make_jaxpr` returns: the StableHLO module XLA receives; `str()` prints it."""
+
+    def __init__(self, lowered: Any) -> None:
+        self._lowered = lowered
+
+    @property
+    def in_avals(self) -> list[core.ShapedArray]:
+        return self._lowered.in_avals
+
+    @property
+    def out_avals(self) -> list[core.ShapedArray]:
+        return self._lowered.out_avals
+
+    @property
+    def module(self) -> Any:
+        return self._lowered.compiler_ir()
+
+    def text(self, debug_info: bool = False) -> str:
+        return self._lowered.as_text(debug_info=debug_info)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def pretty_print(self, **_: Any) -> str:
+        return self.text()
+
+
+def make_jaxpr(fun: Callable, static_argnums: Any = (), **unused: Any) -> Callable:
+    """Returns a function that traces `fun` and gives its StableHLO (our IR is StableHLO)."""
+    jitted = fun if isinstance(fun, Jitted) else Jitted(fun, static_argnums=static_argnums)
+
+    def make(*args: Any, **kwargs: Any) -> StableHLOFunction:
+        return StableHLOFunction(jitted.lower(*args, **kwargs))
+
+    return make
+
+
+def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
+    """The output shapes and dtypes of `fun(*args)` as ShapeDtypeStructs, without running it."""
+    jitted = fun if isinstance(fun, Jitted) else Jitted(fun)
+    return jitted.eval_shape(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True) -> Iterator[None]:
+    """Runs jitted functions op by op (useful for debugging with print)."""
+    previous = config.jax_disable_jit
+    config.update("jax_disable_jit", disable)
+    try:
+        yield
+    finally:
+        config.update("jax_disable_jit", previous)
+
+
+__all__ = ["jit"]

@@ -1,0 +1,202 @@
+"""`Array`: an immutable, device-resident array whose computations are dispatched asynchronously.
+
+Only host-facing methods block (`__array__`, `__repr__`, `float()`, `.item()`, ...). Operators
+and NumPy-style methods are attached by `stablax.numpy`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stablax._src import core, dtypes, runtime
+from stablax._src.core import ShapedArray
+
+
+class Array:
+    """A stablax array: one device buffer plus its abstract value (shape, dtype, weak type)."""
+
+    __slots__ = ("_buf", "aval", "_npy", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, buf: runtime.Buffer, aval: ShapedArray) -> None:
+        self._buf = buf
+        self.aval = aval
+        self._npy = None
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    @property
+    def nbytes(self) -> int:
+        return self.aval.size * self.aval.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self.aval.dtype.itemsize
+
+    # --- host access (these block) -------------------------------------------------------------
+
+    @property
+    def _value(self) -> np.ndarray:
+        if self._npy is None:
+            self._check_alive()
+            self._npy = runtime.to_host(self._buf)
+        return self._npy
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        value = self._value
+        if dtype is not None and np.dtype(dtype) != value.dtype:
+            return value.astype(dtype)
+        if copy:
+            return value.copy()
+        return value
+
+    def block_until_ready(self) -> Array:
+        self._check_alive()
+        self._buf.block_until_ready()
+        return self
+
+    def copy_to_host_async(self) -> None:
+        if self._npy is None:
+            self._check_alive()
+            runtime.copy_to_host_async(self._buf)
+
+    def is_ready(self) -> bool:
+        return self._buf.is_ready()
+
+    def item(self, *args: Any) -> Any:
+        return self._value.item(*args)
+
+    def tolist(self) -> Any:
+        return self._value.tolist()
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __int__(self) -> int:
+        return int(self._value)
+
+    def __float__(self) -> float:
+        return float(self._value)
+
+    def __complex__(self) -> complex:
+        return complex(self._value)
+
+    def __index__(self) -> int:
+        if not np.issubdtype(self.aval.dtype, np.integer) and self.aval.dtype != np.bool_:
+            raise TypeError(f"only integer arrays can be used as an index, got {self.aval.dtype}")
+        return int(self._value)
+
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __iter__(self):
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.aval.shape[0]))
+
+    def __format__(self, spec: str) -> str:
+        if not self.aval.shape:
+            return format(self._value.item(), spec)
+        return format(self._value, spec)
+
+    def __repr__(self) -> str:
+        if self.is_deleted():
+            return f"Array(<deleted>, dtype={self.dtype.name})"
+        prefix = "Array("
+        extra = f", dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
+        body = np.array2string(
+            self._value, separator=", ", prefix=prefix, suffix=extra + ")"
+        ) if self.size else f"[], shape={self.shape}"
+        return f"{prefix}{body}{extra})"
+
+    def __str__(self) -> str:
+        return str(self._value)
+
+    # --- placement and lifetime ----------------------------------------------------------------
+
+    def devices(self) -> set[runtime.Device]:
+        return {runtime.buffer_device(self._buf)}
+
+    @property
+    def device(self) -> runtime.Device:
+        return runtime.buffer_device(self._buf)
+
+    @property
+    def sharding(self) -> runtime.SingleDeviceSharding:
+        return runtime.sharding_for(self.device)
+
+    def is_deleted(self) -> bool:
+        return runtime.is_deleted(self._buf)
+
+    def delete(self) -> None:
+        runtime.delete(self._buf)
+        self._npy = None
+
+    def _check_alive(self) -> None:
+        if runtime.is_deleted(self._buf):
+            raise RuntimeError(
+                f"Array {self.aval.str_short()} has been deleted (donated to a jit call or "
+                "deleted explicitly)."
+            )
+
+    # --- exchange ------------------------------------------------------------------------------
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: Any = None) -> Any:
+        self._check_alive()
+        return runtime.to_dlpack(self._buf, stream)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        platform = self.device.platform
+        return {"cpu": (1, 0), "cuda": (2, self.device.local_hardware_id),
+                "rocm": (10, self.device.local_hardware_id)}[platform]
+
+    def __reduce__(self):
+        return (_reconstruct, (np.asarray(self._value), self.aval.weak_type))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise TypeError(core._IMMUTABLE_MESSAGE.format(type="Array"))
+
+    def __hash__(self) -> int:
+        raise TypeError("unhashable type: 'Array'")
+
+
+def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:
+    return from_host(value, weak_type=weak_type)
+
+
+def from_host(value: Any, dtype: Any = None, weak_type: bool = False, device: Any = None) -> Array:
+    """Copies a host value (NumPy array, scalar, nested lists) to a device as an Array."""
+    array = np.asarray(value, dtype=dtype)
+    dtypes.check_user_dtype(array.dtype, "stablax.numpy.asarray")
+    target = dtypes.canonicalize_dtype(array.dtype)
+    if target != array.dtype:
+        array = array.astype(target)
+    aval = ShapedArray(array.shape, array.dtype, weak_type)
+    device = runtime.default_device() if device is None else device
+    return Array(runtime.device_put(np.asarray(array, order="C"), aval, device), aval)
+
+
+def from_dlpack(external: Any, device: Any = None, copy: bool | None = None) -> Array:
+    """Wraps any `__dlpack__` producer (NumPy, another framework) as an Array, zero-copy if able."""
+    if hasattr(external, "__dlpack__"):
+        capsule = external.__dlpack__()
+    else:
+        capsule = external
+    device = runtime.default_device() if device is None else device
+    buf = runtime.from_dlpack(capsule, device, copy)
+    host_view = runtime.to_host(buf)
+    aval = ShapedArray(host_view.shape, host_view.dtype)
+    return Array(buf, aval)
+
+
+core.array_types = (Array,)
+core.to_device_array = from_host

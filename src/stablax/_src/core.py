@@ -1,0 +1,337 @@
+"""Abstract values, Tracers, and the trace that turns a Python function into a StableHLO function.
+
+A `FuncTrace` owns one `func.func` being built. Tracers carry an abstract value and the MLIR
+value that computes them. Values from outside the function (concrete arrays, tracers of an
+enclosing trace) are lifted to extra function arguments, never baked in as constants.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from stablax._src import dtypes
+from stablax._src import ir as mlir
+from stablax._src.ir import ir
+
+# --- abstract values ---------------------------------------------------------------------------
+
+
+class ShapedArray:
+    """Shape, dtype and weak-type flag of an array: everything tracing needs to know about it."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+
+    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> None:
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+        self._hash = hash((self.shape, self.dtype, self.weak_type))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+        )
+
+    def strip_weak_type(self) -> ShapedArray:
+        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is ShapedArray
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+            and self.weak_type == other.weak_type
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def str_short(self) -> str:
+        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short()}{weak})"
+
+
+def short(x: Any) -> str:
+    """`float32[2,3]` for anything with an aval, shape/dtype, or a Python scalar."""
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval.str_short()
+    if isinstance(x, ShapedArray):
+        return x.str_short()
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return f"{np.dtype(x.dtype).name}[{','.join(map(str, x.shape))}]"
+    return type(x).__name__
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+
+class ConcretizationTypeError(TypeError):
+    """A traced value was used where Python needs a concrete one (`if x > 0:` under jit)."""
+
+
+class UnexpectedTracerError(Exception):
+    """A tracer escaped the function that created it (stored in a global, returned by a side door)."""
+
+
+class TracerArrayConversionError(TypeError):
+    """A tracer was handed to NumPy (`np.asarray(tracer)`)."""
+
+
+def _concretization_message(tracer: Tracer, what: str) -> str:
+    return (
+        f"Abstract tracer value encountered where a concrete value is expected: {what} of a "
+        f"traced array {tracer.aval.str_short()}{mlir.where_suffix()}.\n"
+        "The value is only known when the compiled program runs. Use lax.cond or "
+        "jnp.where for value-dependent branches, lax.while_loop/fori_loop for loops, or mark "
+        "the argument static with jit(..., static_argnums=...)."
+    )
+
+
+# --- tracers -----------------------------------------------------------------------------------
+
+
+class Tracer:
+    """A value inside a function being traced: an abstract value plus the MLIR value computing it.
+
+    Operators and array methods are attached by `stablax.numpy`, exactly as for `Array`.
+    """
+
+    __slots__ = ("aval", "value", "trace")
+    __array_priority__ = 100
+
+    def __init__(self, trace: FuncTrace, aval: ShapedArray, value: ir.Value) -> None:
+        self.trace = trace
+        self.aval = aval
+        self.value = value
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __bool__(self) -> bool:
+        raise ConcretizationTypeError(_concretization_message(self, "bool()"))
+
+    def __int__(self) -> int:
+        raise ConcretizationTypeError(_concretization_message(self, "int()"))
+
+    def __float__(self) -> float:
+        raise ConcretizationTypeError(_concretization_message(self, "float()"))
+
+    def __complex__(self) -> complex:
+        raise ConcretizationTypeError(_concretization_message(self, "complex()"))
+
+    def __index__(self) -> int:
+        raise ConcretizationTypeError(_concretization_message(self, "__index__()"))
+
+    def item(self, *args: Any) -> Any:
+        raise ConcretizationTypeError(_concretization_message(self, ".item()"))
+
+    def tolist(self) -> Any:
+        raise ConcretizationTypeError(_concretization_message(self, ".tolist()"))
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise TracerArrayConversionError(
+            f"The numpy.ndarray conversion method __array__() was called on traced array "
+            f"{self.aval.str_short()}{mlir.where_suffix()}. NumPy functions cannot run on "
+            "traced values: use the stablax.numpy function of the same name."
+        )
+
+    def __hash__(self) -> int:
+        raise TypeError(f"unhashable type: traced array {self.aval.str_short()}")
+
+    def __iter__(self):
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.aval.shape[0]))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise TypeError(_IMMUTABLE_MESSAGE.format(type="traced array"))
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval.str_short()}>"
+
+
+_IMMUTABLE_MESSAGE = (
+    "'{type}' object does not support item assignment: stablax arrays are immutable. "
+    "Use x = x.at[idx].set(y) (or .add, .multiply, ...) for a functional update."
+)
+
+
+# --- the trace ---------------------------------------------------------------------------------
+
+
+class _TraceState(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[FuncTrace] = []
+
+
+trace_state = _TraceState()
+
+
+def current_trace() -> FuncTrace | None:
+    stack = trace_state.stack
+    return stack[-1] if stack else None
+
+
+class FuncTrace:
+    """Builds one `func.func`: block arguments for inputs and lifted values, ops, a return."""
+
+    def __init__(self, module: ir.Module, name: str, in_avals: Sequence[ShapedArray]) -> None:
+        self.module = module
+        self.name = name
+        self.in_avals = list(in_avals)
+        with ir.InsertionPoint(module.body):
+            self.func_op = mlir.func.FuncOp(
+                name, ir.FunctionType.get([mlir.aval_type(a) for a in in_avals], [])
+            )
+        self.block = self.func_op.add_entry_block()
+        self.args = [Tracer(self, a, v) for a, v in zip(in_avals, self.block.arguments, strict=True)]
+        self.captured: list[Any] = []  # outer values passed as the extra trailing arguments
+        self._captured_index: dict[int, Tracer] = {}
+        self.finished = False
+
+    def lift(self, outer: Any, aval: ShapedArray) -> Tracer:
+        """Makes `outer` (a concrete array or an enclosing trace's tracer) an extra argument."""
+        tracer = self._captured_index.get(id(outer))
+        if tracer is None:
+            value = self.block.add_argument(mlir.aval_type(aval), ir.Location.unknown())
+            tracer = Tracer(self, aval, value)
+            self._captured_index[id(outer)] = tracer
+            self.captured.append(outer)
+        return tracer
+
+    def constant(self, value: np.ndarray, weak_type: bool = False) -> Tracer:
+        aval = ShapedArray(value.shape, value.dtype, weak_type)
+        return Tracer(self, aval, mlir.constant(value))
+
+    def finish(self, outs: Sequence[Tracer]) -> list[ShapedArray]:
+        mlir.func.ReturnOp([t.value for t in outs])
+        arg_types = [mlir.aval_type(a) for a in self.in_avals]
+        arg_types += [arg.type for arg in list(self.block.arguments)[len(self.in_avals) :]]
+        result_types = [mlir.aval_type(t.aval) for t in outs]
+        self.func_op.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get(arg_types, result_types)
+        )
+        self.finished = True
+        return [t.aval for t in outs]
+
+
+# Small NumPy constants are embedded in the program; larger ones become device arguments.
+MAX_EMBEDDED_CONSTANT_SIZE = 256
+
+# Set by array.py: the concrete Array type and the host->device conversion for lifting.
+array_types: tuple[type, ...] = ()
+to_device_array: Callable[[Any], Any] | None = None
+
+
+def to_tracer(trace: FuncTrace, x: Any) -> Tracer:
+    """Brings any operand into `trace`: its own tracers, lifted outer values, or constants."""
+    if isinstance(x, Tracer):
+        if x.trace is trace:
+            return x
+        if x.trace.finished:
+            raise UnexpectedTracerError(
+                f"A traced value {x.aval.str_short()} from a function whose tracing has already "
+                f"finished was used{mlir.where_suffix()}. Tracers must not escape the function "
+                "being transformed (e.g. through a global or a side effect); return them instead."
+            )
+        return trace.lift(x, x.aval)
+    if isinstance(x, array_types):
+        return trace.lift(x, x.aval)
+    if dtypes.is_python_scalar(x):
+        value = np.asarray(x, dtype=dtypes.python_scalar_dtype(x))
+        return trace.constant(value, weak_type=True)
+    if isinstance(x, (np.ndarray, np.generic)):
+        value = np.asarray(x)
+        dtypes.check_user_dtype(value.dtype, "stablax")
+        value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
+        if value.size <= MAX_EMBEDDED_CONSTANT_SIZE:
+            return trace.constant(value)
+        device_array = to_device_array(value)
+        return trace.lift(device_array, device_array.aval)
+    if hasattr(x, "__jax_array__"):
+        return to_tracer(trace, x.__jax_array__())
+    raise TypeError(
+        f"Value {x!r} of type {type(x).__name__} is not a valid stablax array type"
+        f"{mlir.where_suffix()}"
+    )
+
+
+class TracedFunction:
+    """The result of tracing: a module holding `func @name`, its avals and captured values."""
+
+    def __init__(self, module: ir.Module, in_avals, out_avals, captured) -> None:
+        self.module = module
+        self.in_avals = list(in_avals)
+        self.out_avals = list(out_avals)
+        self.captured = list(captured)
+
+    def text(self, debug_info: bool = False) -> str:
+        with mlir.context():
+            return self.module.operation.get_asm(enable_debug_info=debug_info)
+
+    def bytecode(self) -> bytes:
+        with mlir.context():
+            return self.module.operation.get_asm(binary=True, enable_debug_info=True)
+
+
+def trace_to_func(
+    fun: Callable[..., Sequence[Any]],
+    in_avals: Sequence[ShapedArray],
+    name: str = "main",
+    donated: Sequence[int] = (),
+) -> TracedFunction:
+    """Traces `fun` (flat tracers in, a flat sequence of values out) into a new module.
+
+    The function is public `@name`; captured outer values are its trailing arguments.
+    """
+    ctx = mlir.context()
+    with ctx, ir.Location.unknown():
+        module = ir.Module.create()
+        trace = FuncTrace(module, name, in_avals)
+        trace_state.stack.append(trace)
+        try:
+            with ir.InsertionPoint(trace.block):
+                outs = fun(*trace.args)
+                out_tracers = [to_tracer(trace, o) for o in outs]
+                out_avals = trace.finish(out_tracers)
+        finally:
+            trace_state.stack.pop()
+            trace.finished = True
+        if donated:
+            _mark_donated(trace.func_op, donated, len(trace.block.arguments))
+        if not module.operation.verify():
+            raise RuntimeError(f"stablax: internal error, traced module does not verify:\n{module}")
+    return TracedFunction(module, in_avals, out_avals, trace.captured)
+
+
+def _mark_donated(func_op: Any, donated: Sequence[int], num_args: int) -> None:
+    empty = ir.DictAttr.get({})
+    donor = ir.DictAttr.get({"jax.buffer_donor": ir.BoolAttr.get(True)})
+    attrs = [donor if i in set(donated) else empty for i in range(num_args)]
+    func_op.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)

@@ -1,0 +1,180 @@
+"""The op tables and `bind`: emit an op into the current trace, or run it eagerly when none is active.
+
+`shape_rules` and `lowering_rules` are keyed by the exact MLIR op name ("stablehlo.sine"); the
+transforms add their own tables (jvp, transpose, batching) keyed the same way. An eager call of
+an op compiles a one-op program once per (op, avals, params) and afterwards is a dict lookup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from stablax._src import core, dtypes, runtime
+from stablax._src import ir as mlir
+from stablax._src.array import Array
+from stablax._src.core import ShapedArray, Tracer, current_trace, trace_state
+
+# shape rule: (*in_avals, **params) -> ShapedArray | tuple[ShapedArray, ...]; raises on bad input.
+ShapeRule = Callable[..., Any]
+# lowering: (operands: list[ir.Value], in_avals, out_avals, **params) -> list[ir.Value]
+Lowering = Callable[..., Sequence[Any]]
+
+shape_rules: dict[str, ShapeRule] = {}
+lowering_rules: dict[str, Lowering] = {}
+
+
+def generic_lowering(name: str) -> Lowering:
+    """Emits `name` one-to-one: operands in, results of the inferred types out, no attributes."""
+
+    def lower(operands, in_avals, out_avals, **params):
+        op = mlir.emit(name, operands, [mlir.aval_type(a) for a in out_avals])
+        return list(op.results)
+
+    return lower
+
+
+def def_op(name: str, shape_rule: ShapeRule, lowering: Lowering | None = None) -> str:
+    """Registers an op's shape rule and lowering (the generic one-to-one emitter by default)."""
+    shape_rules[name] = shape_rule
+    lowering_rules[name] = lowering if lowering is not None else generic_lowering(name)
+    return name
+
+
+def bind(name: str, *args: Any, **params: Any) -> Any:
+    """Applies op `name` to `args`: emitted into the active trace, or executed eagerly.
+
+    Returns one value, or a tuple when the op's shape rule returns several avals.
+    """
+    trace = current_trace()
+    if trace is None:
+        return _eager_bind(name, args, params)
+    tracers = [core.to_tracer(trace, a) for a in args]
+    in_avals = [t.aval for t in tracers]
+    out = shape_rules[name](*in_avals, **params)
+    out_avals = out if isinstance(out, tuple) else (out,)
+    values = lowering_rules[name]([t.value for t in tracers], in_avals, out_avals, **params)
+    results = tuple(Tracer(trace, a, v) for a, v in zip(out_avals, values, strict=True))
+    return results if isinstance(out, tuple) else results[0]
+
+
+# --- eager execution ---------------------------------------------------------------------------
+
+_eager_cache: dict[tuple, tuple[runtime.Executable, bool]] = {}
+
+
+def _eager_bind(name: str, args: Sequence[Any], params: dict[str, Any]) -> Any:
+    avals = []
+    buffers = []
+    for a in args:
+        if type(a) is Array:
+            avals.append(a.aval)
+            buffers.append(a._buf)
+        else:
+            array = to_array(a)
+            avals.append(array.aval)
+            buffers.append(array._buf)
+    try:
+        key = (name, tuple(avals), tuple(params.items()) if params else None)
+        hit = _eager_cache.get(key)
+    except TypeError:  # an unhashable parameter: compile without caching the lookup
+        key, hit = None, None
+    if hit is None:
+        hit = _compile_one_op(name, avals, params)
+        if key is not None:
+            _eager_cache[key] = hit
+    executable, multiple = hit
+    outs = [Array(b, a) for b, a in zip(executable.execute(buffers), executable.out_avals,
+                                            strict=True)]
+    return tuple(outs) if multiple else outs[0]
+
+
+def _compile_one_op(name: str, avals: list[ShapedArray], params: dict[str, Any]):
+    multiple = False
+
+    def one_op(*tracers):
+        nonlocal multiple
+        out = bind(name, *tracers, **params)
+        multiple = isinstance(out, tuple)
+        return out if multiple else (out,)
+
+    traced = core.trace_to_func(one_op, avals, name="main")
+    return compile_traced(traced), multiple
+
+
+def compile_traced(traced: core.TracedFunction, device: Any = None) -> runtime.Executable:
+    """Compiles a traced function (cached by the module's location-free fingerprint)."""
+    device = runtime.default_device() if device is None else device
+    key = traced.text(debug_info=False).encode()
+    return runtime.compile_module(traced.bytecode(), key, traced.out_avals, device)
+
+
+# --- host values to device arrays -------------------------------------------------------------
+
+_scalar_cache: dict[tuple, Array] = {}
+_SCALAR_CACHE_LIMIT = 4096
+
+
+def to_array(x: Any) -> Array:
+    """Any array-like operand as a device Array (Python scalars become weakly typed 0-d arrays)."""
+    if type(x) is Array:
+        return x
+    if isinstance(x, Array):
+        return x
+    if isinstance(x, Tracer):
+        raise core.UnexpectedTracerError(
+            f"A traced value {x.aval.str_short()} was used outside the function being traced"
+            f"{mlir.where_suffix()}; tracers must not escape their transformation."
+        )
+    kind = type(x)
+    if kind in (bool, int, float, complex):
+        key = (kind, x) if (kind is not float or x != 0.0) else None
+        cached = _scalar_cache.get(key) if key is not None else None
+        if cached is not None:
+            return cached
+        array = _scalar_to_array(x)
+        if key is not None and len(_scalar_cache) < _SCALAR_CACHE_LIMIT:
+            _scalar_cache[key] = array
+        return array
+    if hasattr(x, "__jax_array__"):
+        return to_array(x.__jax_array__())
+    if isinstance(x, (np.ndarray, np.generic, list, tuple)) or np.isscalar(x):
+        from stablax._src.array import from_host
+
+        return from_host(x)
+    raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid stablax array type")
+
+
+def _scalar_to_array(x: Any) -> Array:
+    from stablax._src.array import from_host
+
+    dtype = dtypes.python_scalar_dtype(x)
+    if type(x) is int and dtype.kind == "i":
+        info = np.iinfo(dtype)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
+    return from_host(np.asarray(x, dtype=dtype), weak_type=True)
+
+
+def weak_scalar(value: Any, dtype: np.dtype, weak_type: bool = True) -> Any:
+    """A 0-d operand of `dtype` (weakly typed by default): a constant when tracing, else a cached
+    Array."""
+    trace = current_trace()
+    host = np.asarray(value, dtype=dtype)
+    if trace is not None:
+        return trace.constant(host, weak_type=weak_type)
+    key = (weak_type, dtype, value) if (type(value) is not float or value != 0.0) else None
+    cached = _scalar_cache.get(key) if key is not None else None
+    if cached is None:
+        from stablax._src.array import from_host
+
+        cached = from_host(host, weak_type=weak_type)
+        if key is not None and len(_scalar_cache) < _SCALAR_CACHE_LIMIT:
+            _scalar_cache[key] = cached
+    return cached
+
+
+def is_tracing() -> bool:
+    return bool(trace_state.stack)

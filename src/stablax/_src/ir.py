@@ -1,0 +1,239 @@
+"""The MLIR context, type conversion, op emission and source locations.
+
+One context per thread knows the `func`, `stablehlo` and `chlo` dialects. Builders run inside
+`with context(), location, InsertionPoint` blocks set once by the tracer, so rules never pass them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir.dialects import chlo, func, stablehlo  # noqa: F401  (func: dialect import)
+
+_local = threading.local()
+
+
+def context() -> ir.Context:
+    """This thread's MLIR context, created on first use with our dialects loaded."""
+    ctx = getattr(_local, "ctx", None)
+    if ctx is None:
+        ctx = ir.Context()
+        registry = ir.DialectRegistry()
+        _jax_mlir_ext.register_dialects(registry)
+        ctx.append_dialect_registry(registry)
+        ctx.load_all_available_dialects()
+        stablehlo.register_dialect(ctx)
+        chlo.register_dialect(ctx)
+        _local.ctx = ctx
+        _local.element_types = {}
+        _local.tensor_types = {}
+        _local.locations = {}
+    return ctx
+
+
+# --- types -------------------------------------------------------------------------------------
+
+_ELEMENT_TYPE_BUILDERS = {
+    np.dtype(np.bool_): lambda: ir.IntegerType.get_signless(1),
+    np.dtype(np.int8): lambda: ir.IntegerType.get_signless(8),
+    np.dtype(np.int16): lambda: ir.IntegerType.get_signless(16),
+    np.dtype(np.int32): lambda: ir.IntegerType.get_signless(32),
+    np.dtype(np.int64): lambda: ir.IntegerType.get_signless(64),
+    np.dtype(np.uint8): lambda: ir.IntegerType.get_unsigned(8),
+    np.dtype(np.uint16): lambda: ir.IntegerType.get_unsigned(16),
+    np.dtype(np.uint32): lambda: ir.IntegerType.get_unsigned(32),
+    np.dtype(np.uint64): lambda: ir.IntegerType.get_unsigned(64),
+    np.dtype(np.float16): ir.F16Type.get,
+    np.dtype(np.float32): ir.F32Type.get,
+    np.dtype(np.float64): ir.F64Type.get,
+    np.dtype(ml_dtypes.bfloat16): ir.BF16Type.get,
+    np.dtype(np.complex64): lambda: ir.ComplexType.get(ir.F32Type.get()),
+    np.dtype(np.complex128): lambda: ir.ComplexType.get(ir.F64Type.get()),
+    np.dtype(ml_dtypes.float8_e4m3fn): ir.Float8E4M3FNType.get,
+    np.dtype(ml_dtypes.float8_e5m2): ir.Float8E5M2Type.get,
+    np.dtype(ml_dtypes.float8_e4m3fnuz): ir.Float8E4M3FNUZType.get,
+    np.dtype(ml_dtypes.float8_e5m2fnuz): ir.Float8E5M2FNUZType.get,
+    np.dtype(ml_dtypes.float8_e4m3b11fnuz): ir.Float8E4M3B11FNUZType.get,
+    np.dtype(ml_dtypes.int4): lambda: ir.IntegerType.get_signless(4),
+    np.dtype(ml_dtypes.uint4): lambda: ir.IntegerType.get_unsigned(4),
+}
+# float0 (tangents of integers) lowers to a bool tensor, as in JAX.
+_FLOAT0 = np.dtype([("float0", np.void, 0)])
+_ELEMENT_TYPE_BUILDERS[_FLOAT0] = _ELEMENT_TYPE_BUILDERS[np.dtype(np.bool_)]
+
+_DTYPE_OF_TYPE_STR = {
+    "i1": np.dtype(np.bool_),
+    "i4": np.dtype(ml_dtypes.int4),
+    "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64),
+    "ui4": np.dtype(ml_dtypes.uint4),
+    "ui8": np.dtype(np.uint8),
+    "ui16": np.dtype(np.uint16),
+    "ui32": np.dtype(np.uint32),
+    "ui64": np.dtype(np.uint64),
+    "f16": np.dtype(np.float16),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "complex<f32>": np.dtype(np.complex64),
+    "complex<f64>": np.dtype(np.complex128),
+    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+    "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
+    "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
+    "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
+    "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+}
+
+
+def element_type(dtype: np.dtype) -> ir.Type:
+    cache = _local.element_types
+    result = cache.get(dtype)
+    if result is None:
+        try:
+            builder = _ELEMENT_TYPE_BUILDERS[np.dtype(dtype)]
+        except KeyError:
+            raise TypeError(f"stablax: dtype {dtype} has no StableHLO element type") from None
+        result = cache[dtype] = builder()
+    return result
+
+
+def tensor_type(shape: Sequence[int], dtype: np.dtype) -> ir.RankedTensorType:
+    key = (tuple(shape), dtype)
+    cache = _local.tensor_types
+    result = cache.get(key)
+    if result is None:
+        result = cache[key] = ir.RankedTensorType.get(list(shape), element_type(dtype))
+    return result
+
+
+def aval_type(aval: Any) -> ir.RankedTensorType:
+    return tensor_type(aval.shape, aval.dtype)
+
+
+def dtype_of_type(t: ir.Type) -> np.dtype:
+    """The NumPy dtype of a tensor type's element type (the inverse of `element_type`)."""
+    return _DTYPE_OF_TYPE_STR[str(ir.RankedTensorType(t).element_type)]
+
+
+def shape_of_type(t: ir.Type) -> tuple[int, ...]:
+    return tuple(ir.RankedTensorType(t).shape)
+
+
+# --- attributes --------------------------------------------------------------------------------
+
+
+def i64_array(values: Sequence[int]) -> ir.Attribute:
+    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
+
+
+def i64(value: int) -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
+
+
+def i32(value: int) -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(value))
+
+
+def bool_attr(value: bool) -> ir.Attribute:
+    return ir.BoolAttr.get(bool(value))
+
+
+def dense_i64(values: Sequence[int], shape: Sequence[int] | None = None) -> ir.Attribute:
+    array = np.asarray(values, dtype=np.int64)
+    if shape is not None:
+        array = array.reshape(shape)
+    return ir.DenseIntElementsAttr.get(array, type=tensor_type(array.shape, np.dtype(np.int64)))
+
+
+def dense_constant(value: np.ndarray) -> ir.Attribute:
+    """A DenseElementsAttr holding `value` with its exact dtype (float0 becomes bool zeros)."""
+    value = np.asarray(value, order="C")
+    if value.dtype.fields is not None:  # float0
+        value = np.zeros(value.shape, np.bool_)
+    return ir.DenseElementsAttr.get(value, type=element_type(value.dtype), shape=list(value.shape))
+
+
+# --- source locations --------------------------------------------------------------------------
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_frame() -> tuple[str, int] | None:
+    """The innermost caller outside stablax: the user's file and line."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_PACKAGE_DIR) and not filename.startswith("<frozen"):
+            return filename, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+def user_location() -> ir.Location:
+    """An MLIR location naming the user's file:line (cached per line)."""
+    where = user_frame()
+    if where is None:
+        return ir.Location.unknown()
+    cache = _local.locations
+    loc = cache.get(where)
+    if loc is None:
+        loc = cache[where] = ir.Location.file(where[0], where[1], 0)
+    return loc
+
+
+def where_suffix() -> str:
+    """' (at file.py:12)' for error messages, naming the user's line."""
+    where = user_frame()
+    return "" if where is None else f" (at {where[0]}:{where[1]})"
+
+
+# --- emission ----------------------------------------------------------------------------------
+
+
+def emit(
+    name: str,
+    operands: Sequence[ir.Value],
+    result_types: Sequence[ir.Type],
+    attributes: dict[str, ir.Attribute] | None = None,
+    regions: int = 0,
+) -> ir.Operation:
+    """Creates op `name` at the current insertion point with the user's source location."""
+    return ir.Operation.create(
+        name,
+        results=list(result_types),
+        operands=list(operands),
+        attributes=attributes,
+        regions=regions,
+        loc=user_location(),
+    )
+
+
+def constant(value: np.ndarray) -> ir.Value:
+    value = np.asarray(value)
+    op = emit("stablehlo.constant", [], [tensor_type(value.shape, value.dtype)],
+              {"value": dense_constant(value)})
+    return op.result
+
+
+__all__ = [
+    "ir",
+    "stablehlo",
+    "chlo",
+    "func",
+    "context",
+    "element_type",
+    "tensor_type",
+    "aval_type",
+    "emit",
+    "constant",
+]

@@ -1,0 +1,421 @@
+"""`jit`: trace a Python function of pytrees to StableHLO once per signature, then just execute.
+
+The cache key is (tree structure, avals with weak types, static argument values, config epoch).
+A hit builds the key, looks it up and calls the executable: no tracing, no MLIR. Under an active
+trace a jitted function is inlined into the enclosing function.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from stablax._src import core, dtypes, runtime, tree_util
+from stablax._src.array import Array
+from stablax._src.config import config
+from stablax._src.core import ShapedArray, trace_state
+from stablax._src.dispatch import compile_traced, to_array
+
+_SCALAR_TYPES = (bool, int, float, complex)
+
+
+def _leaf_aval(x: Any) -> ShapedArray:
+    """The abstract value a leaf argument is traced with (Python scalars are weakly typed)."""
+    if type(x) is Array:
+        return x.aval
+    if type(x) in _SCALAR_TYPES:
+        return ShapedArray((), dtypes.python_scalar_dtype(x), True)
+    if isinstance(x, Array):
+        return x.aval
+    if isinstance(x, core.Tracer):
+        raise core.UnexpectedTracerError(
+            f"A traced value {x.aval.str_short()} was passed to a jitted function outside the "
+            "transformation that created it."
+        )
+    if isinstance(x, (np.ndarray, np.generic)):
+        dtypes.check_user_dtype(x.dtype, "jit")
+        return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype), False)
+    if isinstance(x, ShapeDtypeStruct):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+    if hasattr(x, "__jax_array__"):
+        return _leaf_aval(x.__jax_array__())
+    if isinstance(x, _SCALAR_TYPES):  # subclasses such as numpy.float64 registered as float
+        return ShapedArray((), dtypes.python_scalar_dtype(x), True)
+    raise TypeError(
+        f"jit: argument of type {type(x).__name__} is not a valid stablax type; pass arrays, "
+        "scalars or pytrees of them, or mark the argument static (static_argnums)."
+    )
+
+
+def _leaf_buffer(x: Any, aval: ShapedArray) -> runtime.Buffer:
+    if type(x) is Array:
+        return x._buf
+    array = to_array(x) if not isinstance(x, (np.ndarray, np.generic)) else None
+    if array is None:
+        from stablax._src.array import from_host
+
+        array = from_host(x)
+    return array._buf
+
+
+class _Entry:
+    """One compiled signature of a jitted function."""
+
+    __slots__ = ("executable", "out_tree", "out_avals", "single", "captured_bufs", "donated",
+                 "traced")
+
+    def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, traced):
+        self.executable = executable
+        self.out_tree = out_tree
+        self.out_avals = out_avals
+        self.single = single
+        self.captured_bufs = captured_bufs
+        self.donated = donated
+        self.traced = traced
+
+
+class Jitted:
+    """The callable `jit(f)` returns."""
+
+    def __init__(
+        self,
+        fun: Callable,
+        static_argnums: Sequence[int] = (),
+        static_argnames: Sequence[str] = (),
+        donate_argnums: Sequence[int] = (),
+        inline: bool = False,
+    ) -> None:
+        self.fun = fun
+        self._signature = _signature_or_none(fun)
+        static_argnums, static_argnames = _resolve_static(
+            self._signature, static_argnums, static_argnames
+        )
+        self.static_argnums = frozenset(static_argnums)
+        self.static_argnames = frozenset(static_argnames)
+        self.donate_argnums = frozenset(donate_argnums)
+        self.inline = inline
+        self._cache: dict[Hashable, _Entry] = {}
+        functools.update_wrapper(self, fun)
+
+    # --- the call path -------------------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if trace_state.stack or config.jax_disable_jit:
+            return self.fun(*args, **kwargs)
+        if not kwargs and not self.static_argnums:
+            # Fast path: positional leaves only.
+            try:
+                avals = tuple([_leaf_aval_fast(a) for a in args])
+            except _NotALeaf:
+                pass
+            else:
+                entry = self._cache.get((avals, config.epoch))
+                if entry is None:
+                    entry = self._compile_flat(args, avals)
+                    self._cache[(avals, config.epoch)] = entry
+                buffers = [a._buf if type(a) is Array else _leaf_buffer(a, v)
+                           for a, v in zip(args, avals, strict=True)]
+                return _run(entry, buffers, args)
+        return self._call_general(args, kwargs)
+
+    def _call_general(self, args: tuple, kwargs: dict) -> Any:
+        dyn_args, dyn_kwargs, static_key = self._split_static(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple(_leaf_aval(x) for x in leaves)
+        key = (in_tree, avals, static_key, config.epoch)
+        try:
+            entry = self._cache.get(key)
+        except TypeError as err:
+            raise ValueError(
+                f"jit: static arguments must be hashable, got {static_key!r}: {err}"
+            ) from None
+        if entry is None:
+            entry = self._compile(args, kwargs, in_tree, avals, leaves)
+            self._cache[key] = entry
+        buffers = [_leaf_buffer(x, a) for x, a in zip(leaves, avals, strict=True)]
+        return _run(entry, buffers, leaves)
+
+    def _split_static(self, args: tuple, kwargs: dict):
+        if self.static_argnums:
+            # Static positions past the call's arguments take their defaults.
+            dyn_args = tuple(a for i, a in enumerate(args) if i not in self.static_argnums)
+            static = tuple((i, args[i]) for i in sorted(self.static_argnums) if i < len(args))
+        else:
+            dyn_args, static = args, ()
+        if kwargs and self.static_argnames:
+            dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+            static += tuple(sorted((k, v) for k, v in kwargs.items() if k in self.static_argnames))
+        else:
+            dyn_kwargs = kwargs
+        return dyn_args, dyn_kwargs, static
+
+    # --- tracing and compiling -----------------------------------------------------------------
+
+    def _flat_fun(self, args: tuple, kwargs: dict, in_tree: Any):
+        """A function of flat tracers for `trace_to_func`, re-inserting the static arguments."""
+        out_tree_box: list[Any] = []
+
+        def flat(*tracers):
+            dyn_args, dyn_kwargs = tree_util.tree_unflatten(in_tree, list(tracers))
+            full_args = list(dyn_args)
+            for i in sorted(self.static_argnums):
+                if i < len(args):
+                    full_args.insert(i, args[i])
+            full_kwargs = dict(dyn_kwargs)
+            full_kwargs.update({k: v for k, v in kwargs.items() if k in self.static_argnames})
+            out = self.fun(*full_args, **full_kwargs)
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            out_tree_box.append(out_tree)
+            return out_leaves
+
+        return flat, out_tree_box
+
+    def trace(self, args: tuple, kwargs: dict) -> tuple[core.TracedFunction, Any, list]:
+        dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        avals = [_leaf_aval(x) for x in leaves]
+        flat, out_tree_box = self._flat_fun(args, kwargs, in_tree)
+        donated = self._donated_leaf_indices(args, kwargs)
+        traced = core.trace_to_func(flat, avals, name="main", donated=donated)
+        return traced, out_tree_box[0], leaves
+
+    def _donated_leaf_indices(self, args: tuple, kwargs: dict) -> list[int]:
+        if not self.donate_argnums:
+            return []
+        indices, position = [], 0
+        for i, a in enumerate(args):
+            if i in self.static_argnums:
+                continue
+            n = len(tree_util.tree_leaves(a))
+            if i in self.donate_argnums:
+                indices.extend(range(position, position + n))
+            position += n
+        return indices
+
+    def _compile(self, args, kwargs, in_tree, avals, leaves) -> _Entry:
+        traced, out_tree, _ = self.trace(args, kwargs)
+        return self._make_entry(traced, out_tree, self._donated_leaf_indices(args, kwargs))
+
+    def _compile_flat(self, args: tuple, avals: tuple) -> _Entry:
+        out_tree_box: list[Any] = []
+
+        def flat(*tracers):
+            out_leaves, out_tree = tree_util.tree_flatten(self.fun(*tracers))
+            out_tree_box.append(out_tree)
+            return out_leaves
+
+        donated = [i for i in self.donate_argnums if i < len(args)]
+        traced = core.trace_to_func(flat, list(avals), name="main", donated=donated)
+        return self._make_entry(traced, out_tree_box[0], donated)
+
+    def _make_entry(self, traced: core.TracedFunction, out_tree: Any, donated) -> _Entry:
+        executable = compile_traced(traced)
+        captured = [to_array(c)._buf for c in traced.captured]
+        single = out_tree == _SINGLE_LEAF_TREE
+        return _Entry(executable, out_tree, tuple(traced.out_avals), single, captured,
+                      tuple(donated), traced)
+
+    # --- staging API ---------------------------------------------------------------------------
+
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        traced, out_tree, leaves = self.trace(args, kwargs)
+        return Lowered(self, traced, out_tree, self._donated_leaf_indices(args, kwargs))
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        traced, out_tree, _ = self.trace(args, kwargs)
+        structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in traced.out_avals]
+        return tree_util.tree_unflatten(out_tree, structs)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def _cache_size(self) -> int:
+        return len(self._cache)
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        # Jitted methods bind like functions.
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
+    def __repr__(self) -> str:
+        return f"<jitted function {getattr(self.fun, '__name__', repr(self.fun))}>"
+
+
+def _run(entry: _Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:
+    if entry.captured_bufs:
+        buffers = buffers + entry.captured_bufs
+    outs = entry.executable.execute(buffers)
+    if entry.donated:
+        for i in entry.donated:
+            leaf = dynamic_leaves[i]
+            if type(leaf) is Array:
+                leaf._npy = None
+    if entry.single:
+        return Array(outs[0], entry.out_avals[0])
+    arrays = [Array(b, a) for b, a in zip(outs, entry.out_avals, strict=True)]
+    return tree_util.tree_unflatten(entry.out_tree, arrays)
+
+
+class _NotALeaf(Exception):
+    pass
+
+
+def _leaf_aval_fast(x: Any) -> ShapedArray:
+    kind = type(x)
+    if kind is Array:
+        return x.aval
+    if kind in _SCALAR_TYPES:
+        return ShapedArray((), dtypes.python_scalar_dtype(x), True)
+    if kind in (list, tuple, dict) or x is None:
+        raise _NotALeaf
+    if tree_util.is_tree_node(kind):
+        raise _NotALeaf
+    return _leaf_aval(x)
+
+
+_SINGLE_LEAF_TREE = tree_util.tree_structure(0)
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype standing in for an array (what `eval_shape` returns)."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+
+    def __init__(self, shape, dtype, weak_type: bool = False, sharding: Any = None) -> None:
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+        self.sharding = sharding
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ShapeDtypeStruct)
+            and (self.shape, self.dtype, self.weak_type) == (other.shape, other.dtype,
+                                                             other.weak_type)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+
+class Lowered:
+    """`jit(f).lower(*args)`: the StableHLO module, ready to compile."""
+
+    def __init__(self, jitted: Jitted, traced: core.TracedFunction, out_tree, donated) -> None:
+        self._jitted = jitted
+        self._traced = traced
+        self.out_tree = out_tree
+        self._donated = donated
+
+    def as_text(self, debug_info: bool = False) -> str:
+        return self._traced.text(debug_info=debug_info)
+
+    def compiler_ir(self, dialect: str = "stablehlo") -> Any:
+        return self._traced.module
+
+    def compile(self) -> Compiled:
+        return Compiled(self._jitted._make_entry(self._traced, self.out_tree, self._donated))
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return self._traced.in_avals
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return self._traced.out_avals
+
+
+class Compiled:
+    """A compiled executable for one signature; callable with arguments of that signature."""
+
+    def __init__(self, entry: _Entry) -> None:
+        self._entry = entry
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves, _ = tree_util.tree_flatten((args, kwargs))
+        avals = [_leaf_aval(x) for x in leaves]
+        expected = self._entry.traced.in_avals
+        if [a.strip_weak_type() for a in avals] != [a.strip_weak_type() for a in expected]:
+            raise TypeError(
+                "Compiled function called with arguments of a different signature: expected "
+                f"{[a.str_short() for a in expected]}, got {[a.str_short() for a in avals]}"
+            )
+        buffers = [_leaf_buffer(x, a) for x, a in zip(leaves, avals, strict=True)]
+        return _run(self._entry, buffers, leaves)
+
+    def as_text(self) -> str:
+        return self._entry.executable.hlo_text()
+
+    def cost_analysis(self) -> Any:
+        return self._entry.executable.cost_analysis()
+
+
+def _signature_or_none(fun: Callable) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def _resolve_static(sig, static_argnums, static_argnames):
+    """Normalises static_argnums/argnames to each other, as JAX does, where the signature allows."""
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    if isinstance(static_argnames, str):
+        static_argnames = (static_argnames,)
+    nums, names = set(static_argnums), set(static_argnames)
+    if sig is not None:
+        params = list(sig.parameters.values())
+        p = inspect.Parameter
+        positional = [q for q in params if q.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        nums = {n + len(positional) if n < 0 else n for n in nums}
+        for n in list(nums):
+            if n < len(positional) and positional[n].kind == p.POSITIONAL_OR_KEYWORD:
+                names.add(positional[n].name)
+        for i, q in enumerate(positional):
+            if q.name in names:
+                nums.add(i)
+    return tuple(sorted(nums)), tuple(sorted(names))
+
+
+def jit(
+    fun: Callable | None = None,
+    *,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    **unused: Any,
+) -> Any:
+    """Compiles `fun` with XLA: traced once per argument signature, then a cached executable.
+
+    Args:
+      fun: a function of arrays, scalars and pytrees of them.
+      static_argnums / static_argnames: arguments passed by value (hashable) rather than traced;
+        each new value re-traces.
+      donate_argnums: arguments whose buffers the computation may reuse for its outputs.
+
+    Returns:
+      A callable with `.lower(*args)`, `.eval_shape(*args)` and `.clear_cache()`.
+    """
+    if isinstance(donate_argnums, int):
+        donate_argnums = (donate_argnums,)
+    if fun is None:
+        return functools.partial(
+            jit,
+            static_argnums=static_argnums,
+            static_argnames=static_argnames,
+            donate_argnums=donate_argnums,
+        )
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums)

@@ -1,0 +1,141 @@
+"""Operators and NumPy-style methods shared by `Array` and `Tracer`, attached at import time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stablax._src import dtypes, lax
+from stablax._src.array import Array
+from stablax._src.core import Tracer
+from stablax._src.numpy import _indexing, _linalg_basic, _reductions, _shape, _ufuncs
+from stablax._src.numpy._creation import asarray
+
+_OPERAND_TYPES = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
+
+
+def _binary_operator(fn, reflected: bool = False):
+    def method(self, other):
+        if not isinstance(other, _OPERAND_TYPES) and not hasattr(other, "__jax_array__"):
+            if isinstance(other, (list, tuple)):
+                raise TypeError(
+                    f"unsupported operand type(s) for {fn.__name__}: stablax array and "
+                    f"{type(other).__name__} (convert it with jnp.asarray first)"
+                )
+            return NotImplemented
+        return fn(other, self) if reflected else fn(self, other)
+
+    return method
+
+
+def _astype(self, dtype, copy=False, device=None):
+    return lax.convert_element_type(self, dtypes.check_user_dtype(dtype, "astype"))
+
+
+def _reshape(self, *shape, order="C"):
+    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+        shape = shape[0]
+    return _shape.reshape(self, shape, order)
+
+
+def _transpose(self, *axes):
+    if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], (int, np.integer))):
+        axes = axes[0]
+    return _shape.transpose(self, axes if axes else None)
+
+
+_METHODS: dict[str, Any] = {
+    "__add__": _binary_operator(_ufuncs.add),
+    "__radd__": _binary_operator(_ufuncs.add, True),
+    "__sub__": _binary_operator(_ufuncs.subtract),
+    "__rsub__": _binary_operator(_ufuncs.subtract, True),
+    "__mul__": _binary_operator(_ufuncs.multiply),
+    "__rmul__": _binary_operator(_ufuncs.multiply, True),
+    "__truediv__": _binary_operator(_ufuncs.true_divide),
+    "__rtruediv__": _binary_operator(_ufuncs.true_divide, True),
+    "__floordiv__": _binary_operator(_ufuncs.floor_divide),
+    "__rfloordiv__": _binary_operator(_ufuncs.floor_divide, True),
+    "__mod__": _binary_operator(_ufuncs.remainder),
+    "__rmod__": _binary_operator(_ufuncs.remainder, True),
+    "__divmod__": _binary_operator(_ufuncs.divmod),
+    "__rdivmod__": _binary_operator(_ufuncs.divmod, True),
+    "__pow__": _binary_operator(_ufuncs.power),
+    "__rpow__": _binary_operator(_ufuncs.power, True),
+    "__matmul__": _binary_operator(_linalg_basic.matmul),
+    "__rmatmul__": _binary_operator(_linalg_basic.matmul, True),
+    "__and__": _binary_operator(_ufuncs.bitwise_and),
+    "__rand__": _binary_operator(_ufuncs.bitwise_and, True),
+    "__or__": _binary_operator(_ufuncs.bitwise_or),
+    "__ror__": _binary_operator(_ufuncs.bitwise_or, True),
+    "__xor__": _binary_operator(_ufuncs.bitwise_xor),
+    "__rxor__": _binary_operator(_ufuncs.bitwise_xor, True),
+    "__lshift__": _binary_operator(_ufuncs.left_shift),
+    "__rlshift__": _binary_operator(_ufuncs.left_shift, True),
+    "__rshift__": _binary_operator(_ufuncs.right_shift),
+    "__rrshift__": _binary_operator(_ufuncs.right_shift, True),
+    "__eq__": _binary_operator(_ufuncs.equal),
+    "__ne__": _binary_operator(_ufuncs.not_equal),
+    "__lt__": _binary_operator(_ufuncs.less),
+    "__le__": _binary_operator(_ufuncs.less_equal),
+    "__gt__": _binary_operator(_ufuncs.greater),
+    "__ge__": _binary_operator(_ufuncs.greater_equal),
+    "__neg__": lambda self: _ufuncs.negative(self),
+    "__pos__": lambda self: _ufuncs.positive(self),
+    "__abs__": lambda self: _ufuncs.absolute(self),
+    "__invert__": lambda self: _ufuncs.invert(self),
+    "__getitem__": _indexing.getitem,
+    "T": property(lambda self: _shape.transpose(self)),
+    "mT": property(lambda self: _shape.matrix_transpose(self)),
+    "real": property(lambda self: _ufuncs.real(self)),
+    "imag": property(lambda self: _ufuncs.imag(self)),
+    "astype": _astype,
+    "reshape": _reshape,
+    "transpose": _transpose,
+    "ravel": lambda self, order="C": _shape.ravel(self, order),
+    "flatten": lambda self, order="C": _shape.ravel(self, order),
+    "squeeze": lambda self, axis=None: _shape.squeeze(self, axis),
+    "swapaxes": lambda self, a, b: _shape.swapaxes(self, a, b),
+    "sum": lambda self, axis=None, dtype=None, keepdims=False: _reductions.sum(
+        self, axis=axis, dtype=dtype, keepdims=keepdims),
+    "prod": lambda self, axis=None, dtype=None, keepdims=False: _reductions.prod(
+        self, axis=axis, dtype=dtype, keepdims=keepdims),
+    "max": lambda self, axis=None, keepdims=False: _reductions.max(self, axis=axis,
+                                                                   keepdims=keepdims),
+    "min": lambda self, axis=None, keepdims=False: _reductions.min(self, axis=axis,
+                                                                   keepdims=keepdims),
+    "mean": lambda self, axis=None, dtype=None, keepdims=False: _reductions.mean(
+        self, axis=axis, dtype=dtype, keepdims=keepdims),
+    "var": lambda self, axis=None, dtype=None, ddof=0, keepdims=False: _reductions.var(
+        self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims),
+    "std": lambda self, axis=None, dtype=None, ddof=0, keepdims=False: _reductions.std(
+        self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims),
+    "any": lambda self, axis=None, keepdims=False: _reductions.any(self, axis=axis,
+                                                                   keepdims=keepdims),
+    "all": lambda self, axis=None, keepdims=False: _reductions.all(self, axis=axis,
+                                                                   keepdims=keepdims),
+    "clip": lambda self, min=None, max=None: _ufuncs.clip(self, min, max),  # noqa: A002
+    "round": lambda self, decimals=0: _ufuncs.round(self, decimals),
+    "conj": lambda self: _ufuncs.conjugate(self),
+    "conjugate": lambda self: _ufuncs.conjugate(self),
+    "dot": lambda self, other: _linalg_basic.dot(self, other),
+    "__array_namespace__": lambda self, api_version=None: _numpy_module(),
+}
+
+
+def _numpy_module():
+    import stablax.numpy
+
+    return stablax.numpy
+
+
+def attach_methods() -> None:
+    for cls in (Array, Tracer):
+        for name, method in _METHODS.items():
+            setattr(cls, name, method)
+    # Equality operators make these unhashable, as NumPy arrays are.
+    Array.__hash__ = None  # type: ignore[assignment]
+    Tracer.__hash__ = None  # type: ignore[assignment]
+
+
+attach_methods()

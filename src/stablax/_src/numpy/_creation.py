@@ -1,0 +1,218 @@
+"""Array creation and conversion: asarray/array, zeros/ones/full, arange, linspace, eye."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from stablax._src import dtypes, lax
+from stablax._src.array import Array, from_dlpack, from_host
+from stablax._src.core import Tracer
+from stablax._src.dispatch import weak_scalar
+
+
+def _shape_tuple(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)) or hasattr(shape, "__index__"):
+        return (operator.index(shape),)
+    return tuple(operator.index(d) for d in shape)
+
+
+def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None,
+            device: Any = None) -> Any:
+    """Converts lists, scalars, NumPy arrays, `__array__`/`__dlpack__` objects to an Array."""
+    if isinstance(a, (Array, Tracer)):
+        if dtype is not None:
+            dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "asarray"))
+            if dtype != a.aval.dtype or a.aval.weak_type:
+                return lax.convert_element_type(a, dtype)
+        return a
+    if dtypes.is_python_scalar(a) and dtype is None:
+        return weak_scalar(a, dtypes.python_scalar_dtype(a))
+    if hasattr(a, "__jax_array__"):
+        return asarray(a.__jax_array__(), dtype)
+    if isinstance(a, (list, tuple)) and _contains_traced(a):
+        return _stack_nested(a, dtype)
+    if dtype is None and not isinstance(a, (np.ndarray, np.generic, list, tuple)):
+        if hasattr(a, "__dlpack__") and not hasattr(a, "__array__"):
+            return from_dlpack(a)
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "asarray")
+    elif isinstance(a, (list, tuple)):
+        dtype = _list_dtype(a)
+    return from_host(np.asarray(a, dtype=dtype), device=device)
+
+
+def _list_dtype(a: Any) -> np.dtype | None:
+    """JAX's rule for nested lists: the result type of the elements, Python scalars weak."""
+    leaves = list(_flatten(a))
+    if not leaves:
+        return np.dtype(dtypes.default_float_dtype())
+    if all(dtypes.is_python_scalar(x) for x in leaves):
+        return dtypes.result_type(*{type(x) for x in leaves})
+    return dtypes.result_type(*[x if dtypes.is_python_scalar(x) else np.asarray(x)
+                                for x in leaves])
+
+
+def _flatten(a: Any):
+    if isinstance(a, (list, tuple)):
+        for x in a:
+            yield from _flatten(x)
+    else:
+        yield a
+
+
+def _contains_traced(a: Any) -> bool:
+    return any(isinstance(x, (Array, Tracer)) for x in _flatten(a))
+
+
+def _stack_nested(a: Any, dtype: Any) -> Any:
+    from stablax._src.numpy._shape import stack
+
+    if isinstance(a, (list, tuple)):
+        return stack([_stack_nested(x, dtype) for x in a])
+    return asarray(a, dtype)
+
+
+def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = None,  # noqa: A002
+          ndmin: int = 0, *, device: Any = None) -> Any:
+    """Like `asarray`, with NumPy's `ndmin`."""
+    out = asarray(object, dtype=dtype, device=device)
+    aval = out.aval
+    if aval.ndim < ndmin:
+        out = lax.reshape(out, (1,) * (ndmin - aval.ndim) + aval.shape)
+    return out
+
+
+def _dtype_or_default(dtype: Any) -> np.dtype:
+    if dtype is None:
+        return dtypes.default_float_dtype()
+    return dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "stablax.numpy"))
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) -> Any:
+    """An array of `shape` filled with `fill_value`."""
+    shape = _shape_tuple(shape)
+    if dtype is None and not hasattr(fill_value, "aval"):
+        dtype = dtypes.result_type(fill_value) if not dtypes.is_python_scalar(fill_value) else \
+            dtypes.python_scalar_dtype(fill_value)
+    fill = asarray(fill_value)
+    if fill.aval.ndim:
+        from stablax._src.numpy._shape import broadcast_to
+
+        return broadcast_to(fill if dtype is None else lax.convert_element_type(fill, dtype), shape)
+    return lax.full(shape, fill, dtype)
+
+
+def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
+    """An array of zeros (float32 by default)."""
+    return lax.full(_shape_tuple(shape), 0, _dtype_or_default(dtype))
+
+
+def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
+    """An array of ones (float32 by default)."""
+    return lax.full(_shape_tuple(shape), 1, _dtype_or_default(dtype))
+
+
+def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
+    """Zeros: XLA arrays are always initialised."""
+    return zeros(shape, dtype)
+
+
+def zeros_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
+    return lax.full_like(asarray(a), 0, dtype, None if shape is None else _shape_tuple(shape))
+
+
+def ones_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
+    return lax.full_like(asarray(a), 1, dtype, None if shape is None else _shape_tuple(shape))
+
+
+def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
+    return lax.full_like(asarray(a), fill_value, dtype,
+                         None if shape is None else _shape_tuple(shape))
+
+
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
+    """Evenly spaced values in [start, stop), NumPy's `arange` with JAX's dtype rules."""
+    for v in (start, stop, step):
+        if isinstance(v, Tracer):
+            raise TypeError(
+                "jnp.arange: arguments must be concrete (not traced); use lax.iota for "
+                "traced sizes or mark them static"
+            )
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        step = 1
+    values = [np.asarray(v).item() if isinstance(v, (Array, np.ndarray, np.generic)) else v
+              for v in (start, stop, step)]
+    if dtype is None:
+        dtype = dtypes.result_type(*[type(v) if isinstance(v, (int, float, complex)) else v
+                                     for v in values])
+    dtype = dtypes.canonicalize_dtype(dtype)
+    start_v, stop_v, step_v = values
+    if step_v == 0:
+        raise ValueError("jnp.arange: step must not be zero")
+    size = max(0, math.ceil((stop_v - start_v) / step_v))
+    if dtype.kind in "iu" and all(isinstance(v, int) for v in values):
+        out = lax.iota(dtype, size)
+        if step_v != 1:
+            out = lax.mul(out, np.asarray(step_v, dtype))
+        if start_v != 0:
+            out = lax.add(out, np.asarray(start_v, dtype))
+        return out
+    # Computed on the host in float64 as NumPy does, then transferred.
+    return from_host(np.arange(start_v, stop_v, step_v).astype(dtype))
+
+
+def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
+             dtype: Any = None, axis: int = 0) -> Any:
+    """`num` evenly spaced samples over [start, stop]."""
+    from stablax._src.numpy import _ufuncs as uf
+
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"jnp.linspace: number of samples, {num}, must be non-negative")
+    dtype = dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
+    compute = dtype if dtypes.issubdtype(dtype, np.inexact) else dtypes.default_float_dtype()
+    start_a, stop_a = asarray(start, compute), asarray(stop, compute)
+    div = (num - 1) if endpoint else num
+    step = uf.divide(uf.subtract(stop_a, start_a), max(div, 1))
+    idx = lax.iota(compute, num)
+    shape = np.broadcast_shapes(start_a.aval.shape, stop_a.aval.shape)
+    idx = lax.broadcast_in_dim(idx, (num, *shape), (0,))
+    out = uf.add(uf.multiply(idx, step), start_a)
+    if endpoint and num > 1:
+        from stablax._src.numpy._shape import broadcast_to
+
+        last = lax.eq(lax.broadcasted_iota(np.int32, (num, *shape), 0), np.int32(num - 1))
+        out = lax.select(last, broadcast_to(stop_a, (num, *shape)), out)
+    if axis != 0:
+        from stablax._src.numpy._shape import moveaxis
+
+        out = moveaxis(out, 0, axis)
+    out = lax.convert_element_type(out, dtype)
+    return (out, step) if retstep else out
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
+    """A 2-D array with ones on the k-th diagonal."""
+    M = N if M is None else M  # noqa: N806
+    dtype = _dtype_or_default(dtype)
+    rows = lax.broadcasted_iota(np.int32, (N, M), 0)
+    cols = lax.broadcasted_iota(np.int32, (N, M), 1)
+    mask = lax.eq(lax.add(rows, np.int32(k)), cols)
+    return lax.convert_element_type(mask, dtype)
+
+
+def identity(n: int, dtype: Any = None) -> Any:
+    return eye(n, dtype=dtype)
+
+
+def copy(a: Any) -> Any:
+    return asarray(a)
+
+

@@ -1,0 +1,365 @@
+"""Elementwise NumPy functions with JAX's promotion rules, each compiled once per signature.
+
+Binary functions go through `_eager` (a `jit`): an eager call on arrays is one cached executable,
+promotion and broadcasting included; under a trace they inline.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stablax._src import dtypes, lax
+from stablax._src.jit import jit as _eager
+from stablax._src.numpy._promotion import promote_args, promote_args_inexact, promote_dtypes
+
+
+def _unary_inexact(lax_fn):
+    def fn(x):
+        (x,) = promote_args_inexact(lax_fn.__name__, x)
+        return lax_fn(x)
+
+    fn.__name__ = lax_fn.__name__
+    fn.__doc__ = f"Elementwise {lax_fn.__name__}, NumPy-style (integers promote to float)."
+    return _eager(fn)
+
+
+def _unary_same(lax_fn, name=None):
+    def fn(x):
+        (x,) = promote_dtypes(x)
+        return lax_fn(x)
+
+    fn.__name__ = name or lax_fn.__name__
+    fn.__doc__ = f"Elementwise {fn.__name__}, NumPy-style."
+    return _eager(fn)
+
+
+def _binary(lax_fn, name):
+    def fn(x, y):
+        return lax_fn(*promote_args(name, x, y))
+
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name} with JAX's dtype promotion and NumPy broadcasting."
+    return _eager(fn)
+
+
+sin = _unary_inexact(lax.sin)
+cos = _unary_inexact(lax.cos)
+tan = _unary_inexact(lax.tan)
+arcsin = _unary_inexact(lax.asin)
+arccos = _unary_inexact(lax.acos)
+arctan = _unary_inexact(lax.atan)
+sinh = _unary_inexact(lax.sinh)
+cosh = _unary_inexact(lax.cosh)
+tanh = _unary_inexact(lax.tanh)
+arcsinh = _unary_inexact(lax.asinh)
+arccosh = _unary_inexact(lax.acosh)
+arctanh = _unary_inexact(lax.atanh)
+exp = _unary_inexact(lax.exp)
+exp2 = _unary_inexact(lax.exp2)
+expm1 = _unary_inexact(lax.expm1)
+log = _unary_inexact(lax.log)
+log1p = _unary_inexact(lax.log1p)
+sqrt = _unary_inexact(lax.sqrt)
+cbrt = _unary_inexact(lax.cbrt)
+negative = _unary_same(lax.neg, "negative")
+sign = _unary_same(lax.sign, "sign")
+abs = absolute = _unary_same(lax.abs, "absolute")  # noqa: A001
+conjugate = conj = _unary_same(lax.conj, "conjugate")
+real = _unary_same(lambda x: lax.real(x) if x.aval.dtype.kind == "c" else x, "real")
+imag = _unary_same(
+    lambda x: lax.imag(x) if x.aval.dtype.kind == "c" else lax.full_like(x, 0), "imag")
+
+
+@_eager
+def positive(x):
+    """Elementwise +x."""
+    (x,) = promote_dtypes(x)
+    return x
+
+
+def _floor_or_ceil(lax_fn, name):
+    def fn(x):
+        (x,) = promote_dtypes(x)
+        if not dtypes.issubdtype(x.aval.dtype, np.floating):
+            return x
+        return lax_fn(x)
+
+    fn.__name__ = name
+    return _eager(fn)
+
+
+floor = _floor_or_ceil(lax.floor, "floor")
+ceil = _floor_or_ceil(lax.ceil, "ceil")
+trunc = _floor_or_ceil(lambda x: lax.select(lax.lt(x, 0.0), lax.ceil(x), lax.floor(x)), "trunc")
+
+
+def _log_base(base):
+    def fn(x):
+        (x,) = promote_args_inexact("log", x)
+        return lax.div(lax.log(x), lax.log(lax.full_like(x, base)))
+
+    return _eager(fn)
+
+
+log2 = _log_base(2.0)
+log10 = _log_base(10.0)
+
+add = _binary(lax.add, "add")
+multiply = _binary(lax.mul, "multiply")
+maximum = _binary(lax.max, "maximum")
+minimum = _binary(lax.min, "minimum")
+equal = _binary(lax.eq, "equal")
+not_equal = _binary(lax.ne, "not_equal")
+less = _binary(lax.lt, "less")
+less_equal = _binary(lax.le, "less_equal")
+greater = _binary(lax.gt, "greater")
+greater_equal = _binary(lax.ge, "greater_equal")
+bitwise_and = _binary(lax.bitwise_and, "bitwise_and")
+bitwise_or = _binary(lax.bitwise_or, "bitwise_or")
+bitwise_xor = _binary(lax.bitwise_xor, "bitwise_xor")
+left_shift = _binary(lax.shift_left, "left_shift")
+arctan2 = _eager(lambda x, y: lax.atan2(*promote_args_inexact("arctan2", x, y)))
+nextafter = _eager(lambda x, y: lax.nextafter(*promote_args_inexact("nextafter", x, y)))
+
+
+@_eager
+def subtract(x, y):
+    """Elementwise x - y (booleans are rejected, as in NumPy)."""
+    x, y = promote_args("subtract", x, y)
+    if x.aval.dtype == np.bool_:
+        raise TypeError("jnp.subtract: boolean subtract is not supported; use logical_xor")
+    return lax.sub(x, y)
+
+
+@_eager
+def right_shift(x, y):
+    """Elementwise x >> y: arithmetic for signed, logical for unsigned integers."""
+    x, y = promote_args("right_shift", x, y)
+    if x.aval.dtype.kind == "u":
+        return lax.shift_right_logical(x, y)
+    return lax.shift_right_arithmetic(x, y)
+
+
+@_eager
+def true_divide(x, y):
+    """Elementwise x / y; integers divide as floats."""
+    return lax.div(*promote_args_inexact("true_divide", x, y))
+
+
+divide = true_divide
+
+
+def _int_floor_div(x, y):
+    q = lax.div(x, y)
+    if x.aval.dtype.kind == "u":
+        return q
+    r = lax.rem(x, y)
+    fix = lax.bitwise_and(lax.ne(r, lax.full_like(r, 0)),
+                          lax.ne(lax.lt(r, lax.full_like(r, 0)), lax.lt(y, lax.full_like(y, 0))))
+    return lax.select(fix, lax.sub(q, lax.full_like(q, 1)), q)
+
+
+@_eager
+def floor_divide(x, y):
+    """Elementwise floor(x / y) with NumPy's rounding toward minus infinity."""
+    x, y = promote_args("floor_divide", x, y)
+    dt = x.aval.dtype
+    if dt == np.bool_:
+        return lax.bitwise_and(x, y)
+    if dt.kind in "iu":
+        return _int_floor_div(x, y)
+    if dt.kind == "c":
+        raise TypeError("jnp.floor_divide does not support complex inputs")
+    return lax.floor(lax.div(lax.sub(x, _mod(x, y)), y))
+
+
+def _mod(x, y):
+    r = lax.rem(x, y)
+    if x.aval.dtype.kind == "u":
+        return r
+    zero = lax.full_like(r, 0)
+    fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, lax.full_like(y, 0))))
+    return lax.select(fix, lax.add(r, y), r)
+
+
+@_eager
+def remainder(x, y):
+    """Elementwise remainder with the sign of the divisor (NumPy's `mod`)."""
+    x, y = promote_args("remainder", x, y)
+    if x.aval.dtype.kind == "c":
+        raise TypeError("jnp.remainder does not support complex inputs")
+    return _mod(x, y)
+
+
+mod = remainder
+
+
+@_eager
+def fmod(x, y):
+    """Elementwise remainder with the sign of the dividend (C's fmod)."""
+    return lax.rem(*promote_args("fmod", x, y))
+
+
+def divmod(x, y):  # noqa: A001
+    """(floor_divide(x, y), remainder(x, y))."""
+    return floor_divide(x, y), remainder(x, y)
+
+
+@_eager
+def _power(x, y):
+    x, y = promote_args("power", x, y)
+    return lax.pow(x, y)
+
+
+def power(x, y):
+    """Elementwise x ** y; a static Python int exponent becomes a chain of multiplies."""
+    if type(y) is int and not isinstance(x, (bool, int, float, complex)):
+        (x,) = promote_dtypes(x)
+        if x.aval.dtype.kind in "iu" and y < 0:
+            raise ValueError("Integers to negative integer powers are not allowed.")
+        return lax.integer_pow(x, y)
+    return _power(x, y)
+
+
+pow = power  # noqa: A001
+
+
+@_eager
+def square(x):
+    """Elementwise x * x."""
+    (x,) = promote_dtypes(x)
+    return lax.mul(x, x)
+
+
+@_eager
+def reciprocal(x):
+    """Elementwise 1 / x."""
+    (x,) = promote_args_inexact("reciprocal", x)
+    return lax.div(lax.full_like(x, 1), x)
+
+
+def _logical(lax_fn, name):
+    def fn(x, y):
+        x, y = promote_args(name, x, y)
+        return lax_fn(_to_bool(x), _to_bool(y))
+
+    fn.__name__ = name
+    return _eager(fn)
+
+
+def _to_bool(x):
+    return x if x.aval.dtype == np.bool_ else lax.ne(x, lax.full_like(x, 0))
+
+
+logical_and = _logical(lax.bitwise_and, "logical_and")
+logical_or = _logical(lax.bitwise_or, "logical_or")
+logical_xor = _logical(lax.bitwise_xor, "logical_xor")
+
+
+@_eager
+def logical_not(x):
+    """Elementwise NOT of truthiness."""
+    (x,) = promote_dtypes(x)
+    return lax.bitwise_not(_to_bool(x))
+
+
+@_eager
+def invert(x):
+    """Elementwise bitwise NOT (logical NOT for booleans)."""
+    (x,) = promote_dtypes(x)
+    return lax.bitwise_not(x)
+
+
+bitwise_not = bitwise_invert = invert
+
+
+@_eager
+def isfinite(x):
+    (x,) = promote_dtypes(x)
+    if not dtypes.issubdtype(x.aval.dtype, np.inexact):
+        return lax.full_like(x, True, dtype=np.bool_)
+    if x.aval.dtype.kind == "c":
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    return lax.is_finite(x)
+
+
+@_eager
+def isnan(x):
+    (x,) = promote_dtypes(x)
+    return lax.ne(x, x)
+
+
+@_eager
+def isinf(x):
+    (x,) = promote_dtypes(x)
+    if not dtypes.issubdtype(x.aval.dtype, np.inexact):
+        return lax.full_like(x, False, dtype=np.bool_)
+    return lax.eq(lax.abs(x), lax.full_like(lax.abs(x), np.inf))
+
+
+@_eager
+def where(condition, x, y):
+    """Elementwise `x if condition else y`, broadcasting all three."""
+    x, y = promote_dtypes(x, y)
+    condition, x, y = promote_args_shapes_only("where", _to_bool_any(condition), x, y)
+    return lax.select(condition, x, y)
+
+
+def _to_bool_any(c):
+    from stablax._src.numpy._creation import asarray
+
+    c = asarray(c)
+    return _to_bool(c)
+
+
+def promote_args_shapes_only(name, *args):
+    from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape
+
+    shape = broadcast_shapes(name, *[a.aval.shape for a in args])
+    return [broadcast_to_shape(a, shape) for a in args]
+
+
+@_eager
+def clip(x, min=None, max=None):  # noqa: A002
+    """Limits values to [min, max] (either bound optional)."""
+    (x,) = promote_dtypes(x)
+    if min is not None:
+        x = maximum(x, min)
+    if max is not None:
+        x = minimum(x, max)
+    return x
+
+
+def round(x: Any, decimals: int = 0) -> Any:  # noqa: A001
+    """Rounds half to even, NumPy-style, to `decimals` places."""
+    return _round(x, decimals=decimals)
+
+
+def _round_impl(x, decimals):
+    (x,) = promote_dtypes(x)
+    dt = x.aval.dtype
+    if not dtypes.issubdtype(dt, np.inexact):
+        return x
+    if decimals == 0:
+        return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+    factor = lax.full_like(x, 10.0 ** decimals)
+    return lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+
+
+_round = _eager(_round_impl, static_argnames=("decimals",))
+around = round
+
+
+__all__ = [
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+    "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt",
+    "negative", "positive", "sign", "abs", "absolute", "conjugate", "conj", "real", "imag",
+    "floor", "ceil", "trunc", "add", "subtract", "multiply", "divide", "true_divide",
+    "floor_divide", "remainder", "mod", "fmod", "divmod", "power", "pow", "square", "reciprocal",
+    "maximum", "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert", "invert",
+    "left_shift", "right_shift", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "arctan2", "nextafter", "isfinite", "isnan", "isinf", "where", "clip", "round", "around",
+]

@@ -1,0 +1,386 @@
+"""PJRT clients, devices, transfers, compilation and execution: the one home of jaxlib's private API.
+
+Everything else in stablax talks to XLA through the functions here, so a jaxlib release that
+moves a private name is fixed in this file alone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import hashlib
+import importlib.util
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from jaxlib import _jax
+from jaxlib import xla_client as xc
+
+from stablax._src.config import config
+
+logger = logging.getLogger("stablax")
+
+Device = xc.Device
+Buffer = xc.ArrayImpl  # one device-resident array as jaxlib hands it to us
+XlaRuntimeError = xc.XlaRuntimeError
+
+# Preference order when the user names no platform: the best accelerator present wins.
+_PLATFORM_PREFERENCE = ("tpu", "cuda", "rocm", "cpu")
+_PLATFORM_ALIASES = {"gpu": ("cuda", "rocm")}
+
+
+# --- backends and devices ----------------------------------------------------------------------
+
+
+class _Backends:
+    """Lazily created PJRT clients, one per platform."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.clients: dict[str, Any] | None = None
+        self.errors: dict[str, str] = {}
+
+    def get(self) -> dict[str, Any]:
+        if self.clients is None:
+            with self.lock:
+                if self.clients is None:
+                    self.clients = self._create()
+        return self.clients
+
+    def _create(self) -> dict[str, Any]:
+        requested = config.jax_platforms
+        wanted = _expand_platforms(requested) if requested else None
+        clients: dict[str, Any] = {}
+        for platform in _PLATFORM_PREFERENCE:
+            if wanted is not None and platform not in wanted:
+                continue
+            try:
+                client = _make_client(platform)
+            except Exception as err:  # a plugin that fails to load must not break CPU use
+                self.errors[platform] = f"{type(err).__name__}: {err}"
+                client = None
+            if client is not None:
+                clients[platform] = client
+        if wanted is not None:
+            missing = [p for p in wanted if p not in clients]
+            if missing:
+                details = "; ".join(f"{p}: {self.errors.get(p, 'not installed')}" for p in missing)
+                raise RuntimeError(
+                    f"stablax: requested platforms {requested!r} but could not initialise "
+                    f"{missing} ({details})"
+                )
+        if not clients:
+            raise RuntimeError(f"stablax: no backend could be initialised: {self.errors}")
+        return clients
+
+
+_backends = _Backends()
+
+
+def _expand_platforms(text: str) -> list[str]:
+    names: list[str] = []
+    for name in text.split(","):
+        name = name.strip().lower()
+        if name:
+            names.extend(_PLATFORM_ALIASES.get(name, (name,)))
+    return names
+
+
+def _make_client(platform: str) -> Any | None:
+    if platform == "cpu":
+        return xc.make_cpu_client(asynchronous=True, num_devices=config.jax_num_cpu_devices)
+    if platform in ("cuda", "rocm"):
+        return _make_gpu_plugin_client(platform)
+    if platform == "tpu":
+        return _make_tpu_client()
+    return None
+
+
+def _package_dir(name: str) -> str | None:
+    # find_spec on a package executes its parent packages' __init__ only, never its own.
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return list(spec.submodule_search_locations)[0]
+
+
+def _preload_nvidia_libraries() -> None:
+    # The CUDA plugin expects NVIDIA's pip-installed libraries to be loadable already.
+    nvidia_dir = _package_dir("nvidia")
+    if nvidia_dir is None:
+        return
+    order = ("cuda_runtime", "cuda_nvrtc", "cublas", "nccl", "cuda_cupti", "cusparse")
+    order += ("cusolver", "cudnn", "cufft", "nvjitlink")
+    for sub in order:
+        for lib in sorted(glob.glob(os.path.join(nvidia_dir, sub, "lib", "*.so*"))):
+            try:
+                ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
+            except OSError:
+                pass
+
+
+def _make_gpu_plugin_client(platform: str) -> Any | None:
+    candidates = {
+        "cuda": [("jax_plugins.xla_cuda13", "cuda"), ("jax_plugins.xla_cuda12", "cuda")],
+        "rocm": [("jax_plugins.xla_rocm7", "rocm"), ("jax_plugins.xla_rocm6", "rocm")],
+    }[platform]
+    for package, plugin_name in candidates:
+        if _package_dir("jax_plugins") is None:
+            return None
+        directory = _package_dir(package)
+        if directory is None:
+            continue
+        libraries = glob.glob(os.path.join(directory, "xla_*_plugin.so"))
+        if not libraries:
+            continue
+        if platform == "cuda":
+            _preload_nvidia_libraries()
+        if not xc.pjrt_plugin_loaded(plugin_name):
+            xc.load_pjrt_plugin_dynamically(plugin_name, libraries[0])
+        if not xc.pjrt_plugin_initialized(plugin_name):
+            xc.initialize_pjrt_plugin(plugin_name)
+        options = xc.generate_pjrt_gpu_plugin_options()
+        client = xc.make_c_api_client(plugin_name, options, None)
+        _register_gpu_custom_calls(package, platform)
+        return client
+    return None
+
+
+def _register_gpu_custom_calls(plugin_package: str, platform: str) -> None:
+    # Solver/FFT/PRNG kernels live in the plugin's extension module; registering them is optional.
+    module_name = plugin_package.replace("jax_plugins.xla_", "jax_") + "_plugin.cuda_plugin_extension"
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        return
+    try:
+        ext = importlib.import_module(module_name)
+        for name, handler in ext.ffi_handlers():
+            xc.register_custom_call_target(name, handler, platform=platform.upper(), api_version=1)
+    except Exception as err:  # keep the backend usable without the extra kernels
+        logger.warning("stablax: could not register %s custom calls: %s", platform, err)
+
+
+def _make_tpu_client() -> Any | None:
+    directory = _package_dir("libtpu")
+    if directory is None:
+        return None
+    library = os.path.join(directory, "libtpu.so")
+    if not os.path.exists(library):
+        return None
+    if not xc.pjrt_plugin_loaded("tpu"):
+        xc.load_pjrt_plugin_dynamically("tpu", library)
+    return xc.make_c_api_client("tpu", {}, None)
+
+
+def backends() -> dict[str, Any]:
+    """Platform name -> PJRT client, for every backend that initialised."""
+    return _backends.get()
+
+
+def default_backend() -> str:
+    """The platform used when none is named: the best one present ('tpu' > 'cuda' > ... > 'cpu')."""
+    clients = backends()
+    for platform in _PLATFORM_PREFERENCE:
+        if platform in clients:
+            return platform
+    return next(iter(clients))
+
+
+def client(platform: str | None = None) -> Any:
+    clients = backends()
+    platform = default_backend() if platform is None else platform.lower()
+    for name in _PLATFORM_ALIASES.get(platform, (platform,)):
+        if name in clients:
+            return clients[name]
+    raise RuntimeError(f"stablax: unknown or unavailable backend {platform!r}; have {list(clients)}")
+
+
+def devices(backend: str | None = None) -> list[Device]:
+    """All devices of a backend (the default backend when None)."""
+    return list(client(backend).devices())
+
+
+def local_devices(backend: str | None = None) -> list[Device]:
+    return list(client(backend).local_devices())
+
+
+def default_device() -> Device:
+    return local_devices()[0]
+
+
+def process_index() -> int:
+    return client().process_index()
+
+
+# --- shardings ---------------------------------------------------------------------------------
+
+
+class SingleDeviceSharding(xc.SingleDeviceSharding):
+    """The placement of an array on one device, in the form jaxlib's C++ expects."""
+
+    memory_kind = None
+    is_fully_replicated = True
+    is_fully_addressable = True
+
+    def __init__(self, device: Device) -> None:
+        super().__init__(device)
+        self.device = device
+        self._device_assignment = (device,)
+        self.device_set = {device}
+
+    def _to_xla_hlo_sharding(self, num_dimensions: int) -> Any:
+        return xc.HloSharding.replicate()
+
+    def __repr__(self) -> str:
+        return f"SingleDeviceSharding(device={self.device!r})"
+
+
+_shardings: dict[Device, SingleDeviceSharding] = {}
+
+
+def sharding_for(device: Device) -> SingleDeviceSharding:
+    sharding = _shardings.get(device)
+    if sharding is None:
+        sharding = _shardings[device] = SingleDeviceSharding(device)
+    return sharding
+
+
+# --- transfers ---------------------------------------------------------------------------------
+
+
+def device_put(value: np.ndarray, aval: Any, device: Device) -> Buffer:
+    """Copies a host array (already of the aval's dtype and shape) to `device`."""
+    return xc.batched_device_put(
+        aval, sharding_for(device), [value], [device], committed=True, enable_x64=True
+    )
+
+
+def to_host(buffer: Buffer) -> np.ndarray:
+    """Blocks until `buffer` is ready and returns a read-only NumPy view of its host copy."""
+    value, _ = buffer._single_device_array_to_np_array_did_copy()
+    return value
+
+
+def copy_to_host_async(buffer: Buffer) -> None:
+    buffer._copy_single_device_array_to_host_async()
+
+
+def block_until_ready(buffers: Sequence[Buffer]) -> None:
+    for buffer in buffers:
+        buffer.block_until_ready()
+
+
+def buffer_device(buffer: Buffer) -> Device:
+    return buffer._sharding._device
+
+
+def is_deleted(buffer: Buffer) -> bool:
+    return buffer.is_deleted()
+
+
+def delete(buffer: Buffer) -> None:
+    buffer.delete()
+
+
+def copy_to_device(buffer: Buffer, aval: Any, device: Device) -> Buffer:
+    if buffer_device(buffer) == device:
+        return buffer
+    return device_put(np.asarray(to_host(buffer)), aval, device)
+
+
+def to_dlpack(buffer: Buffer, stream: int | None = None) -> Any:
+    return _jax.buffer_to_dlpack_managed_tensor(buffer, stream=stream)
+
+
+def from_dlpack(capsule: Any, device: Device, copy: bool | None = None) -> Buffer:
+    return _jax.dlpack_managed_tensor_to_buffer(capsule, device, None, copy)
+
+
+# --- compilation -------------------------------------------------------------------------------
+
+
+class Executable:
+    """A loaded XLA executable plus the result handlers that wrap its outputs without copies."""
+
+    __slots__ = ("loaded", "handlers", "out_avals", "device", "fingerprint")
+
+    def __init__(self, loaded: Any, out_avals: Sequence[Any], device: Device, fingerprint: str):
+        self.loaded = loaded
+        self.out_avals = tuple(out_avals)
+        self.device = device
+        self.fingerprint = fingerprint
+        sharding = sharding_for(device)
+        # _skip_checks: the outputs are laid out exactly as the program says; jaxlib would
+        # otherwise call back into Python for every output of every call.
+        self.handlers = [
+            xc.array_result_handler(aval, sharding, True, _skip_checks=True) for aval in out_avals
+        ]
+
+    def execute(self, buffers: list[Buffer]) -> list[Buffer]:
+        """Dispatches the program asynchronously; the outputs are futures on the device."""
+        return self.loaded.execute_sharded(buffers).consume_with_handlers(self.handlers)
+
+    def hlo_text(self) -> str:
+        return "\n".join(m.to_string() for m in self.loaded.hlo_modules())
+
+    def cost_analysis(self) -> Any:
+        return self.loaded.cost_analysis()
+
+
+_compile_cache: dict[tuple[str, Device], Executable] = {}
+_compile_lock = threading.Lock()
+compile_count = 0  # how many times XLA actually compiled; tests read it to check caching
+
+
+def fingerprint(module_key: bytes) -> str:
+    return hashlib.blake2b(module_key, digest_size=20).hexdigest()
+
+
+def compile_module(
+    module_bytes: bytes,
+    module_key: bytes,
+    out_avals: Sequence[Any],
+    device: Device,
+    name: str = "main",
+) -> Executable:
+    """Compiles a StableHLO module for one device, reusing any earlier compile of the same module.
+
+    `module_key` identifies the program (the module without debug locations): two traces that
+    differ only in their source lines share one executable.
+    """
+    global compile_count
+    key = (fingerprint(module_key), device)
+    executable = _compile_cache.get(key)
+    if executable is not None:
+        return executable
+    with _compile_lock:
+        executable = _compile_cache.get(key)
+        if executable is None:
+            if config.jax_log_compiles:
+                logger.warning("stablax: compiling %s for %s", name, device)
+            options = xc.CompileOptions()
+            build = options.executable_build_options
+            build.num_replicas = 1
+            build.num_partitions = 1
+            device_client = device.client
+            loaded = device_client.compile_and_load(
+                module_bytes, xc.DeviceList((device,)), options
+            )
+            compile_count += 1
+            executable = Executable(loaded, out_avals, device, key[0])
+            _compile_cache[key] = executable
+    return executable
+
+
+def clear_caches() -> None:
+    _compile_cache.clear()
