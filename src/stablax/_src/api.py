@@ -11,7 +11,7 @@ import numpy as np
 from stablax._src import core, runtime, tree_util
 from stablax._src.array import Array, from_host
 from stablax._src.config import config
-from stablax._src.jit import Jitted, jit
+from stablax._src.jit import as_jitted, jit
 
 
 def devices(backend: str | None = None) -> list[Any]:
@@ -117,7 +117,7 @@ class StableHLOFunction:
 
 def make_jaxpr(fun: Callable, static_argnums: Any = (), **unused: Any) -> Callable:
     """Returns a function that traces `fun` and gives its StableHLO (our IR is StableHLO)."""
-    jitted = fun if isinstance(fun, Jitted) else Jitted(fun, static_argnums=static_argnums)
+    jitted = as_jitted(fun, static_argnums=static_argnums)
 
     def make(*args: Any, **kwargs: Any) -> StableHLOFunction:
         return StableHLOFunction(jitted.lower(*args, **kwargs))
@@ -127,7 +127,7 @@ def make_jaxpr(fun: Callable, static_argnums: Any = (), **unused: Any) -> Callab
 
 def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
     """The output shapes and dtypes of `fun(*args)` as ShapeDtypeStructs, without running it."""
-    jitted = fun if isinstance(fun, Jitted) else Jitted(fun)
+    jitted = as_jitted(fun)
     return jitted.eval_shape(*args, **kwargs)
 
 

@@ -40,6 +40,7 @@ class Config:
     """
 
     def __init__(self) -> None:
+        # Flags are plain instance attributes too, so reading one on a hot path is one lookup.
         self._values: dict[str, Any] = {}
         self.epoch = 0
         for name, (default, parse, env_names) in _FLAGS.items():
@@ -49,11 +50,13 @@ class Config:
                     value = parse(os.environ[env])
                     break
             self._values[name] = value
+            self.__dict__[name] = value
 
     def update(self, name: str, value: Any) -> None:
         if name not in _FLAGS:
             raise AttributeError(f"config.update: unknown flag {name!r}; known: {sorted(_FLAGS)}")
         self._values[name] = value
+        self.__dict__[name] = value
         self.epoch += 1
 
     def read(self, name: str) -> Any:

@@ -21,15 +21,31 @@ from stablax._src.ir import ir
 
 
 class ShapedArray:
-    """Shape, dtype and weak-type flag of an array: everything tracing needs to know about it."""
+    """Shape, dtype and weak-type flag of an array: everything tracing needs to know about it.
 
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    Instances are interned, so equality and hashing are identity-based and run in C: avals key
+    the jit and eager-dispatch caches on the hot path.
+    """
 
-    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> None:
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = bool(weak_type)
-        self._hash = hash((self.shape, self.dtype, self.weak_type))
+    __slots__ = ("shape", "dtype", "weak_type", "__weakref__")
+    _interned: dict[tuple, ShapedArray] = {}
+
+    def __new__(cls, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> ShapedArray:
+        key = (tuple(shape), dtype, weak_type)
+        self = cls._interned.get(key)
+        if self is None:
+            shape, dtype = tuple(int(d) for d in shape), np.dtype(dtype)
+            canonical = (shape, dtype, bool(weak_type))
+            self = cls._interned.get(canonical)
+            if self is None:
+                self = object.__new__(cls)
+                self.shape, self.dtype, self.weak_type = canonical
+                cls._interned[canonical] = self
+            cls._interned[key] = self
+        return self
+
+    def __reduce__(self):
+        return (ShapedArray, (self.shape, self.dtype, self.weak_type))
 
     @property
     def ndim(self) -> int:
@@ -48,17 +64,6 @@ class ShapedArray:
 
     def strip_weak_type(self) -> ShapedArray:
         return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            type(other) is ShapedArray
-            and self.shape == other.shape
-            and self.dtype == other.dtype
-            and self.weak_type == other.weak_type
-        )
-
-    def __hash__(self) -> int:
-        return self._hash
 
     def str_short(self) -> str:
         return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"

@@ -48,8 +48,9 @@ _U8, _U16, _U32, _U64 = _d(np.uint8), _d(np.uint16), _d(np.uint32), _d(np.uint64
 _BF16, _F16, _F32, _F64 = _d(bfloat16), _d(np.float16), _d(np.float32), _d(np.float64)
 _C64, _C128 = _d(np.complex64), _d(np.complex128)
 
-# Narrow types promote only with bool, integers and weak scalars; never with each other.
-# int1/uint1 are left out: StableHLO has no 1-bit integer tensors to lower them to.
+# Narrow types never promote with each other: 2/4-bit integers only meet bool and weak ints,
+# 4/6/8-bit floats also 8- to 64-bit integers and weak floats. int1/uint1 (JAX has them) are
+# left out: StableHLO has no 1-bit integer tensors to lower them to.
 NARROW_INTEGER_DTYPES = (_d(int2), _d(int4), _d(uint2), _d(uint4))
 NARROW_FLOATING_DTYPES = tuple(
     _d(t)
@@ -162,7 +163,7 @@ _JOIN_CACHE: tuple[dict, dict] = ({}, {})
 
 
 def _join(nodes: frozenset, x64: bool, fn: str) -> Any:
-    """Least upper bound of lattice nodes, or TypePromotionError."""
+    # Least upper bound of lattice nodes, or TypePromotionError.
     cache = _JOIN_CACHE[x64]
     out = cache.get(nodes)
     if out is None:
@@ -178,12 +179,14 @@ def _join(nodes: frozenset, x64: bool, fn: str) -> Any:
 
 def _promotion_error(nodes: frozenset, fn: str) -> TypePromotionError:
     names = ", ".join(sorted(n.name for n in nodes))
-    narrow = sorted(n.name for n in nodes if n in _NARROW_SET)
+    narrow = sorted((n for n in nodes if n in _NARROW_SET), key=lambda n: n.name)
     why = ""
-    if narrow:
+    if narrow and narrow[0] in NARROW_INTEGER_DTYPES:
+        why = f" {narrow[0].name} promotes implicitly only with bool and weak ints."
+    elif narrow:
         why = (
-            f" {narrow[0]} promotes implicitly only with bool, integers and weak scalars it can"
-            " hold, never with other floats or narrow types."
+            f" {narrow[0].name} promotes implicitly only with bool, 8- to 64-bit integers, weak"
+            " ints and weak floats."
         )
     return TypePromotionError(
         f"{fn}: no implicit promotion path between {names}.{why}"
@@ -419,22 +422,23 @@ _PROMOTE_CACHE: tuple[dict, dict] = ({}, {})
 _PY_WEAK_TYPES = frozenset((int, float, complex))
 
 
+_DTYPE_META = type(np.dtype)  # the metaclass of numpy's dtype classes; isinstance is slow
+
+
 def _arg_key(x: Any) -> tuple[Any, bool]:
     # A cheap hashable stand-in for one argument: (dtype-ish, weak flag).
     t = type(x)
     if t in _PY_SCALAR_TYPES:
         return t, t is not bool
-    if isinstance(x, np.dtype):
+    if type(t) is _DTYPE_META:  # a np.dtype
         return x, False
     if isinstance(x, type):
         return x, x in _PY_WEAK_TYPES
-    if t is str or x is None:
-        return x, False
     dt = getattr(x, "dtype", None)
     if dt is not None:
         return dt, bool(getattr(x, "weak_type", False))
     if isinstance(x, (int, float, complex)):  # subclasses of Python scalars are not weak
-        return _scalar_base_dtype(type(x)), False
+        return _scalar_base_dtype(t), False
     return x, False
 
 
@@ -515,17 +519,22 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     Example: `result_type(np.int8, 2.0)` is float32 (weak: True) with x64 off.
     """
     x64 = config.x64_enabled
-    cache = _RESULT_CACHE[x64]
     try:
-        key = tuple(map(_arg_key, args))
-        out = cache.get(key)
-    except TypeError:  # an unhashable argument, e.g. a list
-        key = out = None
-    if out is None:
-        out = _result_type_slow(args, x64, "result_type")
-        if key is not None and len(cache) < _CACHE_LIMIT:
-            cache[key] = out
+        out = _RESULT_CACHE[x64][tuple(map(_arg_key, args))]
+    except (KeyError, TypeError):  # a miss, or an unhashable argument such as a list
+        out = _result_type_miss(args, x64)
     return out if return_weak_type_flag else out[0]
+
+
+def _result_type_miss(args: tuple, x64: bool) -> tuple[np.dtype, bool]:
+    out = _result_type_slow(args, x64, "result_type")
+    cache = _RESULT_CACHE[x64]
+    if len(cache) < _CACHE_LIMIT:
+        try:
+            cache[tuple(map(_arg_key, args))] = out
+        except TypeError:
+            pass
+    return out
 
 
 _WEAK_AS_64 = {"i": _I64, "f": _F64, "c": _C128}

@@ -66,10 +66,13 @@ class _Entry:
     """One compiled signature of a jitted function."""
 
     __slots__ = ("executable", "out_tree", "out_avals", "single", "captured_bufs", "donated",
-                 "traced")
+                 "traced", "execute_sharded", "handlers", "single_plain")
 
     def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, traced):
         self.executable = executable
+        self.execute_sharded = executable.loaded.execute_sharded
+        self.handlers = executable.handlers
+        self.single_plain = single and not donated
         self.out_tree = out_tree
         self.out_avals = out_avals
         self.single = single
@@ -99,28 +102,13 @@ class Jitted:
         self.donate_argnums = frozenset(donate_argnums)
         self.inline = inline
         self._cache: dict[Hashable, _Entry] = {}
+        self.fast_call = _make_fast_call(self)
         functools.update_wrapper(self, fun)
 
     # --- the call path -------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if trace_state.stack or config.jax_disable_jit:
-            return self.fun(*args, **kwargs)
-        if not kwargs and not self.static_argnums:
-            # Fast path: positional leaves only.
-            try:
-                avals = tuple([_leaf_aval_fast(a) for a in args])
-            except _NotALeaf:
-                pass
-            else:
-                entry = self._cache.get((avals, config.epoch))
-                if entry is None:
-                    entry = self._compile_flat(args, avals)
-                    self._cache[(avals, config.epoch)] = entry
-                buffers = [a._buf if type(a) is Array else _leaf_buffer(a, v)
-                           for a, v in zip(args, avals, strict=True)]
-                return _run(entry, buffers, args)
-        return self._call_general(args, kwargs)
+        return self.fast_call(*args, **kwargs)
 
     def _call_general(self, args: tuple, kwargs: dict) -> Any:
         dyn_args, dyn_kwargs, static_key = self._split_static(args, kwargs)
@@ -246,10 +234,44 @@ class Jitted:
         return f"<jitted function {getattr(self.fun, '__name__', repr(self.fun))}>"
 
 
+def _make_fast_call(jitted: Jitted) -> Callable:
+    """The function `jit` returns: a closure, so a cache hit costs no attribute lookups on self."""
+    fun, cache, general, compile_flat = (jitted.fun, jitted._cache, jitted._call_general,
+                                         jitted._compile_flat)
+    positional_only = not jitted.static_argnums
+
+    def call(*args, **kwargs):
+        if trace_state.stack or config.jax_disable_jit:
+            return fun(*args, **kwargs)
+        if kwargs or not positional_only:
+            return general(args, kwargs)
+        try:
+            avals = tuple([a.aval if type(a) is Array else _leaf_aval_fast(a) for a in args])
+        except _NotALeaf:
+            return general(args, kwargs)
+        key = (avals, config.epoch)
+        entry = cache.get(key)
+        if entry is None:
+            entry = cache[key] = compile_flat(args, avals)
+        buffers = [a._buf if type(a) is Array else _leaf_buffer(a, v)
+                   for a, v in zip(args, avals)]
+        if entry.captured_bufs:
+            buffers += entry.captured_bufs
+        outs = entry.execute_sharded(buffers).consume_with_handlers(entry.handlers)
+        if entry.single_plain:
+            return Array(outs[0], entry.out_avals[0])
+        return _wrap_outputs(entry, outs, args)
+
+    return call
+
+
 def _run(entry: _Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:
     if entry.captured_bufs:
         buffers = buffers + entry.captured_bufs
-    outs = entry.executable.execute(buffers)
+    return _wrap_outputs(entry, entry.executable.execute(buffers), dynamic_leaves)
+
+
+def _wrap_outputs(entry: _Entry, outs: list, dynamic_leaves: Sequence[Any]) -> Any:
     if entry.donated:
         for i in entry.donated:
             leaf = dynamic_leaves[i]
@@ -418,4 +440,19 @@ def jit(
             static_argnames=static_argnames,
             donate_argnums=donate_argnums,
         )
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums)
+    jitted = Jitted(fun, static_argnums, static_argnames, donate_argnums)
+    call = jitted.fast_call
+    functools.update_wrapper(call, fun)
+    call._jitted = jitted
+    call.lower = jitted.lower
+    call.eval_shape = jitted.eval_shape
+    call.trace = jitted.trace
+    call.clear_cache = jitted.clear_cache
+    call._cache_size = jitted._cache_size
+    return call
+
+
+def as_jitted(fun: Callable, **options: Any) -> Jitted:
+    """The Jitted object behind `fun` if it is a `jit` result, else a new one."""
+    jitted = getattr(fun, "_jitted", None)
+    return jitted if isinstance(jitted, Jitted) else Jitted(fun, **options)

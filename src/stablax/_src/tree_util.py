@@ -1,7 +1,8 @@
 """Pytrees: nested containers flattened to a list of leaves and a hashable `PyTreeDef`, as in JAX.
 
-A treedef holds a *spec*: `_LEAF` for a leaf, else a tuple `(kind, aux, child_specs)`. Specs are
-plain nested tuples, so treedef equality and hashing run in C; `kind` is one `_NodeKind` per type.
+A treedef holds a *spec*: `_LEAF` for a leaf, else a tuple `(kind, aux, children)` where `children`
+is a tuple of child specs or, when every child is a leaf, just their count. Specs are plain nested
+tuples, so treedef equality and hashing run in C; `kind` is one `_NodeKind` per node type.
 """
 
 from __future__ import annotations
@@ -161,9 +162,11 @@ class _LeafMarker:
 _LEAF = _LeafMarker()
 
 
-def _sorted_keys(d: dict) -> tuple:
+def _sorted_keys(keys: tuple) -> tuple:
+    if len(keys) < 2:
+        return keys
     try:
-        return tuple(sorted(d))
+        return tuple(sorted(keys))
     except TypeError as e:
         raise ValueError("Comparator raised exception while sorting pytree dictionary keys.") from e
 
@@ -173,12 +176,12 @@ def _sequence_with_keys(node):
 
 
 def _dict_flatten(node):
-    keys = _sorted_keys(node)
+    keys = _sorted_keys(tuple(node))
     return [node[k] for k in keys], keys
 
 
 def _dict_flatten_with_keys(node):
-    keys = _sorted_keys(node)
+    keys = _sorted_keys(tuple(node))
     return [(DictKey(k), node[k]) for k in keys], keys
 
 
@@ -193,7 +196,7 @@ def _ordered_dict_flatten_with_keys(node):
 
 
 def _defaultdict_flatten(node):
-    keys = _sorted_keys(node)
+    keys = _sorted_keys(tuple(node))
     return [node[k] for k in keys], _Aux((node.default_factory, keys))
 
 
@@ -210,7 +213,7 @@ _DICT = _NodeKind(
     dict, "dict", _dict_flatten, _dict_flatten_with_keys, lambda keys, ch: dict(zip(keys, ch))
 )
 _NONE = _NodeKind(type(None), "none", lambda n: ((), None), lambda n: ([], None), lambda a, c: None)
-_NONE_SPEC = (_NONE, None, ())
+_NONE_SPEC = (_NONE, None, 0)
 _ORDERED_DICT = _NodeKind(
     collections.OrderedDict,
     "custom",
@@ -243,18 +246,20 @@ def _namedtuple_kind(nodetype: type) -> _NodeKind:
     )
 
 
-class _KindCache(dict):
-    """type -> `_NodeKind`, or None for leaf types; filled on first sight of each type."""
-
-    def __missing__(self, nodetype: type) -> _NodeKind | None:
-        kind = _registry.get(nodetype)
-        if kind is None and issubclass(nodetype, tuple) and hasattr(nodetype, "_fields"):
-            kind = _namedtuple_kind(nodetype)
-        self[nodetype] = kind
-        return kind
+# type -> its `_NodeKind`, or None for leaf types; a cache over `_registry` and namedtuple classes.
+_kinds: dict[type, _NodeKind | None] = dict(_registry)
 
 
-_kinds = _KindCache()
+def _kind_of(nodetype: type) -> _NodeKind | None:
+    try:
+        return _kinds[nodetype]
+    except KeyError:
+        pass
+    kind = _registry.get(nodetype)
+    if kind is None and issubclass(nodetype, tuple) and hasattr(nodetype, "_fields"):
+        kind = _namedtuple_kind(nodetype)
+    _kinds[nodetype] = kind
+    return kind
 
 
 def _check_flatten_output(out: Any, nodetype: type) -> tuple[tuple, Any]:
@@ -443,53 +448,73 @@ def register_static(cls: Typ) -> Typ:
 
 def is_tree_node(typ: type) -> bool:
     """Whether instances of `typ` are pytree nodes (registered, builtin container, namedtuple)."""
-    return isinstance(typ, type) and _kinds[typ] is not None
+    return isinstance(typ, type) and _kind_of(typ) is not None
 
 
 # --- flattening ---------------------------------------------------------------------------------
 
 
+def _node_spec(kind: _NodeKind, aux: Any, child_specs: tuple) -> tuple:
+    # The canonical spec: children that are all leaves are stored as their count.
+    for child_spec in child_specs:
+        if child_spec is not _LEAF:
+            return (kind, aux, child_specs)
+    return (kind, aux, len(child_specs))
+
+
+def _child_specs(spec: tuple) -> tuple:
+    children = spec[2]
+    return (_LEAF,) * children if type(children) is int else children
+
+
 def _flatten(node: Any, kind: _NodeKind, leaves: list) -> tuple:
-    # Hot path (no is_leaf, no paths): the common containers are handled inline.
+    # The hot path (no is_leaf, no paths): common containers inline, no per-leaf spec objects.
     if kind is _TUPLE or kind is _LIST:
         children, aux = node, None
     elif kind is _DICT:
-        aux = _sorted_keys(node)
-        children = [node[k] for k in aux]
+        keys = tuple(node)
+        aux = _sorted_keys(keys)
+        children = node.values() if aux == keys else [node[k] for k in aux]
     elif kind is _NONE:
         return _NONE_SPEC
     else:
         children, aux = kind.flatten(node)
-    kinds = _kinds
-    specs = []
+    start = len(leaves)
+    specs = None  # stays None while every child so far is a leaf
     for child in children:
-        child_kind = kinds[type(child)]
+        try:
+            child_kind = _kinds[type(child)]
+        except KeyError:
+            child_kind = _kind_of(type(child))
         if child_kind is None:
             leaves.append(child)
-            specs.append(_LEAF)
+            if specs is not None:
+                specs.append(_LEAF)
         else:
+            if specs is None:
+                specs = [_LEAF] * (len(leaves) - start)
             specs.append(_flatten(child, child_kind, leaves))
-    return (kind, aux, tuple(specs))
+    return (kind, aux, len(leaves) - start if specs is None else tuple(specs))
 
 
 def _flatten_is_leaf(node: Any, is_leaf: Callable[[Any], bool], leaves: list) -> Any:
-    kind = _kinds[type(node)]
+    kind = _kind_of(type(node))
     if kind is None or is_leaf(node):
         leaves.append(node)
         return _LEAF
     children, aux = kind.flatten(node)
-    return (kind, aux, tuple([_flatten_is_leaf(c, is_leaf, leaves) for c in children]))
+    return _node_spec(kind, aux, tuple([_flatten_is_leaf(c, is_leaf, leaves) for c in children]))
 
 
 def _flatten_with_paths(node: Any, path: tuple, is_leaf: Callable | None, pairs: list) -> Any:
     # `is_leaf` here always takes (path, node).
-    kind = _kinds[type(node)]
+    kind = _kind_of(type(node))
     if kind is None or (is_leaf is not None and is_leaf(path, node)):
         pairs.append((path, node))
         return _LEAF
     keyed, aux = kind.flatten_with_keys(node)
     specs = tuple([_flatten_with_paths(c, (*path, k), is_leaf, pairs) for k, c in keyed])
-    return (kind, aux, specs)
+    return _node_spec(kind, aux, specs)
 
 
 def _path_is_leaf(is_leaf: Callable | None, takes_path: bool) -> Callable | None:
@@ -513,7 +538,10 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
     """
     leaves: list = []
     if is_leaf is None:
-        kind = _kinds[type(tree)]
+        try:
+            kind = _kinds[type(tree)]
+        except KeyError:
+            kind = _kind_of(type(tree))
         if kind is None:
             return [tree], _LEAF_TREEDEF
         spec = _flatten(tree, kind, leaves)
@@ -563,7 +591,7 @@ def flatten_one_level(tree: Any) -> tuple[Iterable[Any], Hashable]:
     Raises:
       ValueError: if `tree` is a leaf.
     """
-    kind = _kinds[type(tree)]
+    kind = _kind_of(type(tree))
     if kind is None:
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
     children, aux = kind.flatten(tree)
@@ -572,7 +600,7 @@ def flatten_one_level(tree: Any) -> tuple[Iterable[Any], Hashable]:
 
 def flatten_one_level_with_keys(tree: Any) -> tuple[Iterable[tuple[Any, Any]], Hashable]:
     """The direct `(key, child)` pairs and aux data of one pytree node."""
-    kind = _kinds[type(tree)]
+    kind = _kind_of(type(tree))
     if kind is None:
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
     pairs, aux = kind.flatten_with_keys(tree)
@@ -582,43 +610,61 @@ def flatten_one_level_with_keys(tree: Any) -> tuple[Iterable[tuple[Any, Any]], H
 def all_leaves(iterable: Iterable[Any], is_leaf: Callable[[Any], bool] | None = None) -> bool:
     """Whether every element of `iterable` is a pytree leaf (or satisfies `is_leaf`)."""
     if is_leaf is None:
-        return all(_kinds[type(x)] is None for x in iterable)
-    return all(_kinds[type(x)] is None or is_leaf(x) for x in iterable)
+        return all(_kind_of(type(x)) is None for x in iterable)
+    return all(_kind_of(type(x)) is None or is_leaf(x) for x in iterable)
 
 
 # --- treedefs -----------------------------------------------------------------------------------
 
 
-def _unflatten(spec: tuple, leaves: Iterable[Any]) -> Any:
-    # `leaves` is an iterator known to hold exactly the right number of leaves.
-    kind, aux, child_specs = spec
-    children = [next(leaves) if s is _LEAF else _unflatten(s, leaves) for s in child_specs]
+def _unflatten(spec: tuple, leaves: list | tuple, pos: int) -> tuple[Any, int]:
+    # Rebuilds the node of `spec` from leaves[pos:]; returns it and the position after its leaves.
+    kind, aux, children = spec
+    if type(children) is int:
+        end = pos + children
+        children = leaves[pos:end]
+    else:
+        built = []
+        for child_spec in children:
+            if child_spec is _LEAF:
+                built.append(leaves[pos])
+                pos += 1
+            else:
+                child, pos = _unflatten(child_spec, leaves, pos)
+                built.append(child)
+        children, end = built, pos
     if kind is _TUPLE:
-        return tuple(children)
+        return tuple(children), end
     if kind is _LIST:
-        return children
+        return (children if type(children) is list else list(children)), end
     if kind is _DICT:
-        return dict(zip(aux, children))
-    return kind.unflatten(aux, children)
+        return dict(zip(aux, children)), end
+    return kind.unflatten(aux, children), end
 
 
 def _count_leaves(spec: Any) -> int:
     if spec is _LEAF:
         return 1
-    return sum(_count_leaves(c) for c in spec[2])
+    children = spec[2]
+    if type(children) is int:
+        return children
+    return sum(_count_leaves(c) for c in children)
 
 
 def _count_nodes(spec: Any) -> int:
     if spec is _LEAF:
         return 1
-    return 1 + sum(_count_nodes(c) for c in spec[2])
+    children = spec[2]
+    if type(children) is int:
+        return 1 + children
+    return 1 + sum(_count_nodes(c) for c in children)
 
 
 def _spec_str(spec: Any) -> str:
     if spec is _LEAF:
         return "*"
-    kind, aux, child_specs = spec
-    parts = [_spec_str(c) for c in child_specs]
+    kind, aux, _ = spec
+    parts = [_spec_str(c) for c in _child_specs(spec)]
     category = kind.category
     if category == "none":
         return "None"
@@ -638,8 +684,8 @@ def _spec_str(spec: Any) -> str:
 def _compose(spec: Any, inner: Any) -> Any:
     if spec is _LEAF:
         return inner
-    kind, aux, child_specs = spec
-    return (kind, aux, tuple([_compose(c, inner) for c in child_specs]))
+    kind, aux, _ = spec
+    return _node_spec(kind, aux, tuple([_compose(c, inner) for c in _child_specs(spec)]))
 
 
 _NONE_HINT = (
@@ -652,7 +698,8 @@ def _flatten_up_to(spec: Any, tree: Any, out: list) -> None:
     if spec is _LEAF:
         out.append(tree)
         return
-    kind, aux, child_specs = spec
+    kind, aux, _ = spec
+    child_specs = _child_specs(spec)
     category = kind.category
     if category == "tuple" or category == "list":
         if type(tree) is not kind.nodetype:
@@ -666,7 +713,7 @@ def _flatten_up_to(spec: Any, tree: Any, out: list) -> None:
     elif category == "dict":
         if type(tree) is not dict:
             raise ValueError(f"Expected dict, got {tree!r}.")
-        keys = _sorted_keys(tree)
+        keys = _sorted_keys(tuple(tree))
         if keys != aux:
             raise ValueError(
                 f"Dict key mismatch; expected keys: {list(aux)!r}; present keys: {list(keys)!r}."
@@ -742,7 +789,7 @@ class PyTreeDef:
         spec = self._spec
         if spec is _LEAF:
             return leaves[0]
-        return _unflatten(spec, iter(leaves))
+        return _unflatten(spec, leaves, 0)[0]
 
     def flatten_up_to(self, tree: Any) -> list:
         """The subtrees of `tree` at this treedef's leaf positions; `tree` must extend this one.
@@ -758,7 +805,7 @@ class PyTreeDef:
         """Treedefs of the root's direct children (empty for a leaf)."""
         if self._spec is _LEAF:
             return []
-        return [PyTreeDef(c, _count_leaves(c)) for c in self._spec[2]]
+        return [PyTreeDef(c, _count_leaves(c)) for c in _child_specs(self._spec)]
 
     def node_data(self) -> tuple[type, Any] | None:
         """`(root node type, aux data)`, or None for a leaf."""
@@ -809,7 +856,7 @@ def treedef_is_leaf(treedef: PyTreeDef) -> bool:
 def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
     """The treedef of a tuple whose elements have the given treedefs."""
     treedefs = list(treedefs)
-    spec = (_TUPLE, None, tuple([t._spec for t in treedefs]))
+    spec = _node_spec(_TUPLE, None, tuple([t._spec for t in treedefs]))
     return PyTreeDef(spec, sum(t._num_leaves for t in treedefs))
 
 
@@ -823,7 +870,7 @@ def _prefix_error(
 
     `is_leaf` takes `(path, subtree)` and applies to `prefix`.
     """
-    kind = _kinds[type(prefix)]
+    kind = _kind_of(type(prefix))
     if kind is None or (is_leaf is not None and is_leaf(path, prefix)):
         return None
     where = keystr(path)

@@ -391,7 +391,7 @@ def exp2(x):
     """Elementwise 2**x, as exp(x * ln 2)."""
     (x,) = _prepare("exp2", x)
     check_dtype("exp2", _aval_of(x).dtype if _aval_of(x) else dtypes.dtype_of(x), INEXACT)
-    return exp(mul(x, np.log(2.0)))
+    return exp(mul(x, float(np.log(2.0))))
 
 
 def square(x):
