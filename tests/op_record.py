@@ -115,8 +115,10 @@ class OpRecord:
 
     def make_args(self, rng: np.random.Generator, shapes, dtype) -> list[np.ndarray]:
         dts = self.arg_dtypes(dtype) if self.arg_dtypes else [dtype] * len(shapes)
-        return [np.asarray(g(rng, s, d)) for g, s, d in
-                zip(self.generators(len(shapes)), shapes, dts, strict=True)]
+        return [
+            np.asarray(g(rng, s, d))
+            for g, s, d in zip(self.generators(len(shapes)), shapes, dts, strict=True)
+        ]
 
     def tolerance(self, dtype: np.dtype) -> float:
         if self.exact:

@@ -636,23 +636,45 @@ def test_result_type_ignores_order_and_repeats(tokens, enabled, data):
             assert dtypes.canonicalize_dtype(dtype) == dtype
 
 
+def _weak_aware_fold(args: list[Any]) -> tuple[np.dtype, bool]:
+    # Pairwise result_type, feeding each partial result back with its weak flag.
+    out = dtypes.result_type(args[0], return_weak_type_flag=True)
+    for arg in args[1:]:
+        out = dtypes.result_type(_WeakArray(*out), arg, return_weak_type_flag=True)
+    return out
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     strong=st.lists(st.sampled_from(dtypes.SUPPORTED_DTYPES), min_size=1, max_size=4),
     enabled=st.booleans(),
 )
-def test_strong_dtypes_promote_pairwise(strong, enabled):
-    # Without weak values, the n-ary result is the pairwise fold of promote_types over the
-    # canonical inputs, canonicalized: the lattice join is associative.
+def test_strong_dtypes_fold_pairwise_when_weak_results_stay_weak(strong, enabled):
+    # For strong inputs the n-ary join equals a pairwise fold, provided a weak partial result
+    # (uint64 with int8 -> weak float) stays weak; folding with promote_types would not work.
     with _x64_mode(enabled):
-        canonical = [dtypes.canonicalize_dtype(d) for d in strong]
         try:
-            folded = functools.reduce(dtypes.promote_types, canonical)
+            folded = _weak_aware_fold(strong)
         except dtypes.TypePromotionError:
             with pytest.raises(dtypes.TypePromotionError):
                 dtypes.result_type(*strong)
         else:
-            assert dtypes.result_type(*strong) == dtypes.canonicalize_dtype(folded)
+            assert dtypes.result_type(*strong, return_weak_type_flag=True) == folded
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [  # checked against JAX 0.10.2 with x64 on
+        ((np.uint64, np.int8, ml_dtypes.bfloat16), ml_dtypes.bfloat16),
+        ((np.uint64, np.int8, ml_dtypes.float4_e2m1fn), ml_dtypes.float4_e2m1fn),
+        ((np.uint64, np.int16, np.float16, np.int8), np.float16),
+    ],
+)
+def test_result_type_is_not_a_fold_of_promote_types(args, expected):
+    with _x64_mode(True):
+        assert dtypes.result_type(*args, return_weak_type_flag=True) == (np.dtype(expected), False)
+        folded = functools.reduce(dtypes.promote_types, args[:2])
+        assert folded == np.float64  # the weak float of uint64 + int8 became a strong float64
 
 
 def test_config_flip_takes_effect_at_once():
@@ -820,7 +842,8 @@ def test_is_weakly_typed():
     assert dtypes.is_weakly_typed(_WeakArray(np.float32))
     for value in [True, np.float64(1), int, np.ones(2), _WeakArray(np.float32, False), _Color.RED]:
         assert not dtypes.is_weakly_typed(value)
-    assert dtypes.result_type(_Color.RED, np.int8) == np.int32  # IntEnum is a strong int
+    # An IntEnum member is a strong int (a weak one would give int8).
+    assert dtypes.result_type(_Color.RED, np.int8) == dtypes.default_int_dtype()
 
 
 def _scalar_type_for(dtype: np.dtype) -> type:

@@ -18,8 +18,9 @@ def _cases(x64: bool):
         dts = record.x64_dtypes if x64 else record.dtypes
         for dtype in dts:
             for i, shapes in enumerate(record.shapes):
-                yield pytest.param(record, shapes, np.dtype(dtype),
-                                   id=f"{record.name}-{np.dtype(dtype).name}-{i}")
+                yield pytest.param(
+                    record, shapes, np.dtype(dtype), id=f"{record.name}-{np.dtype(dtype).name}-{i}"
+                )
 
 
 def _reference(record, args, dtype):

@@ -1,13 +1,14 @@
 """stablax: JAX's API (jit, grad, vmap, numpy, ...) built on StableHLO rewrites and PJRT.
 
-    import stablax as jax
-    import stablax.numpy as jnp
+import stablax as jax
+import stablax.numpy as jnp
 """
 
 import os as _os
 
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # jaxlib logs client creation at INFO
 
+from stablax import dtypes, lax, numpy, tree_util
 from stablax._src import numpy as _numpy_methods  # noqa: F401  (attaches Array operators)
 from stablax._src.api import (
     block_until_ready,
@@ -27,16 +28,41 @@ from stablax._src.api import (
 from stablax._src.array import Array
 from stablax._src.config import config
 from stablax._src.jit import ShapeDtypeStruct, jit
-from stablax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
-
-from stablax import dtypes, lax, numpy, tree_util  # noqa: E402  (public submodules)
+from stablax._src.tree_util import (
+    tree_flatten,
+    tree_leaves,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Array", "ShapeDtypeStruct", "block_until_ready", "config", "default_backend",
-    "device_count", "device_get", "device_put", "devices", "disable_jit", "dtypes", "eval_shape",
-    "jit", "lax", "local_device_count", "local_devices", "make_jaxpr", "numpy", "process_count",
-    "process_index", "tree_flatten", "tree_leaves", "tree_map", "tree_structure",
-    "tree_unflatten", "tree_util",
+    "Array",
+    "ShapeDtypeStruct",
+    "block_until_ready",
+    "config",
+    "default_backend",
+    "device_count",
+    "device_get",
+    "device_put",
+    "devices",
+    "disable_jit",
+    "dtypes",
+    "eval_shape",
+    "jit",
+    "lax",
+    "local_device_count",
+    "local_devices",
+    "make_jaxpr",
+    "numpy",
+    "process_count",
+    "process_index",
+    "tree_flatten",
+    "tree_leaves",
+    "tree_map",
+    "tree_structure",
+    "tree_unflatten",
+    "tree_util",
 ]

@@ -93,7 +93,7 @@ class ConcretizationTypeError(TypeError):
 
 
 class UnexpectedTracerError(Exception):
-    """A tracer escaped the function that created it (stored in a global, returned by a side door)."""
+    """A tracer escaped the function that created it (e.g. stored in a global)."""
 
 
 class TracerArrayConversionError(TypeError):
@@ -215,7 +215,9 @@ class FuncTrace:
                 name, ir.FunctionType.get([mlir.aval_type(a) for a in in_avals], [])
             )
         self.block = self.func_op.add_entry_block()
-        self.args = [Tracer(self, a, v) for a, v in zip(in_avals, self.block.arguments, strict=True)]
+        self.args = [
+            Tracer(self, a, v) for a, v in zip(in_avals, self.block.arguments, strict=True)
+        ]
         self.captured: list[Any] = []  # outer values passed as the extra trailing arguments
         self._captured_index: dict[int, Tracer] = {}
         self.finished = False

@@ -1,4 +1,4 @@
-"""The op tables and `bind`: emit an op into the current trace, or run it eagerly when none is active.
+"""The op tables and `bind`: emit an op into the active trace, or run it eagerly when none is.
 
 `shape_rules` and `lowering_rules` are keyed by the exact MLIR op name ("stablehlo.sine"); the
 transforms add their own tables (jvp, transpose, batching) keyed the same way. An eager call of
@@ -86,8 +86,9 @@ def _eager_bind(name: str, args: Sequence[Any], params: dict[str, Any]) -> Any:
         if key is not None:
             _eager_cache[key] = hit
     executable, multiple = hit
-    outs = [Array(b, a) for b, a in zip(executable.execute(buffers), executable.out_avals,
-                                            strict=True)]
+    outs = [
+        Array(b, a) for b, a in zip(executable.execute(buffers), executable.out_avals, strict=True)
+    ]
     return tuple(outs) if multiple else outs[0]
 
 

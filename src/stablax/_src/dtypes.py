@@ -180,9 +180,9 @@ def _join(nodes: frozenset, x64: bool, fn: str) -> Any:
 def _promotion_error(nodes: frozenset, fn: str) -> TypePromotionError:
     names = ", ".join(sorted(n.name for n in nodes))
     narrow = sorted((n for n in nodes if n in _NARROW_SET), key=lambda n: n.name)
-    why = ""
+    why, cast = "", "float32"
     if narrow and narrow[0] in NARROW_INTEGER_DTYPES:
-        why = f" {narrow[0].name} promotes implicitly only with bool and weak ints."
+        why, cast = f" {narrow[0].name} promotes implicitly only with bool and weak ints.", "int32"
     elif narrow:
         why = (
             f" {narrow[0].name} promotes implicitly only with bool, 8- to 64-bit integers, weak"
@@ -190,7 +190,7 @@ def _promotion_error(nodes: frozenset, fn: str) -> TypePromotionError:
         )
     return TypePromotionError(
         f"{fn}: no implicit promotion path between {names}.{why}"
-        " Cast explicitly, e.g. x.astype('float32')."
+        f" Cast explicitly, e.g. x.astype('{cast}')."
     )
 
 
@@ -486,7 +486,8 @@ def _result_type_slow(args: tuple, x64: bool, fn: str) -> tuple[np.dtype, bool]:
     if all(dt == dts[0] for dt in dts) and not all(weaks):
         return dts[0], False
     if any(dt == float0 for dt in dts):
-        raise ValueError(f"{fn}: float0 cannot be promoted with other dtypes; got {dts}")
+        got = ", ".join(map(str, dts))
+        raise ValueError(f"{fn}: float0 cannot be promoted with other dtypes; got {got}")
     if all(weaks):
         # All weak: join the dtypes themselves, then widen the result to its kind's default
         # (weak float16 + weak float16 -> weak float32, weak uint8 + weak uint32 -> weak uint32).

@@ -16,7 +16,7 @@ import ml_dtypes
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-from jaxlib.mlir.dialects import chlo, func, stablehlo  # noqa: F401  (func: dialect import)
+from jaxlib.mlir.dialects import chlo, func, stablehlo
 
 _local = threading.local()
 
@@ -220,8 +220,12 @@ def emit(
 
 def constant(value: np.ndarray) -> ir.Value:
     value = np.asarray(value)
-    op = emit("stablehlo.constant", [], [tensor_type(value.shape, value.dtype)],
-              {"value": dense_constant(value)})
+    op = emit(
+        "stablehlo.constant",
+        [],
+        [tensor_type(value.shape, value.dtype)],
+        {"value": dense_constant(value)},
+    )
     return op.result
 
 

@@ -65,8 +65,18 @@ def _leaf_buffer(x: Any, aval: ShapedArray) -> runtime.Buffer:
 class _Entry:
     """One compiled signature of a jitted function."""
 
-    __slots__ = ("executable", "out_tree", "out_avals", "single", "captured_bufs", "donated",
-                 "traced", "execute_sharded", "handlers", "single_plain")
+    __slots__ = (
+        "executable",
+        "out_tree",
+        "out_avals",
+        "single",
+        "captured_bufs",
+        "donated",
+        "traced",
+        "execute_sharded",
+        "handlers",
+        "single_plain",
+    )
 
     def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, traced):
         self.executable = executable
@@ -204,8 +214,9 @@ class Jitted:
         executable = compile_traced(traced)
         captured = [to_array(c)._buf for c in traced.captured]
         single = out_tree == _SINGLE_LEAF_TREE
-        return _Entry(executable, out_tree, tuple(traced.out_avals), single, captured,
-                      tuple(donated), traced)
+        return _Entry(
+            executable, out_tree, tuple(traced.out_avals), single, captured, tuple(donated), traced
+        )
 
     # --- staging API ---------------------------------------------------------------------------
 
@@ -236,8 +247,12 @@ class Jitted:
 
 def _make_fast_call(jitted: Jitted) -> Callable:
     """The function `jit` returns: a closure, so a cache hit costs no attribute lookups on self."""
-    fun, cache, general, compile_flat = (jitted.fun, jitted._cache, jitted._call_general,
-                                         jitted._compile_flat)
+    fun, cache, general, compile_flat = (
+        jitted.fun,
+        jitted._cache,
+        jitted._call_general,
+        jitted._compile_flat,
+    )
     positional_only = not jitted.static_argnums
 
     def call(*args, **kwargs):
@@ -247,14 +262,13 @@ def _make_fast_call(jitted: Jitted) -> Callable:
             return general(args, kwargs)
         try:
             avals = tuple([a.aval if type(a) is Array else _leaf_aval_fast(a) for a in args])
-        except _NotALeaf:
+        except _NotALeafError:
             return general(args, kwargs)
         key = (avals, config.epoch)
         entry = cache.get(key)
         if entry is None:
             entry = cache[key] = compile_flat(args, avals)
-        buffers = [a._buf if type(a) is Array else _leaf_buffer(a, v)
-                   for a, v in zip(args, avals)]
+        buffers = [a._buf if type(a) is Array else _leaf_buffer(a, v) for a, v in zip(args, avals)]
         if entry.captured_bufs:
             buffers += entry.captured_bufs
         outs = entry.execute_sharded(buffers).consume_with_handlers(entry.handlers)
@@ -283,7 +297,7 @@ def _wrap_outputs(entry: _Entry, outs: list, dynamic_leaves: Sequence[Any]) -> A
     return tree_util.tree_unflatten(entry.out_tree, arrays)
 
 
-class _NotALeaf(Exception):
+class _NotALeafError(Exception):
     pass
 
 
@@ -294,9 +308,9 @@ def _leaf_aval_fast(x: Any) -> ShapedArray:
     if kind in _SCALAR_TYPES:
         return ShapedArray((), dtypes.python_scalar_dtype(x), True)
     if kind in (list, tuple, dict) or x is None:
-        raise _NotALeaf
+        raise _NotALeafError
     if tree_util.is_tree_node(kind):
-        raise _NotALeaf
+        raise _NotALeafError
     return _leaf_aval(x)
 
 
@@ -318,10 +332,10 @@ class ShapeDtypeStruct:
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
     def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, ShapeDtypeStruct)
-            and (self.shape, self.dtype, self.weak_type) == (other.shape, other.dtype,
-                                                             other.weak_type)
+        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
+            other.shape,
+            other.dtype,
+            other.weak_type,
         )
 
     def __hash__(self) -> int:

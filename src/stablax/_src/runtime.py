@@ -1,4 +1,4 @@
-"""PJRT clients, devices, transfers, compilation and execution: the one home of jaxlib's private API.
+"""PJRT clients, devices, transfers, compilation and execution: all of jaxlib's private API.
 
 Everything else in stablax talks to XLA through the functions here, so a jaxlib release that
 moves a private name is fixed in this file alone.
@@ -155,7 +155,9 @@ def _make_gpu_plugin_client(platform: str) -> Any | None:
 
 def _register_gpu_custom_calls(plugin_package: str, platform: str) -> None:
     # Solver/FFT/PRNG kernels live in the plugin's extension module; registering them is optional.
-    module_name = plugin_package.replace("jax_plugins.xla_", "jax_") + "_plugin.cuda_plugin_extension"
+    module_name = (
+        plugin_package.replace("jax_plugins.xla_", "jax_") + "_plugin.cuda_plugin_extension"
+    )
     try:
         spec = importlib.util.find_spec(module_name)
     except (ImportError, ValueError):
@@ -202,7 +204,9 @@ def client(platform: str | None = None) -> Any:
     for name in _PLATFORM_ALIASES.get(platform, (platform,)):
         if name in clients:
             return clients[name]
-    raise RuntimeError(f"stablax: unknown or unavailable backend {platform!r}; have {list(clients)}")
+    raise RuntimeError(
+        f"stablax: unknown or unavailable backend {platform!r}; have {list(clients)}"
+    )
 
 
 def devices(backend: str | None = None) -> list[Device]:
@@ -373,9 +377,7 @@ def compile_module(
             build.num_replicas = 1
             build.num_partitions = 1
             device_client = device.client
-            loaded = device_client.compile_and_load(
-                module_bytes, xc.DeviceList((device,)), options
-            )
+            loaded = device_client.compile_and_load(module_bytes, xc.DeviceList((device,)), options)
             compile_count += 1
             executable = Executable(loaded, out_avals, device, key[0])
             _compile_cache[key] = executable

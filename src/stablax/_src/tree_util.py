@@ -334,7 +334,7 @@ def register_pytree_with_keys(
     unflatten_func: Callable[[Any, tuple[Any, ...]], T],
     flatten_func: Callable[[T], tuple[Iterable[Any], Any]] | None = None,
 ) -> None:
-    """Like `register_pytree_node`, with the keyed flatten first; `flatten_func` is derived if absent.
+    """Like `register_pytree_node`, keyed flatten first; `flatten_func` is derived if absent.
 
     Args:
       nodetype: the class.
@@ -346,7 +346,7 @@ def register_pytree_with_keys(
 
 
 def register_pytree_node_class(cls: Typ) -> Typ:
-    """Class decorator: registers `cls` via its `tree_flatten` method and `tree_unflatten` classmethod.
+    """Class decorator: registers `cls` by its `tree_flatten` and `tree_unflatten` (classmethod).
 
     Returns:
       `cls`, unchanged.
@@ -356,7 +356,7 @@ def register_pytree_node_class(cls: Typ) -> Typ:
 
 
 def register_pytree_with_keys_class(cls: Typ) -> Typ:
-    """Class decorator: registers `cls` via `tree_flatten_with_keys` (and `tree_flatten` if defined).
+    """Class decorator: registers `cls` by `tree_flatten_with_keys` (and `tree_flatten` if any).
 
     Returns:
       `cls`, unchanged.
@@ -498,8 +498,8 @@ def _flatten(node: Any, kind: _NodeKind, leaves: list) -> tuple:
 
 
 def _flatten_is_leaf(node: Any, is_leaf: Callable[[Any], bool], leaves: list) -> Any:
-    kind = _kind_of(type(node))
-    if kind is None or is_leaf(node):
+    # is_leaf sees every subtree, leaves included, as in JAX.
+    if is_leaf(node) or (kind := _kind_of(type(node))) is None:
         leaves.append(node)
         return _LEAF
     children, aux = kind.flatten(node)
@@ -508,8 +508,7 @@ def _flatten_is_leaf(node: Any, is_leaf: Callable[[Any], bool], leaves: list) ->
 
 def _flatten_with_paths(node: Any, path: tuple, is_leaf: Callable | None, pairs: list) -> Any:
     # `is_leaf` here always takes (path, node).
-    kind = _kind_of(type(node))
-    if kind is None or (is_leaf is not None and is_leaf(path, node)):
+    if (is_leaf is not None and is_leaf(path, node)) or (kind := _kind_of(type(node))) is None:
         pairs.append((path, node))
         return _LEAF
     keyed, aux = kind.flatten_with_keys(node)
@@ -1071,7 +1070,7 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, py
         expected = outer_treedef.compose(inner_treedef)
         raise TypeError(f"Mismatch\n{treedef}\n != \n{expected}")
     # Leaves are outer-major: leaf (i, j) sits at i * inner_size + j.
-    columns = [leaves[j::inner_size] if outer_size else [] for j in range(inner_size)]
+    columns = [leaves[j::inner_size] for j in range(inner_size)]
     return inner_treedef.unflatten([outer_treedef.unflatten(c) for c in columns])
 
 

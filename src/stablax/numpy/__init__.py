@@ -4,7 +4,7 @@ import numpy as _np
 
 from stablax._src import dtypes as _dtypes
 from stablax._src.array import Array as ndarray  # noqa: N813
-from stablax._src.numpy import _array_methods  # noqa: F401  (attaches operators)
+from stablax._src.numpy import _array_methods
 from stablax._src.numpy._creation import (
     arange,
     array,
@@ -22,7 +22,7 @@ from stablax._src.numpy._creation import (
     zeros_like,
 )
 from stablax._src.numpy._linalg_basic import dot, inner, matmul, outer, vdot
-from stablax._src.numpy._reductions import all, amax, amin, any, max, mean, min, prod, std, sum, var  # noqa: A004
+from stablax._src.numpy._reductions import all, amax, amin, any, max, mean, min, prod, std, sum, var
 from stablax._src.numpy._shape import (
     broadcast_arrays,
     broadcast_to,
@@ -39,7 +39,7 @@ from stablax._src.numpy._shape import (
     transpose,
 )
 from stablax._src.numpy._ufuncs import *  # noqa: F403
-from stablax._src.numpy._ufuncs import abs, divmod, pow, round  # noqa: A004
+from stablax._src.numpy._ufuncs import abs, divmod, pow, round
 
 promote_types = _dtypes.promote_types
 result_type = _dtypes.result_type
@@ -56,7 +56,10 @@ complex64, complex128 = _np.complex64, _np.complex128
 bfloat16 = _dtypes.bfloat16
 inexact, floating, integer, number = _np.inexact, _np.floating, _np.integer, _np.number
 signedinteger, unsignedinteger, complexfloating = (
-    _np.signedinteger, _np.unsignedinteger, _np.complexfloating)
+    _np.signedinteger,
+    _np.unsignedinteger,
+    _np.complexfloating,
+)
 generic = _np.generic
 
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma

@@ -27,3 +27,4 @@ from stablax._src.lax._shapes import (  # noqa: A004
     slice,
     transpose,
 )
+from stablax._src.lax._reductions import argmax, argmin, reduce

@@ -29,9 +29,14 @@ class Precision(enum.Enum):
 
 
 _PRECISION_NAMES = {
-    "default": Precision.DEFAULT, "fastest": Precision.DEFAULT, "bfloat16": Precision.DEFAULT,
-    "high": Precision.HIGH, "tensorfloat32": Precision.HIGH, "bfloat16_3x": Precision.HIGH,
-    "highest": Precision.HIGHEST, "float32": Precision.HIGHEST,
+    "default": Precision.DEFAULT,
+    "fastest": Precision.DEFAULT,
+    "bfloat16": Precision.DEFAULT,
+    "high": Precision.HIGH,
+    "tensorfloat32": Precision.HIGH,
+    "bfloat16_3x": Precision.HIGH,
+    "highest": Precision.HIGHEST,
+    "float32": Precision.HIGHEST,
 }
 
 
@@ -51,18 +56,22 @@ def canonicalize_precision(precision: Any) -> tuple[Precision, Precision] | None
     if isinstance(precision, Precision):
         return (precision, precision)
     if isinstance(precision, (tuple, list)) and len(precision) == 2:
-        pair = tuple(canonicalize_precision(p)[0] if p is not None else Precision.DEFAULT
-                     for p in precision)
+        pair = tuple(
+            canonicalize_precision(p)[0] if p is not None else Precision.DEFAULT for p in precision
+        )
         return pair  # type: ignore[return-value]
-    raise ValueError(f"lax.dot_general: precision must be None, a name, Precision or a pair, "
-                     f"got {precision!r}")
+    raise ValueError(
+        f"lax.dot_general: precision must be None, a name, Precision or a pair, got {precision!r}"
+    )
 
 
 def _dims(dimension_numbers) -> tuple:
     try:
         (lc, rc), (lb, rb) = dimension_numbers
-        return ((tuple(map(int, lc)), tuple(map(int, rc))),
-                (tuple(map(int, lb)), tuple(map(int, rb))))
+        return (
+            (tuple(map(int, lc)), tuple(map(int, rc))),
+            (tuple(map(int, lb)), tuple(map(int, rb))),
+        )
     except (TypeError, ValueError):
         raise TypeError(
             "lax.dot_general: dimension_numbers must be "
@@ -71,8 +80,9 @@ def _dims(dimension_numbers) -> tuple:
         ) from None
 
 
-def _dot_general_rule(lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers, precision,
-                      preferred_element_type) -> ShapedArray:
+def _dot_general_rule(
+    lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers, precision, preferred_element_type
+) -> ShapedArray:
     (lc, rc), (lb, rb) = dimension_numbers
     where = mlir.where_suffix()
     check_dtype("dot_general", lhs.dtype, ANY)
@@ -81,8 +91,12 @@ def _dot_general_rule(lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers, 
             f"lax.dot_general requires operands of the same dtype, got {lhs.dtype.name} and "
             f"{rhs.dtype.name}{where}"
         )
-    for dims, aval, side in ((lc, lhs, "lhs"), (lb, lhs, "lhs"), (rc, rhs, "rhs"),
-                             (rb, rhs, "rhs")):
+    for dims, aval, side in (
+        (lc, lhs, "lhs"),
+        (lb, lhs, "lhs"),
+        (rc, rhs, "rhs"),
+        (rb, rhs, "rhs"),
+    ):
         if any(not 0 <= d < aval.ndim for d in dims):
             raise TypeError(
                 f"lax.dot_general: {side} dimension numbers {dims} out of range for "
@@ -111,8 +125,9 @@ def _dot_general_rule(lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers, 
     return ShapedArray(batch + lhs_free + rhs_free, dtype, weak)
 
 
-def _dot_general_lowering(operands, in_avals, out_avals, *, dimension_numbers, precision,
-                          preferred_element_type):
+def _dot_general_lowering(
+    operands, in_avals, out_avals, *, dimension_numbers, precision, preferred_element_type
+):
     (lc, rc), (lb, rb) = dimension_numbers
     attrs = {
         "dot_dimension_numbers": mlir.stablehlo.DotDimensionNumbers.get(
@@ -133,8 +148,13 @@ def _dot_general_lowering(operands, in_avals, out_avals, *, dimension_numbers, p
 def_op("stablehlo.dot_general", _dot_general_rule, _dot_general_lowering)
 
 
-def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = None,
-                preferred_element_type: Any = None) -> Any:
+def dot_general(
+    lhs: Any,
+    rhs: Any,
+    dimension_numbers: Any,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Any:
     """General tensor contraction (`stablehlo.dot_general`).
 
     Args:
@@ -146,16 +166,27 @@ def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = Non
     Returns:
       batch dims, then lhs free dims, then rhs free dims.
     """
-    pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(
-        preferred_element_type)
-    return bind("stablehlo.dot_general", lhs, rhs, dimension_numbers=_dims(dimension_numbers),
-                precision=canonicalize_precision(precision), preferred_element_type=pet)
+    pet = (
+        None
+        if preferred_element_type is None
+        else dtypes.canonicalize_dtype(preferred_element_type)
+    )
+    return bind(
+        "stablehlo.dot_general",
+        lhs,
+        rhs,
+        dimension_numbers=_dims(dimension_numbers),
+        precision=canonicalize_precision(precision),
+        preferred_element_type=pet,
+    )
 
 
 def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """Vector/matrix products of rank-1 or rank-2 operands (contracting lhs's last axis)."""
-    lhs_ndim, rhs_ndim = np.ndim(lhs) if not hasattr(lhs, "aval") else lhs.aval.ndim, (
-        np.ndim(rhs) if not hasattr(rhs, "aval") else rhs.aval.ndim)
+    lhs_ndim, rhs_ndim = (
+        np.ndim(lhs) if not hasattr(lhs, "aval") else lhs.aval.ndim,
+        (np.ndim(rhs) if not hasattr(rhs, "aval") else rhs.aval.ndim),
+    )
     if lhs_ndim not in (1, 2) or rhs_ndim not in (1, 2):
         raise TypeError(
             f"lax.dot requires rank-1 or rank-2 operands, got ranks {lhs_ndim} and {rhs_ndim}"

@@ -15,7 +15,6 @@ from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import bind, def_op, weak_scalar
-from stablax._src.ir import ir
 
 # --- dtype groups ------------------------------------------------------------------------------
 
@@ -81,18 +80,19 @@ def _prepare(opname: str, *operands: Any) -> list[Any]:
     if len(shapes) > 1:
         nonscalar = {s for s in shapes if s != ()}
         if len(nonscalar) > 1:
-            listed = ", ".join(str(np.shape(x) if _aval_of(x) is None else x.aval.shape)
-                               for x in prepared)
+            listed = ", ".join(
+                str(np.shape(x) if _aval_of(x) is None else x.aval.shape) for x in prepared
+            )
             raise TypeError(
-                f"{opname} got incompatible shapes for broadcasting: {listed}."
-                f"{mlir.where_suffix()}"
+                f"{opname} got incompatible shapes for broadcasting: {listed}.{mlir.where_suffix()}"
             )
         (target,) = nonscalar
         from stablax._src.lax._shapes import broadcast_in_dim
 
         prepared = [
-            broadcast_in_dim(x, target, ()) if (np.shape(x) if _aval_of(x) is None
-                                                else x.aval.shape) == () else x
+            broadcast_in_dim(x, target, ())
+            if (np.shape(x) if _aval_of(x) is None else x.aval.shape) == ()
+            else x
             for x in prepared
         ]
     return prepared
@@ -116,8 +116,6 @@ def _same_kind(scalar_dtype: np.dtype, dt: np.dtype) -> bool:
     if scalar_dtype.kind == "f":
         return _is_float(dt)
     return dt.kind == "c"
-
-
 
 
 # --- unary ops ---------------------------------------------------------------------------------
@@ -406,7 +404,11 @@ def reciprocal(x):
 
 def round(x, rounding_method: int = 0):  # noqa: A001 (lax.round is JAX's public name)
     """Rounds to the nearest integer: ties away from zero (0, default) or to even (1)."""
-    op = "stablehlo.round_nearest_even" if int(rounding_method) == 1 else "stablehlo.round_nearest_afz"
+    op = (
+        "stablehlo.round_nearest_even"
+        if int(rounding_method) == 1
+        else "stablehlo.round_nearest_afz"
+    )
     return bind(op, *_prepare("round", x))
 
 
@@ -683,8 +685,7 @@ def _select_rule(pred: ShapedArray, on_false: ShapedArray, on_true: ShapedArray)
 
 def _select_lowering(operands, in_avals, out_avals):
     pred, on_false, on_true = operands
-    op = mlir.emit("stablehlo.select", [pred, on_true, on_false],
-                   [mlir.aval_type(out_avals[0])])
+    op = mlir.emit("stablehlo.select", [pred, on_true, on_false], [mlir.aval_type(out_avals[0])])
     return list(op.results)
 
 
@@ -752,6 +753,19 @@ __all__ = [
     *UNARY_OPS,
     *BINARY_OPS,
     *COMPARISONS,
-    "and_", "or_", "xor", "not_", "conj", "exp2", "square", "reciprocal", "round", "RoundingMethod",
-    "complex", "integer_pow", "select", "select_n", "clamp",
+    "and_",
+    "or_",
+    "xor",
+    "not_",
+    "conj",
+    "exp2",
+    "square",
+    "reciprocal",
+    "round",
+    "RoundingMethod",
+    "complex",
+    "integer_pow",
+    "select",
+    "select_n",
+    "clamp",
 ]

@@ -1,4 +1,4 @@
-"""Ops that move, convert or create data without arithmetic: convert, broadcast, reshape, iota, ...
+"""Ops that move, convert or create data without arithmetic: convert, broadcast, reshape, pad, ...
 
 Parameters are normalised to tuples of Python ints before `bind`, so they can key caches.
 """
@@ -15,6 +15,7 @@ from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import bind, def_op, weak_scalar
+from stablax._src.lax._elementwise import FLOAT, _scalar_operand, check_dtype
 
 
 def _ints(values: Any, what: str, opname: str) -> tuple[int, ...]:
@@ -391,3 +392,252 @@ def rev(operand: Any, dimensions: Sequence[int]) -> Any:
     if not dimensions:
         return operand
     return bind("stablehlo.reverse", operand, dimensions=dimensions)
+
+
+# --- squeeze, expand_dims, collapse, broadcast_to_rank (all reshapes) --------------------------
+
+
+def canonicalize_axis(axis: int, ndim: int, opname: str) -> int:
+    """`axis` in [0, ndim), negative axes counting from the end; ValueError when out of range."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(
+            f"lax.{opname}: axis {axis} is out of bounds for an array of rank {ndim}"
+            f"{mlir.where_suffix()}"
+        )
+    return axis % ndim
+
+
+def _unique_axes(axes: Sequence[int], ndim: int, opname: str) -> tuple[int, ...]:
+    result = tuple(canonicalize_axis(a, ndim, opname) for a in _ints(axes, "dimensions", opname))
+    if len(set(result)) != len(result):
+        raise ValueError(f"lax.{opname}: repeated axis in dimensions {tuple(axes)}"
+                         f"{mlir.where_suffix()}")
+    return result
+
+
+def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
+    """Removes the size-1 `dimensions` (negative ones count from the end).
+
+    Args:
+      array: the operand.
+      dimensions: axes of `array`, each of size 1.
+
+    Returns:
+      `array` reshaped without those axes (`stablehlo.reshape`).
+    """
+    aval = aval_of(array)
+    dims = _unique_axes(dimensions, aval.ndim, "squeeze")
+    if any(aval.shape[d] != 1 for d in dims):
+        raise ValueError(
+            "lax.squeeze: cannot select an axis to squeeze out which has size not equal to one, "
+            f"got shape={aval.shape} and dimensions={tuple(dimensions)}{mlir.where_suffix()}"
+        )
+    return reshape(array, tuple(d for i, d in enumerate(aval.shape) if i not in dims))
+
+
+def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
+    """Inserts size-1 axes so that they sit at `dimensions` of the result.
+
+    Args:
+      array: the operand.
+      dimensions: positions in the output (of rank `array.ndim + len(dimensions)`); negative
+        positions count from the end of the output.
+
+    Returns:
+      `array` reshaped with the new axes (`stablehlo.reshape`).
+
+    Example: `expand_dims(x, (0, -1))` turns `float32[3]` into `float32[1,3,1]`.
+    """
+    aval = aval_of(array)
+    ndim_out = aval.ndim + len(dimensions)
+    dims = set(_unique_axes(dimensions, ndim_out, "expand_dims"))
+    rest = iter(aval.shape)
+    return reshape(array, tuple(1 if i in dims else next(rest) for i in range(ndim_out)))
+
+
+def collapse(operand: Any, start_dimension: int, stop_dimension: int | None = None) -> Any:
+    """Merges axes [start_dimension, stop_dimension) into one (row-major).
+
+    Args:
+      operand: the array.
+      start_dimension: first axis to merge; negative counts from the end.
+      stop_dimension: one past the last axis to merge (default: the rank); negative counts from
+        the end.
+
+    Returns:
+      The reshaped array (`stablehlo.reshape`).
+    """
+    shape = aval_of(operand).shape
+    lo = canonicalize_axis(start_dimension, len(shape), "collapse")
+    hi = len(shape) if stop_dimension is None else operator.index(stop_dimension)
+    hi = min(hi + len(shape) if hi < 0 else hi, len(shape))
+    if hi < lo:
+        raise ValueError(f"lax.collapse: invalid dimension range {shape}[{lo}:{hi}]"
+                         f"{mlir.where_suffix()}")
+    size = int(np.prod(shape[lo:hi], dtype=np.int64))
+    return reshape(operand, (*shape[:lo], size, *shape[hi:]))
+
+
+def broadcast_to_rank(x: Any, rank: int) -> Any:
+    """Adds leading size-1 axes until `x` has `rank` axes (unchanged if it has that many)."""
+    aval = aval_of(x)
+    missing = operator.index(rank) - aval.ndim
+    return x if missing <= 0 else broadcast(x, (1,) * missing)
+
+
+# --- slice_in_dim and index_in_dim (static slices along one axis) ------------------------------
+
+
+def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
+                 stride: int = 1, axis: int = 0) -> Any:
+    """`operand[start:limit:stride]` along `axis` (`stablehlo.slice`).
+
+    Args:
+      operand: the array.
+      start_index: first index (None: 0); negative indices count from the end.
+      limit_index: one past the last index (None: the axis size); negative counts from the end.
+      stride: step, at least 1.
+      axis: the axis to slice.
+
+    Returns:
+      The slice, of the operand's rank.
+    """
+    shape = aval_of(operand).shape
+    axis = canonicalize_axis(axis, len(shape), "slice_in_dim")
+    size = shape[axis]
+    start = 0 if start_index is None else operator.index(start_index)
+    limit = size if limit_index is None else operator.index(limit_index)
+    start, limit = (start + size if start < 0 else start), (limit + size if limit < 0 else limit)
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, limit, operator.index(stride)
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True) -> Any:
+    """`operand[index]` along `axis`, as a size-1 axis or (keepdims=False) without it.
+
+    Args:
+      operand: the array.
+      index: a static index; negative counts from the end. IndexError when out of bounds.
+      axis: the axis to index.
+      keepdims: keep the indexed axis with size 1.
+
+    Returns:
+      The selected slice (`stablehlo.slice`, then `stablehlo.reshape` when not keepdims).
+    """
+    shape = aval_of(operand).shape
+    axis = canonicalize_axis(axis, len(shape), "index_in_dim")
+    index, size = operator.index(index), shape[axis]
+    if not -size <= index < size:
+        raise IndexError(f"lax.index_in_dim: index {index} is out of bounds for axis {axis} "
+                         f"with size {size}{mlir.where_suffix()}")
+    index %= size
+    result = slice_in_dim(operand, index, index + 1, 1, axis)
+    return result if keepdims else squeeze(result, (axis,))
+
+
+# --- pad ---------------------------------------------------------------------------------------
+
+
+def _pad_rule(x: ShapedArray, padding_value: ShapedArray, *, padding_config) -> ShapedArray:
+    if padding_value.dtype != x.dtype:
+        raise _error("pad", "operand and padding_value must have the same dtype, got "
+                     f"{x.dtype.name} and {padding_value.dtype.name}")
+    if padding_value.shape != ():
+        raise _error("pad", f"padding_value must be a scalar, got {padding_value.str_short()}")
+    if len(padding_config) != x.ndim:
+        raise ValueError(f"lax.pad: padding_config {padding_config} must have one (low, high, "
+                         f"interior) triple per dimension of {x.str_short()}{mlir.where_suffix()}")
+    if any(interior < 0 for _, _, interior in padding_config):
+        raise ValueError(f"lax.pad: interior padding must be nonnegative, got padding_config "
+                         f"{padding_config}{mlir.where_suffix()}")
+    shape = tuple(lo + hi + d + max(d - 1, 0) * interior
+                  for d, (lo, hi, interior) in zip(x.shape, padding_config, strict=True))
+    if any(d < 0 for d in shape):
+        raise ValueError(f"lax.pad: padding_config {padding_config} gives the negative shape "
+                         f"{shape} for {x.str_short()}{mlir.where_suffix()}")
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _pad_lowering(operands, in_avals, out_avals, *, padding_config):
+    low, high, interior = zip(*padding_config, strict=True) if padding_config else ((), (), ())
+    op = mlir.emit("stablehlo.pad", operands, [mlir.aval_type(out_avals[0])], {
+        "edge_padding_low": mlir.i64_array(low),
+        "edge_padding_high": mlir.i64_array(high),
+        "interior_padding": mlir.i64_array(interior),
+    })
+    return list(op.results)
+
+
+def_op("stablehlo.pad", _pad_rule, _pad_lowering)
+
+
+def pad(operand: Any, padding_value: Any,
+        padding_config: Sequence[tuple[int, int, int]]) -> Any:
+    """Pads each dimension with `padding_value`: low/high at the edges, interior between elements.
+
+    Args:
+      operand: the array.
+      padding_value: a scalar of the operand's dtype (a Python scalar of the same kind adopts it).
+      padding_config: one `(low, high, interior)` per dimension; negative low/high crop.
+
+    Returns:
+      The padded array (`stablehlo.pad`).
+
+    Example: `pad(jnp.ones(3), 0., [(1, 2, 1)])` is `[0, 1, 0, 1, 0, 1, 0, 0]`.
+    """
+    try:
+        config = tuple(tuple(operator.index(v) for v in triple) for triple in padding_config)
+    except TypeError:
+        config = ()
+    if any(len(triple) != 3 for triple in config) or len(config) != len(padding_config):
+        raise _error("pad", f"padding_config must be a sequence of (low, high, interior) integer "
+                     f"triples, got {padding_config!r}")
+    if dtypes.is_python_scalar(operand):
+        operand = weak_scalar(operand, aval_of(operand).dtype)
+    if dtypes.is_python_scalar(padding_value):
+        padding_value = _scalar_operand(padding_value, [aval_of(operand).dtype])
+    return bind("stablehlo.pad", operand, padding_value, padding_config=config)
+
+
+# --- reduce_precision --------------------------------------------------------------------------
+
+
+def _reduce_precision_rule(x: ShapedArray, *, exponent_bits: int, mantissa_bits: int):
+    check_dtype("reduce_precision", x.dtype, (FLOAT,))
+    if exponent_bits < 1:
+        raise ValueError(f"lax.reduce_precision: exponent_bits must be positive, got "
+                         f"{exponent_bits}{mlir.where_suffix()}")
+    if mantissa_bits < 0:
+        raise ValueError(f"lax.reduce_precision: mantissa_bits must be nonnegative, got "
+                         f"{mantissa_bits}{mlir.where_suffix()}")
+    return x
+
+
+def _reduce_precision_lowering(operands, in_avals, out_avals, *, exponent_bits, mantissa_bits):
+    op = mlir.emit("stablehlo.reduce_precision", operands, [mlir.aval_type(out_avals[0])],
+                   {"exponent_bits": mlir.i32(exponent_bits),
+                    "mantissa_bits": mlir.i32(mantissa_bits)})
+    return list(op.results)
+
+
+def_op("stablehlo.reduce_precision", _reduce_precision_rule, _reduce_precision_lowering)
+
+
+def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:
+    """Rounds floats to the nearest value of a narrower float format, keeping the dtype.
+
+    Args:
+      operand: a floating-point array.
+      exponent_bits: exponent width of the format to emulate (at least 1).
+      mantissa_bits: explicit mantissa width of that format (at least 0).
+
+    Returns:
+      An array of the operand's dtype (`stablehlo.reduce_precision`): round to nearest even,
+      overflow to infinity, NaN kept. `reduce_precision(x, 5, 10)` rounds as float16 does.
+    """
+    if dtypes.is_python_scalar(operand):
+        operand = weak_scalar(operand, aval_of(operand).dtype)
+    return bind("stablehlo.reduce_precision", operand, exponent_bits=operator.index(exponent_bits),
+                mantissa_bits=operator.index(mantissa_bits))

@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from stablax._src import dtypes
+from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
-from stablax._src import lax
 from stablax._src.dispatch import weak_scalar
 from stablax._src.lax._shapes import aval_of
 

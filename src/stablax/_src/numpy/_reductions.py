@@ -6,7 +6,6 @@ import operator
 from typing import Any
 
 import numpy as np
-
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
@@ -24,8 +23,10 @@ def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
     for a in axes:
         a = operator.index(a)
         if not -ndim <= a < ndim:
-            raise ValueError(f"jnp.{name}: axis {a} is out of bounds for array of dimension "
-                             f"{ndim}{mlir.where_suffix()}")
+            raise ValueError(
+                f"jnp.{name}: axis {a} is out of bounds for array of dimension "
+                f"{ndim}{mlir.where_suffix()}"
+            )
         out.append(a % ndim)
     return tuple(out)
 
@@ -59,10 +60,10 @@ def _reduction(name, lax_reduce, widen=False, bool_result=False):
                 a = lax.convert_element_type(a, target)
         elif a.aval.dtype == np.bool_ and name in ("max", "min"):
             pass
-        if a.aval.size == 0 and name in ("max", "min") and any(a.aval.shape[i] == 0
-                                                             for i in axes):
-            raise ValueError(f"jnp.{name}: zero-size array to reduction operation {name} which "
-                             "has no identity")
+        if a.aval.size == 0 and name in ("max", "min") and any(a.aval.shape[i] == 0 for i in axes):
+            raise ValueError(
+                f"jnp.{name}: zero-size array to reduction operation {name} which has no identity"
+            )
         out = lax_reduce(a, axes)
         if keepdims:
             out = lax.reshape(out, _keepdims_shape(a.aval.shape, axes))
@@ -85,8 +86,11 @@ def _mean_impl(a, axis=None, dtype=None, keepdims=False):
     a = asarray(a)
     axes = _axes(axis, a.aval.ndim, "mean")
     if dtype is None:
-        dtype = a.aval.dtype if dtypes.issubdtype(a.aval.dtype, np.inexact) else \
-            dtypes.default_float_dtype()
+        dtype = (
+            a.aval.dtype
+            if dtypes.issubdtype(a.aval.dtype, np.inexact)
+            else dtypes.default_float_dtype()
+        )
     dtype = dtypes.canonicalize_dtype(dtype)
     count = int(np.prod([a.aval.shape[i] for i in axes], dtype=np.int64))
     total = lax.reduce_sum(lax.convert_element_type(a, dtype), axes)
@@ -104,8 +108,11 @@ def _var_impl(a, axis=None, dtype=None, ddof=0, keepdims=False, correction=None)
     if correction is not None:
         ddof = correction
     axes = _axes(axis, a.aval.ndim, "var")
-    compute = a.aval.dtype if dtypes.issubdtype(a.aval.dtype, np.inexact) else \
-        dtypes.default_float_dtype()
+    compute = (
+        a.aval.dtype
+        if dtypes.issubdtype(a.aval.dtype, np.inexact)
+        else dtypes.default_float_dtype()
+    )
     a = lax.convert_element_type(a, compute)
     centered = lax.sub(a, _mean_impl(a, axes, keepdims=True)) if axes else lax.sub(a, a)
     if compute.kind == "c":

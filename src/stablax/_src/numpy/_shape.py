@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.lax._shapes import aval_of
@@ -34,8 +33,10 @@ def _resolve_shape(newshape: Any, size: int, name: str) -> tuple[int, ...]:
     if -1 in shape:
         known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
         if known == 0 or size % known:
-            raise TypeError(f"{name}: cannot reshape array of size {size} into shape "
-                            f"{tuple(newshape)}{mlir.where_suffix()}")
+            raise TypeError(
+                f"{name}: cannot reshape array of size {size} into shape "
+                f"{tuple(newshape)}{mlir.where_suffix()}"
+            )
         shape[shape.index(-1)] = size // known
     return tuple(shape)
 
@@ -47,12 +48,15 @@ def reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None
     a = asarray(a)
     shape = _resolve_shape(shape, a.aval.size, "jnp.reshape")
     if int(np.prod(shape, dtype=np.int64)) != a.aval.size:
-        raise TypeError(f"jnp.reshape: cannot reshape array of shape {a.aval.shape} (size "
-                        f"{a.aval.size}) into shape {shape}{mlir.where_suffix()}")
+        raise TypeError(
+            f"jnp.reshape: cannot reshape array of shape {a.aval.shape} (size "
+            f"{a.aval.size}) into shape {shape}{mlir.where_suffix()}"
+        )
     if order == "F":
         rev = tuple(range(a.aval.ndim))[::-1]
-        return transpose(lax.reshape(transpose(a, rev), shape[::-1]),
-                         tuple(range(len(shape)))[::-1])
+        return transpose(
+            lax.reshape(transpose(a, rev), shape[::-1]), tuple(range(len(shape)))[::-1]
+        )
     return lax.reshape(a, shape)
 
 
@@ -95,8 +99,10 @@ def moveaxis(a: Any, source: Any, destination: Any) -> Any:
 def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
     a = asarray(a)
     perm = list(range(a.aval.ndim))
-    i, j = normalize_axis(axis1, len(perm), "jnp.swapaxes"), normalize_axis(axis2, len(perm),
-                                                                          "jnp.swapaxes")
+    i, j = (
+        normalize_axis(axis1, len(perm), "jnp.swapaxes"),
+        normalize_axis(axis2, len(perm), "jnp.swapaxes"),
+    )
     perm[i], perm[j] = perm[j], perm[i]
     return lax.transpose(a, perm)
 
@@ -121,8 +127,10 @@ def squeeze(a: Any, axis: Any = None) -> Any:
         axes = [normalize_axis(x, len(shape), "jnp.squeeze") for x in np.atleast_1d(axis).tolist()]
         for x in axes:
             if shape[x] != 1:
-                raise ValueError(f"jnp.squeeze: cannot select an axis to squeeze out which has "
-                                 f"size not equal to one, got shape={shape} and axis={axis}")
+                raise ValueError(
+                    f"jnp.squeeze: cannot select an axis to squeeze out which has "
+                    f"size not equal to one, got shape={shape} and axis={axis}"
+                )
     return lax.reshape(a, [d for i, d in enumerate(shape) if i not in axes])
 
 
@@ -131,8 +139,10 @@ def broadcast_to(a: Any, shape: Any) -> Any:
     a = asarray(a)
     shape = (operator.index(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if broadcast_shapes("jnp.broadcast_to", a.aval.shape, shape) != shape:
-        raise ValueError(f"jnp.broadcast_to: cannot broadcast array of shape {a.aval.shape} "
-                         f"to shape {shape}{mlir.where_suffix()}")
+        raise ValueError(
+            f"jnp.broadcast_to: cannot broadcast array of shape {a.aval.shape} "
+            f"to shape {shape}{mlir.where_suffix()}"
+        )
     return broadcast_to_shape(a, shape)
 
 

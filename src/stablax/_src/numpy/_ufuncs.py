@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from stablax._src import dtypes, lax
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._promotion import promote_args, promote_args_inexact, promote_dtypes
@@ -69,7 +68,8 @@ abs = absolute = _unary_same(lax.abs, "absolute")  # noqa: A001
 conjugate = conj = _unary_same(lax.conj, "conjugate")
 real = _unary_same(lambda x: lax.real(x) if x.aval.dtype.kind == "c" else x, "real")
 imag = _unary_same(
-    lambda x: lax.imag(x) if x.aval.dtype.kind == "c" else lax.full_like(x, 0), "imag")
+    lambda x: lax.imag(x) if x.aval.dtype.kind == "c" else lax.full_like(x, 0), "imag"
+)
 
 
 @_eager
@@ -156,8 +156,10 @@ def _int_floor_div(x, y):
     if x.aval.dtype.kind == "u":
         return q
     r = lax.rem(x, y)
-    fix = lax.bitwise_and(lax.ne(r, lax.full_like(r, 0)),
-                          lax.ne(lax.lt(r, lax.full_like(r, 0)), lax.lt(y, lax.full_like(y, 0))))
+    fix = lax.bitwise_and(
+        lax.ne(r, lax.full_like(r, 0)),
+        lax.ne(lax.lt(r, lax.full_like(r, 0)), lax.lt(y, lax.full_like(y, 0))),
+    )
     return lax.select(fix, lax.sub(q, lax.full_like(q, 1)), q)
 
 
@@ -344,7 +346,7 @@ def _round_impl(x, decimals):
         return x
     if decimals == 0:
         return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
-    factor = lax.full_like(x, 10.0 ** decimals)
+    factor = lax.full_like(x, 10.0**decimals)
     return lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
 
 
@@ -353,13 +355,80 @@ around = round
 
 
 __all__ = [
-    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
-    "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt",
-    "negative", "positive", "sign", "abs", "absolute", "conjugate", "conj", "real", "imag",
-    "floor", "ceil", "trunc", "add", "subtract", "multiply", "divide", "true_divide",
-    "floor_divide", "remainder", "mod", "fmod", "divmod", "power", "pow", "square", "reciprocal",
-    "maximum", "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert", "invert",
-    "left_shift", "right_shift", "logical_and", "logical_or", "logical_xor", "logical_not",
-    "arctan2", "nextafter", "isfinite", "isnan", "isinf", "where", "clip", "round", "around",
+    "sin",
+    "cos",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "sqrt",
+    "cbrt",
+    "negative",
+    "positive",
+    "sign",
+    "abs",
+    "absolute",
+    "conjugate",
+    "conj",
+    "real",
+    "imag",
+    "floor",
+    "ceil",
+    "trunc",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "true_divide",
+    "floor_divide",
+    "remainder",
+    "mod",
+    "fmod",
+    "divmod",
+    "power",
+    "pow",
+    "square",
+    "reciprocal",
+    "maximum",
+    "minimum",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_not",
+    "bitwise_invert",
+    "invert",
+    "left_shift",
+    "right_shift",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "logical_not",
+    "arctan2",
+    "nextafter",
+    "isfinite",
+    "isnan",
+    "isinf",
+    "where",
+    "clip",
+    "round",
+    "around",
 ]
