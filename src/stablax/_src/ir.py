@@ -62,6 +62,14 @@ _ELEMENT_TYPE_BUILDERS = {
     np.dtype(ml_dtypes.float8_e4m3fnuz): ir.Float8E4M3FNUZType.get,
     np.dtype(ml_dtypes.float8_e5m2fnuz): ir.Float8E5M2FNUZType.get,
     np.dtype(ml_dtypes.float8_e4m3b11fnuz): ir.Float8E4M3B11FNUZType.get,
+    np.dtype(ml_dtypes.float8_e4m3): ir.Float8E4M3Type.get,
+    np.dtype(ml_dtypes.float8_e3m4): ir.Float8E3M4Type.get,
+    np.dtype(ml_dtypes.float8_e8m0fnu): ir.Float8E8M0FNUType.get,
+    np.dtype(ml_dtypes.float6_e2m3fn): ir.Float6E2M3FNType.get,
+    np.dtype(ml_dtypes.float6_e3m2fn): ir.Float6E3M2FNType.get,
+    np.dtype(ml_dtypes.float4_e2m1fn): ir.Float4E2M1FNType.get,
+    np.dtype(ml_dtypes.int2): lambda: ir.IntegerType.get_signless(2),
+    np.dtype(ml_dtypes.uint2): lambda: ir.IntegerType.get_unsigned(2),
     np.dtype(ml_dtypes.int4): lambda: ir.IntegerType.get_signless(4),
     np.dtype(ml_dtypes.uint4): lambda: ir.IntegerType.get_unsigned(4),
 }
@@ -92,6 +100,14 @@ _DTYPE_OF_TYPE_STR = {
     "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
     "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
     "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+    "f8E4M3": np.dtype(ml_dtypes.float8_e4m3),
+    "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
+    "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
+    "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
+    "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn),
+    "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
+    "i2": np.dtype(ml_dtypes.int2),
+    "ui2": np.dtype(ml_dtypes.uint2),
 }
 
 

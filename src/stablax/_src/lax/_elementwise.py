@@ -28,7 +28,7 @@ def _is_complex(dt: np.dtype) -> bool:
 
 
 def _is_int(dt: np.dtype) -> bool:
-    return dt.kind in "iu"
+    return dt.kind in "iu" or dtypes.issubdtype(dt, np.integer)
 
 
 def _is_bool(dt: np.dtype) -> bool:
