@@ -15,6 +15,7 @@ import numpy as np
 from stablax._src import core, dtypes, runtime
 from stablax._src import ir as mlir
 from stablax._src.array import Array
+from stablax._src.config import config
 from stablax._src.core import ShapedArray, Tracer, current_trace, trace_state
 
 # shape rule: (*in_avals, **params) -> ShapedArray | tuple[ShapedArray, ...]; raises on bad input.
@@ -86,6 +87,10 @@ def _eager_bind(name: str, args: Sequence[Any], params: dict[str, Any]) -> Any:
         if key is not None:
             _eager_cache[key] = hit
     executable, multiple = hit
+    if config.jax_debug_nans:
+        from stablax._src.jit import check_nans
+
+        check_nans(name, executable.execute(buffers), executable.out_avals)
     outs = [
         Array(b, a) for b, a in zip(executable.execute(buffers), executable.out_avals, strict=True)
     ]

@@ -76,13 +76,19 @@ class _Entry:
         "execute_sharded",
         "handlers",
         "single_plain",
+        "check_nans",
+        "name",
     )
 
     def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, traced):
         self.executable = executable
         self.execute_sharded = executable.loaded.execute_sharded
         self.handlers = executable.handlers
-        self.single_plain = single and not donated
+        # Entries compiled while jax_debug_nans is on check their outputs (the flag is part of
+        # the cache key through config.epoch, so the fast path stays check-free otherwise).
+        self.check_nans = bool(config.jax_debug_nans)
+        self.single_plain = single and not donated and not self.check_nans
+        self.name = "jit"
         self.out_tree = out_tree
         self.out_avals = out_avals
         self.single = single
@@ -214,9 +220,11 @@ class Jitted:
         executable = compile_traced(traced)
         captured = [to_array(c)._buf for c in traced.captured]
         single = out_tree == _SINGLE_LEAF_TREE
-        return _Entry(
+        entry = _Entry(
             executable, out_tree, tuple(traced.out_avals), single, captured, tuple(donated), traced
         )
+        entry.name = f"jit({getattr(self.fun, '__name__', 'fun')})"
+        return entry
 
     # --- staging API ---------------------------------------------------------------------------
 
@@ -286,6 +294,8 @@ def _run(entry: _Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:
 
 
 def _wrap_outputs(entry: _Entry, outs: list, dynamic_leaves: Sequence[Any]) -> Any:
+    if entry.check_nans:
+        check_nans(entry.name, outs, entry.out_avals)
     if entry.donated:
         for i in entry.donated:
             leaf = dynamic_leaves[i]
@@ -295,6 +305,13 @@ def _wrap_outputs(entry: _Entry, outs: list, dynamic_leaves: Sequence[Any]) -> A
         return Array(outs[0], entry.out_avals[0])
     arrays = [Array(b, a) for b, a in zip(outs, entry.out_avals, strict=True)]
     return tree_util.tree_unflatten(entry.out_tree, arrays)
+
+
+def check_nans(name: str, buffers: Sequence[Any], avals: Sequence[ShapedArray]) -> None:
+    """jax_debug_nans: raises FloatingPointError if an inexact output holds a NaN."""
+    for buf, aval in zip(buffers, avals, strict=True):
+        if dtypes.issubdtype(aval.dtype, np.inexact) and np.isnan(runtime.to_host(buf)).any():
+            raise FloatingPointError(f"invalid value (nan) encountered in {name}")
 
 
 class _NotALeafError(Exception):
