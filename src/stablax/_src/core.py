@@ -92,7 +92,7 @@ class ConcretizationTypeError(TypeError):
     """A traced value was used where Python needs a concrete one (`if x > 0:` under jit)."""
 
 
-class UnexpectedTracerError(Exception):
+class UnexpectedTracerError(TypeError):
     """A tracer escaped the function that created it (e.g. stored in a global)."""
 
 
@@ -139,25 +139,27 @@ class Tracer:
         return self.aval.shape[0]
 
     def __bool__(self) -> bool:
-        raise ConcretizationTypeError(_concretization_message(self, "bool()"))
+        return bool(self.trace.concrete_value(self, "bool()"))
 
     def __int__(self) -> int:
-        raise ConcretizationTypeError(_concretization_message(self, "int()"))
+        return int(self.trace.concrete_value(self, "int()"))
 
     def __float__(self) -> float:
-        raise ConcretizationTypeError(_concretization_message(self, "float()"))
+        return float(self.trace.concrete_value(self, "float()"))
 
     def __complex__(self) -> complex:
-        raise ConcretizationTypeError(_concretization_message(self, "complex()"))
+        return complex(self.trace.concrete_value(self, "complex()"))
 
     def __index__(self) -> int:
-        raise ConcretizationTypeError(_concretization_message(self, "__index__()"))
+        if self.aval.dtype.kind not in "iub":
+            raise TypeError(f"only integer arrays can be used as an index, got {self.aval.dtype}")
+        return int(self.trace.concrete_value(self, "__index__()"))
 
     def item(self, *args: Any) -> Any:
-        raise ConcretizationTypeError(_concretization_message(self, ".item()"))
+        return self.trace.concrete_value(self, ".item()").item(*args)
 
     def tolist(self) -> Any:
-        raise ConcretizationTypeError(_concretization_message(self, ".tolist()"))
+        return self.trace.concrete_value(self, ".tolist()").tolist()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         raise TracerArrayConversionError(
@@ -204,23 +206,55 @@ def current_trace() -> FuncTrace | None:
 
 
 class FuncTrace:
-    """Builds one `func.func`: block arguments for inputs and lifted values, ops, a return."""
+    """Builds one `func.func` in its own module: block arguments, ops, and finally a return.
 
-    def __init__(self, module: ir.Module, name: str, in_avals: Sequence[ShapedArray]) -> None:
-        self.module = module
+    `sources` (optional, one per input) are the concrete values or enclosing-trace tracers the
+    inputs stand for; with them a tracer can be concretized (Python control flow under `grad`
+    outside `jit`). Without them (`jit`), asking for a concrete value is an error.
+    """
+
+    def __init__(
+        self,
+        in_avals: Sequence[ShapedArray],
+        name: str = "main",
+        sources: Sequence[Any] | None = None,
+    ) -> None:
         self.name = name
         self.in_avals = list(in_avals)
-        with ir.InsertionPoint(module.body):
-            self.func_op = mlir.func.FuncOp(
-                name, ir.FunctionType.get([mlir.aval_type(a) for a in in_avals], [])
-            )
-        self.block = self.func_op.add_entry_block()
+        self.sources = None if sources is None else list(sources)
+        self.context = mlir.context()
+        with self.context, ir.Location.unknown():
+            self.module = ir.Module.create()
+            with ir.InsertionPoint(self.module.body):
+                self.func_op = mlir.func.FuncOp(
+                    name, ir.FunctionType.get([mlir.aval_type(a) for a in in_avals], [])
+                )
+            self.block = self.func_op.add_entry_block()
         self.args = [
             Tracer(self, a, v) for a, v in zip(in_avals, self.block.arguments, strict=True)
         ]
         self.captured: list[Any] = []  # outer values passed as the extra trailing arguments
         self._captured_index: dict[int, Tracer] = {}
+        self._concrete: dict[Any, Any] = {}
         self.finished = False
+        self.level = -1
+        self._contexts: list[Any] = []
+
+    def __enter__(self) -> FuncTrace:
+        self.level = len(trace_state.stack)  # nesting depth; inner traces have higher levels
+        trace_state.stack.append(self)
+        self.context.__enter__()
+        self._contexts = [self.context, ir.Location.unknown(), ir.InsertionPoint(self.block)]
+        for c in self._contexts[1:]:
+            c.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for c in reversed(self._contexts):
+            c.__exit__(*exc)
+        popped = trace_state.stack.pop()
+        assert popped is self, "stablax: traces exited out of order"
+        self.finished = True
 
     def lift(self, outer: Any, aval: ShapedArray) -> Tracer:
         """Makes `outer` (a concrete array or an enclosing trace's tracer) an extra argument."""
@@ -232,20 +266,49 @@ class FuncTrace:
             self.captured.append(outer)
         return tracer
 
+    def insertion_point(self) -> ir.InsertionPoint:
+        """Where this function's next op goes (the end of its body)."""
+        return ir.InsertionPoint(self.block)
+
     def constant(self, value: np.ndarray, weak_type: bool = False) -> Tracer:
         aval = ShapedArray(value.shape, value.dtype, weak_type)
-        return Tracer(self, aval, mlir.constant(value))
+        with self.context, ir.Location.unknown(), self.insertion_point():
+            return Tracer(self, aval, mlir.constant(value))
 
-    def finish(self, outs: Sequence[Tracer]) -> list[ShapedArray]:
-        mlir.func.ReturnOp([t.value for t in outs])
-        arg_types = [mlir.aval_type(a) for a in self.in_avals]
-        arg_types += [arg.type for arg in list(self.block.arguments)[len(self.in_avals) :]]
-        result_types = [mlir.aval_type(t.aval) for t in outs]
-        self.func_op.attributes["function_type"] = ir.TypeAttr.get(
-            ir.FunctionType.get(arg_types, result_types)
-        )
+    def finish(self, outs: Sequence[Any], donated: Sequence[int] = ()) -> TracedFunction:
+        """Adds the return of `outs` and seals the function; the trace stays usable as a record."""
+        with self.context, ir.Location.unknown(), self.insertion_point():
+            out_tracers = [to_tracer(self, o) for o in outs]
+            mlir.func.ReturnOp([t.value for t in out_tracers])
+            arg_types = [arg.type for arg in self.block.arguments]
+            result_types = [mlir.aval_type(t.aval) for t in out_tracers]
+            self.func_op.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get(arg_types, result_types)
+            )
+            if donated:
+                _mark_donated(self.func_op, donated, len(arg_types))
         self.finished = True
-        return [t.aval for t in outs]
+        return TracedFunction(
+            self.module, self.in_avals, [t.aval for t in out_tracers], self.captured, self
+        )
+
+    # --- concrete values (Python control flow outside jit) ------------------------------------
+
+    def concrete_value(self, tracer: Tracer, what: str) -> np.ndarray:
+        """The value `tracer` takes for this trace's concrete sources, computed on demand."""
+        if self.sources is None:
+            raise ConcretizationTypeError(_concretization_message(tracer, what))
+        return np.asarray(self.concrete_array(tracer))
+
+    def concrete_array(self, tracer: Tracer) -> Any:
+        if self.sources is None:
+            raise ConcretizationTypeError(_concretization_message(tracer, "a concrete value"))
+        cached = self._concrete.get(tracer.value)
+        if cached is None:
+            from stablax._src.concrete import evaluate_prefix
+
+            cached = self._concrete[tracer.value] = evaluate_prefix(self, tracer)
+        return cached
 
 
 # Small NumPy constants are embedded in the program; larger ones become device arguments.
@@ -254,6 +317,21 @@ MAX_EMBEDDED_CONSTANT_SIZE = 256
 # Set by array.py: the concrete Array type and the host->device conversion for lifting.
 array_types: tuple[type, ...] = ()
 to_device_array: Callable[[Any], Any] | None = None
+
+
+def operand_trace(args: Sequence[Any], default: FuncTrace) -> FuncTrace:
+    """The trace an op on `args` belongs to: the innermost live trace among its tracer operands.
+
+    Ops whose operands all come from an enclosing trace are emitted there (e.g. the primal half
+    of a JVP rule during linearize); ops with no tracer operands go to the current trace.
+    """
+    best = None
+    for a in args:
+        if isinstance(a, Tracer):
+            t = a.trace
+            if not t.finished and (best is None or t.level > best.level):
+                best = t
+    return default if best is None else best
 
 
 def to_tracer(trace: FuncTrace, x: Any) -> Tracer:
@@ -272,7 +350,7 @@ def to_tracer(trace: FuncTrace, x: Any) -> Tracer:
         return trace.lift(x, x.aval)
     if dtypes.is_python_scalar(x):
         value = np.asarray(x, dtype=dtypes.python_scalar_dtype(x))
-        return trace.constant(value, weak_type=True)
+        return trace.constant(value, weak_type=type(x) is not bool)
     if isinstance(x, (np.ndarray, np.generic)):
         value = np.asarray(x)
         dtypes.check_user_dtype(value.dtype, "stablax")
@@ -292,11 +370,16 @@ def to_tracer(trace: FuncTrace, x: Any) -> Tracer:
 class TracedFunction:
     """The result of tracing: a module holding `func @name`, its avals and captured values."""
 
-    def __init__(self, module: ir.Module, in_avals, out_avals, captured) -> None:
+    def __init__(self, module: ir.Module, in_avals, out_avals, captured, trace=None) -> None:
         self.module = module
         self.in_avals = list(in_avals)
         self.out_avals = list(out_avals)
         self.captured = list(captured)
+        self.trace = trace
+
+    @property
+    def func_op(self) -> Any:
+        return self.module.body.operations[0]
 
     def text(self, debug_info: bool = False) -> str:
         with mlir.context():
@@ -312,29 +395,21 @@ def trace_to_func(
     in_avals: Sequence[ShapedArray],
     name: str = "main",
     donated: Sequence[int] = (),
+    sources: Sequence[Any] | None = None,
 ) -> TracedFunction:
     """Traces `fun` (flat tracers in, a flat sequence of values out) into a new module.
 
     The function is public `@name`; captured outer values are its trailing arguments.
     """
-    ctx = mlir.context()
-    with ctx, ir.Location.unknown():
-        module = ir.Module.create()
-        trace = FuncTrace(module, name, in_avals)
-        trace_state.stack.append(trace)
-        try:
-            with ir.InsertionPoint(trace.block):
-                outs = fun(*trace.args)
-                out_tracers = [to_tracer(trace, o) for o in outs]
-                out_avals = trace.finish(out_tracers)
-        finally:
-            trace_state.stack.pop()
-            trace.finished = True
-        if donated:
-            _mark_donated(trace.func_op, donated, len(trace.block.arguments))
-        if not module.operation.verify():
-            raise RuntimeError(f"stablax: internal error, traced module does not verify:\n{module}")
-    return TracedFunction(module, in_avals, out_avals, trace.captured)
+    trace = FuncTrace(in_avals, name, sources)
+    with trace:
+        outs = fun(*trace.args)
+        traced = trace.finish(outs, donated)
+    with trace.context:
+        if not traced.module.operation.verify():
+            raise RuntimeError(f"stablax: internal error, traced module does not verify:\n"
+                               f"{traced.module}")
+    return traced
 
 
 def _mark_donated(func_op: Any, donated: Sequence[int], num_args: int) -> None:

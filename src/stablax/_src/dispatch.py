@@ -49,14 +49,20 @@ def bind(name: str, *args: Any, **params: Any) -> Any:
 
     Returns one value, or a tuple when the op's shape rule returns several avals.
     """
-    trace = current_trace()
-    if trace is None:
+    current = current_trace()
+    if current is None:
         return _eager_bind(name, args, params)
+    trace = core.operand_trace(args, current)
     tracers = [core.to_tracer(trace, a) for a in args]
     in_avals = [t.aval for t in tracers]
     out = shape_rules[name](*in_avals, **params)
     out_avals = out if isinstance(out, tuple) else (out,)
-    values = lowering_rules[name]([t.value for t in tracers], in_avals, out_avals, **params)
+    lower = lowering_rules[name]
+    if trace is current:
+        values = lower([t.value for t in tracers], in_avals, out_avals, **params)
+    else:
+        with trace.insertion_point():
+            values = lower([t.value for t in tracers], in_avals, out_avals, **params)
     results = tuple(Tracer(trace, a, v) for a, v in zip(out_avals, values, strict=True))
     return results if isinstance(out, tuple) else results[0]
 
@@ -136,7 +142,8 @@ def to_array(x: Any) -> Array:
         )
     kind = type(x)
     if kind in (bool, int, float, complex):
-        key = (kind, x) if (kind is not float or x != 0.0) else None
+        # The dtype of a Python scalar depends on the x64 flag, so the flag is part of the key.
+        key = (kind, x, config.jax_enable_x64) if (kind is not float or x != 0.0) else None
         cached = _scalar_cache.get(key) if key is not None else None
         if cached is not None:
             return cached
@@ -161,7 +168,7 @@ def _scalar_to_array(x: Any) -> Array:
         info = np.iinfo(dtype)
         if not info.min <= x <= info.max:
             raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
-    return from_host(np.asarray(x, dtype=dtype), weak_type=True)
+    return from_host(np.asarray(x, dtype=dtype), weak_type=type(x) is not bool)
 
 
 def weak_scalar(value: Any, dtype: np.dtype, weak_type: bool = True) -> Any:

@@ -1,0 +1,74 @@
+"""Concrete values of tracers, on demand: Python control flow under `grad`/`jvp` outside `jit`.
+
+A trace whose inputs stand for known values can answer `bool(x > 0)`: the function built so far
+is cloned, made to return the tracer, compiled (cached by fingerprint, so a loop pays once per
+distinct prefix) and run on the concrete inputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stablax._src import core, runtime
+from stablax._src import ir as mlir
+from stablax._src.array import Array
+from stablax._src.ir import ir
+
+
+def _corresponding_value(old_block: Any, new_block: Any, value: Any) -> Any:
+    if ir.BlockArgument.isinstance(value):
+        return new_block.arguments[ir.BlockArgument(value).arg_number]
+    owner = ir.OpResult(value).owner
+    result_number = ir.OpResult(value).result_number
+    for old_op, new_op in zip(old_block.operations, new_block.operations, strict=True):
+        if old_op.operation == owner:
+            return new_op.operation.results[result_number]
+    raise RuntimeError("stablax: internal error, value not found in the function being traced")
+
+
+def _concrete_array(source: Any) -> Array:
+    if isinstance(source, core.Tracer):
+        if source.trace.finished:
+            raise core.UnexpectedTracerError(
+                f"A traced value {source.aval.str_short()} from a finished transformation was "
+                "used to compute a concrete value."
+            )
+        return source.trace.concrete_array(source)
+    from stablax._src.dispatch import to_array
+
+    return to_array(source)
+
+
+def evaluate_prefix(trace: core.FuncTrace, tracer: core.Tracer) -> Array:
+    """Runs the ops traced so far on the trace's concrete sources and returns `tracer`'s value."""
+    if trace.finished:
+        raise core.UnexpectedTracerError(
+            f"A traced value {tracer.aval.str_short()} was used after its function was traced"
+            f"{mlir.where_suffix()}."
+        )
+    with trace.context, ir.Location.unknown():
+        module = ir.Module.create()
+        clone = trace.func_op.operation.clone(ip=ir.InsertionPoint(module.body))
+        block = clone.regions[0].blocks[0]
+        value = _corresponding_value(trace.block, block, tracer.value)
+        with ir.InsertionPoint(block):
+            mlir.func.ReturnOp([value])
+        clone.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get([a.type for a in block.arguments], [value.type])
+        )
+        clone.attributes["sym_name"] = ir.StringAttr.get("main")
+        key = module.operation.get_asm(enable_debug_info=False).encode()
+        code = module.operation.get_asm(binary=True, enable_debug_info=True)
+    inputs = [_concrete_array(s) for s in trace.sources] + [
+        _concrete_array(c) for c in trace.captured
+    ]
+    device = runtime.default_device()
+    executable = runtime.compile_module(code, key, [tracer.aval], device)
+    (out,) = executable.execute([a._buf for a in inputs])
+    return Array(out, tracer.aval)
+
+
+def concrete_numpy(trace: core.FuncTrace, tracer: core.Tracer) -> np.ndarray:
+    return np.asarray(trace.concrete_array(tracer))
