@@ -28,6 +28,18 @@ from stablax._src.api import (
 from stablax._src.array import Array
 from stablax._src.config import config
 from stablax._src.jit import ShapeDtypeStruct, jit
+from stablax._src.transforms.ad_api import (
+    grad,
+    hessian,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    linear_transpose,
+    linearize,
+    value_and_grad,
+    vjp,
+)
 from stablax._src.tree_util import (
     tree_flatten,
     tree_leaves,
@@ -41,6 +53,16 @@ __version__ = "0.1.0"
 __all__ = [
     "Array",
     "ShapeDtypeStruct",
+    "grad",
+    "hessian",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
+    "jvp",
+    "linear_transpose",
+    "linearize",
+    "value_and_grad",
+    "vjp",
     "block_until_ready",
     "config",
     "default_backend",

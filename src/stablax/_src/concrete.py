@@ -18,10 +18,10 @@ from stablax._src.ir import ir
 
 
 def _corresponding_value(old_block: Any, new_block: Any, value: Any) -> Any:
-    if ir.BlockArgument.isinstance(value):
-        return new_block.arguments[ir.BlockArgument(value).arg_number]
-    owner = ir.OpResult(value).owner
-    result_number = ir.OpResult(value).result_number
+    value = value.maybe_downcast()
+    if isinstance(value, ir.BlockArgument):
+        return new_block.arguments[value.arg_number]
+    owner, result_number = value.owner, value.result_number
     for old_op, new_op in zip(old_block.operations, new_block.operations, strict=True):
         if old_op.operation == owner:
             return new_op.operation.results[result_number]

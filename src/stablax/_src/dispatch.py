@@ -14,7 +14,7 @@ import numpy as np
 
 from stablax._src import core, dtypes, runtime
 from stablax._src import ir as mlir
-from stablax._src.array import Array
+from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
 from stablax._src.core import ShapedArray, Tracer, current_trace, trace_state
 
@@ -23,8 +23,28 @@ ShapeRule = Callable[..., Any]
 # lowering: (operands: list[ir.Value], in_avals, out_avals, **params) -> list[ir.Value]
 Lowering = Callable[..., Sequence[Any]]
 
+# decoder: (op: ir.Operation) -> params, the inverse of the lowering, so that rewrites can re-bind
+# an op read from a StableHLO function: bind(op.name, *operands, **decoder(op)) re-emits it.
+Decoder = Callable[[Any], dict[str, Any]]
+# jvp rule: (primals: list, tangents: list[value | None], **params) -> (outs, out_tangents);
+# None is a symbolic zero tangent. Rules are written with stablax.lax functions.
+JvpRule = Callable[..., tuple[Any, Any]]
+# transpose rule: (cotangent, *operands, **params) -> one cotangent (or None) per operand; linear
+# operands arrive as `UndefinedPrimal` (see transforms/ad.py), the others as values.
+TransposeRule = Callable[..., Sequence[Any]]
+
 shape_rules: dict[str, ShapeRule] = {}
 lowering_rules: dict[str, Lowering] = {}
+param_decoders: dict[str, Decoder] = {}
+jvp_rules: dict[str, JvpRule] = {}
+transpose_rules: dict[str, TransposeRule] = {}
+# Ops whose outputs have zero derivative everywhere they are defined (comparisons, integer ops,
+# rounding, bit manipulation): jvp gives symbolic zeros instead of a rule.
+not_differentiable: set[str] = set()
+
+
+def no_params(op: Any) -> dict[str, Any]:
+    return {}
 
 
 def generic_lowering(name: str) -> Lowering:
@@ -37,10 +57,29 @@ def generic_lowering(name: str) -> Lowering:
     return lower
 
 
-def def_op(name: str, shape_rule: ShapeRule, lowering: Lowering | None = None) -> str:
-    """Registers an op's shape rule and lowering (the generic one-to-one emitter by default)."""
+def def_op(
+    name: str,
+    shape_rule: ShapeRule,
+    lowering: Lowering | None = None,
+    *,
+    decode: Decoder | None = None,
+    jvp: JvpRule | None = None,
+    transpose: TransposeRule | None = None,
+    differentiable: bool = True,
+) -> str:
+    """Registers all of an op's rules in one place.
+
+    The lowering defaults to the generic one-to-one emitter and the decoder to "no params".
+    """
     shape_rules[name] = shape_rule
     lowering_rules[name] = lowering if lowering is not None else generic_lowering(name)
+    param_decoders[name] = decode if decode is not None else no_params
+    if jvp is not None:
+        jvp_rules[name] = jvp
+    if transpose is not None:
+        transpose_rules[name] = transpose
+    if not differentiable:
+        not_differentiable.add(name)
     return name
 
 
@@ -52,7 +91,7 @@ def bind(name: str, *args: Any, **params: Any) -> Any:
     current = current_trace()
     if current is None:
         return _eager_bind(name, args, params)
-    trace = core.operand_trace(args, current)
+    trace = core.operand_trace(args, trace_state.target or current)
     tracers = [core.to_tracer(trace, a) for a in args]
     in_avals = [t.aval for t in tracers]
     out = shape_rules[name](*in_avals, **params)
@@ -69,7 +108,9 @@ def bind(name: str, *args: Any, **params: Any) -> Any:
 
 # --- eager execution ---------------------------------------------------------------------------
 
-_eager_cache: dict[tuple, tuple[runtime.Executable, bool]] = {}
+# (op, avals, params) -> (executable, returns a tuple, out avals). The avals are kept here, not
+# read from the executable: programs differing only in weak types share one executable.
+_eager_cache: dict[tuple, tuple[runtime.Executable, bool, tuple[ShapedArray, ...]]] = {}
 
 
 def _eager_bind(name: str, args: Sequence[Any], params: dict[str, Any]) -> Any:
@@ -92,14 +133,17 @@ def _eager_bind(name: str, args: Sequence[Any], params: dict[str, Any]) -> Any:
         hit = _compile_one_op(name, avals, params)
         if key is not None:
             _eager_cache[key] = hit
-    executable, multiple = hit
+    executable, multiple, out_avals = hit
     if config.jax_debug_nans:
         from stablax._src.jit import check_nans
 
-        check_nans(name, executable.execute(buffers), executable.out_avals)
-    outs = [
-        Array(b, a) for b, a in zip(executable.execute(buffers), executable.out_avals, strict=True)
-    ]
+        check_nans(name, executable.execute(buffers), out_avals)
+    try:
+        results = executable.execute(buffers)
+    except runtime.XlaRuntimeError:
+        raise_if_deleted(args)  # a clear error for a deleted or donated argument
+        raise
+    outs = [Array(b, a) for b, a in zip(results, out_avals, strict=True)]
     return tuple(outs) if multiple else outs[0]
 
 
@@ -113,14 +157,26 @@ def _compile_one_op(name: str, avals: list[ShapedArray], params: dict[str, Any])
         return out if multiple else (out,)
 
     traced = core.trace_to_func(one_op, avals, name="main")
-    return compile_traced(traced), multiple
+    return compile_traced(traced), multiple, tuple(traced.out_avals)
 
 
 def compile_traced(traced: core.TracedFunction, device: Any = None) -> runtime.Executable:
     """Compiles a traced function (cached by the module's location-free fingerprint)."""
     device = runtime.default_device() if device is None else device
-    key = traced.text(debug_info=False).encode()
-    return runtime.compile_module(traced.bytecode(), key, traced.out_avals, device)
+    text = traced.text(debug_info=False)
+    if "stablax." in text:  # transformation-only marker ops: strip them from a copy
+        from stablax._src.lax._custom import strip_markers
+
+        with mlir.context():
+            module = mlir.ir.Module.parse(traced.text(debug_info=True))
+            strip_markers(module)
+            return runtime.compile_module(
+                module.operation.get_asm(binary=True, enable_debug_info=True),
+                module.operation.get_asm(enable_debug_info=False).encode(),
+                traced.out_avals,
+                device,
+            )
+    return runtime.compile_module(traced.bytecode(), text.encode(), traced.out_avals, device)
 
 
 # --- host values to device arrays -------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from stablax._src import core, dtypes, runtime, tree_util
-from stablax._src.array import Array
+from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
 from stablax._src.core import ShapedArray, trace_state
 from stablax._src.dispatch import compile_traced, to_array
@@ -27,8 +27,8 @@ def _leaf_aval(x: Any) -> ShapedArray:
     """The abstract value a leaf argument is traced with (Python scalars are weakly typed)."""
     if type(x) is Array:
         return x.aval
-    if type(x) in _SCALAR_TYPES:
-        return ShapedArray((), dtypes.python_scalar_dtype(x), True)
+    if type(x) in _SCALAR_TYPES:  # Python bools are never weakly typed
+        return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
     if isinstance(x, Array):
         return x.aval
     if isinstance(x, core.Tracer):
@@ -44,7 +44,7 @@ def _leaf_aval(x: Any) -> ShapedArray:
     if hasattr(x, "__jax_array__"):
         return _leaf_aval(x.__jax_array__())
     if isinstance(x, _SCALAR_TYPES):  # subclasses such as numpy.float64 registered as float
-        return ShapedArray((), dtypes.python_scalar_dtype(x), True)
+        return ShapedArray((), dtypes.python_scalar_dtype(x), not isinstance(x, bool))
     raise TypeError(
         f"jit: argument of type {type(x).__name__} is not a valid stablax type; pass arrays, "
         "scalars or pytrees of them, or mark the argument static (static_argnums)."
@@ -119,7 +119,7 @@ class Jitted:
         self.inline = inline
         self._cache: dict[Hashable, _Entry] = {}
         self.fast_call = _make_fast_call(self)
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())
 
     # --- the call path -------------------------------------------------------------------------
 
@@ -279,7 +279,11 @@ def _make_fast_call(jitted: Jitted) -> Callable:
         buffers = [a._buf if type(a) is Array else _leaf_buffer(a, v) for a, v in zip(args, avals)]
         if entry.captured_bufs:
             buffers += entry.captured_bufs
-        outs = entry.execute_sharded(buffers).consume_with_handlers(entry.handlers)
+        try:
+            outs = entry.execute_sharded(buffers).consume_with_handlers(entry.handlers)
+        except runtime.XlaRuntimeError:
+            raise_if_deleted(args)  # a clear error for a deleted or donated argument
+            raise
         if entry.single_plain:
             return Array(outs[0], entry.out_avals[0])
         return _wrap_outputs(entry, outs, args)
@@ -290,7 +294,12 @@ def _make_fast_call(jitted: Jitted) -> Callable:
 def _run(entry: _Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:
     if entry.captured_bufs:
         buffers = buffers + entry.captured_bufs
-    return _wrap_outputs(entry, entry.executable.execute(buffers), dynamic_leaves)
+    try:
+        outs = entry.executable.execute(buffers)
+    except runtime.XlaRuntimeError:
+        raise_if_deleted(dynamic_leaves)
+        raise
+    return _wrap_outputs(entry, outs, dynamic_leaves)
 
 
 def _wrap_outputs(entry: _Entry, outs: list, dynamic_leaves: Sequence[Any]) -> Any:
@@ -323,7 +332,7 @@ def _leaf_aval_fast(x: Any) -> ShapedArray:
     if kind is Array:
         return x.aval
     if kind in _SCALAR_TYPES:
-        return ShapedArray((), dtypes.python_scalar_dtype(x), True)
+        return ShapedArray((), dtypes.python_scalar_dtype(x), kind is not bool)
     if kind in (list, tuple, dict) or x is None:
         raise _NotALeafError
     if tree_util.is_tree_node(kind):
@@ -473,7 +482,7 @@ def jit(
         )
     jitted = Jitted(fun, static_argnums, static_argnames, donate_argnums)
     call = jitted.fast_call
-    functools.update_wrapper(call, fun)
+    functools.update_wrapper(call, fun, updated=())
     call._jitted = jitted
     call.lower = jitted.lower
     call.eval_shape = jitted.eval_shape
@@ -486,4 +495,7 @@ def jit(
 def as_jitted(fun: Callable, **options: Any) -> Jitted:
     """The Jitted object behind `fun` if it is a `jit` result, else a new one."""
     jitted = getattr(fun, "_jitted", None)
-    return jitted if isinstance(jitted, Jitted) else Jitted(fun, **options)
+    # A wrapper that copied `_jitted` from a jitted function is not that function: check.
+    if isinstance(jitted, Jitted) and jitted.fast_call is fun:
+        return jitted
+    return Jitted(fun, **options)

@@ -453,6 +453,8 @@ BINARY_OPS: dict[str, tuple[str, tuple]] = {
     "min": ("stablehlo.minimum", ANY),
     "atan2": ("stablehlo.atan2", INEXACT),
     "nextafter": ("chlo.next_after", (FLOAT,)),
+    "polygamma": ("chlo.polygamma", (FLOAT,)),
+    "zeta": ("chlo.zeta", (FLOAT,)),
     "bitwise_and": ("stablehlo.and", INT_OR_BOOL),
     "bitwise_or": ("stablehlo.or", INT_OR_BOOL),
     "bitwise_xor": ("stablehlo.xor", INT_OR_BOOL),
@@ -517,6 +519,16 @@ def atan2(x, y):
 def nextafter(x1, x2):
     """The next representable value after x1 in the direction of x2 (`chlo.next_after`)."""
     return _binary("nextafter", x1, x2)
+
+
+def polygamma(m, x):
+    """The m-th derivative of digamma at x; m is a float array of integer values."""
+    return _binary("polygamma", m, x)
+
+
+def zeta(x, q):
+    """Hurwitz zeta function (`chlo.zeta`)."""
+    return _binary("zeta", x, q)
 
 
 def bitwise_and(x, y):
@@ -667,7 +679,7 @@ def ge(x, y):
 # --- select and clamp --------------------------------------------------------------------------
 
 
-def _select_rule(pred: ShapedArray, on_false: ShapedArray, on_true: ShapedArray) -> ShapedArray:
+def _select_rule(pred: ShapedArray, on_true: ShapedArray, on_false: ShapedArray) -> ShapedArray:
     if pred.dtype != np.bool_:
         raise TypeError(f"lax.select_n: predicate must be boolean here, got {pred.dtype.name}")
     if on_false.dtype != on_true.dtype or on_false.shape != on_true.shape:
@@ -683,13 +695,8 @@ def _select_rule(pred: ShapedArray, on_false: ShapedArray, on_true: ShapedArray)
     return ShapedArray(on_true.shape, on_true.dtype, on_false.weak_type and on_true.weak_type)
 
 
-def _select_lowering(operands, in_avals, out_avals):
-    pred, on_false, on_true = operands
-    op = mlir.emit("stablehlo.select", [pred, on_true, on_false], [mlir.aval_type(out_avals[0])])
-    return list(op.results)
-
-
-def_op("stablehlo.select", _select_rule, _select_lowering)
+# Operands in StableHLO's order: (pred, on_true, on_false).
+def_op("stablehlo.select", _select_rule)
 
 
 def select(pred, on_true, on_false):
@@ -709,14 +716,14 @@ def select_n(which, *cases):
     if which_dtype == np.bool_:
         if len(cases) != 2:
             raise TypeError(f"lax.select_n: a boolean selector needs 2 cases, got {len(cases)}")
-        return bind("stablehlo.select", which, cases[0], cases[1])
+        return bind("stablehlo.select", which, cases[1], cases[0])
     if which_dtype.kind not in "iu":
         raise TypeError(f"lax.select_n: selector must be bool or int32, got {which_dtype.name}")
     # Binary tree of selects on the bits of `which`, as JAX lowers it.
     mid = len(cases) // 2
     low = select_n(which, *cases[:mid])
     high = select_n(sub(which, np.asarray(mid, which_dtype)), *cases[mid:])
-    return bind("stablehlo.select", lt(which, np.asarray(mid, which_dtype)), high, low)
+    return bind("stablehlo.select", lt(which, np.asarray(mid, which_dtype)), low, high)
 
 
 def _clamp_rule(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray:

@@ -1,0 +1,80 @@
+"""Marker ops that exist only while a function is being transformed.
+
+They are `stablehlo.custom_call`s to `stablax.*` targets, keyed in the rule tables as
+"stablehlo.custom_call:<target>", and are replaced by their operands just before compilation
+(`strip_markers`), so XLA never sees them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stablax._src import dispatch
+from stablax._src import ir as mlir
+from stablax._src.core import ShapedArray
+from stablax._src.ir import ir
+
+MARKER_PREFIX = "stablax."
+STOP_GRADIENT = "stablehlo.custom_call:stablax.stop_gradient"
+
+
+def _identity_rule(x: ShapedArray) -> ShapedArray:
+    return x
+
+
+def _marker_lowering(target: str):
+    def lower(operands, in_avals, out_avals):
+        op = mlir.emit(
+            "stablehlo.custom_call",
+            operands,
+            [mlir.aval_type(a) for a in out_avals],
+            {"call_target_name": ir.StringAttr.get(target),
+             "has_side_effect": ir.BoolAttr.get(False)},
+        )
+        return list(op.results)
+
+    return lower
+
+
+dispatch.def_op(STOP_GRADIENT, _identity_rule, _marker_lowering("stablax.stop_gradient"),
+                differentiable=False)
+
+
+def stop_gradient_op(x: Any) -> Any:
+    """The identity with zero derivative (one array)."""
+    from stablax._src.dispatch import to_array
+    from stablax._src.lax._shapes import aval_of
+
+    aval = aval_of(x)
+    if aval.dtype.kind in "biu":
+        return x
+    if not hasattr(x, "aval"):
+        x = to_array(x)
+    from stablax._src.core import current_trace
+
+    if current_trace() is None:
+        return x  # a concrete array has no derivative to stop
+    return dispatch.bind(STOP_GRADIENT, x)
+
+
+def strip_markers(module: Any) -> None:
+    """Replaces every `stablax.*` marker custom call in `module` by its operand (in place)."""
+
+    def walk(block):
+        for op in list(block.operations):
+            operation = op.operation
+            for region in operation.regions:
+                for inner in region.blocks:
+                    walk(inner)
+            if operation.name == "stablehlo.custom_call":
+                target = ir.StringAttr(operation.attributes["call_target_name"]).value
+                if target.startswith(MARKER_PREFIX):
+                    for result, operand in zip(operation.results, operation.operands,
+                                               strict=True):
+                        result.replace_all_uses_with(operand)
+                    operation.erase()
+
+    for op in module.body.operations:
+        for region in op.operation.regions:
+            for block in region.blocks:
+                walk(block)

@@ -1,0 +1,366 @@
+"""Derivative rules of the elementwise family, one row per op, written with lax functions.
+
+Unary rows give the tangent from (t, x, y) with y the primal output; binary rows give one
+function per operand. Linear ops also get a transpose rule. Ops listed in ZERO_DERIVATIVE have
+zero derivative wherever defined (rounding, comparisons, bit manipulation), as in JAX.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from stablax._src import dispatch
+from stablax._src import ir as mlir
+from stablax._src.lax import _elementwise as ew
+from stablax._src.lax._elementwise import (
+    add,
+    atan2,
+    complex,  # noqa: A004
+    cos,
+    cosh,
+    digamma,
+    div,
+    eq,
+    exp,
+    gt,
+    imag,
+    integer_pow,
+    lt,
+    mul,
+    neg,
+    real,
+    rsqrt,
+    select,
+    sign,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    sub,
+)
+from stablax._src.lax._shapes import full_like
+
+
+def _one_minus_square(x):
+    return sub(full_like(x, 1), square(x))
+
+
+# MLIR op -> d(op)(x)·t given (t, x, y)
+UNARY_JVPS = {
+    "stablehlo.exponential": lambda t, x, y: mul(t, y),
+    "stablehlo.log": lambda t, x, y: div(t, x),
+    "stablehlo.log_plus_one": lambda t, x, y: div(t, add(x, full_like(x, 1))),
+    "stablehlo.exponential_minus_one": lambda t, x, y: mul(t, add(y, full_like(y, 1))),
+    "stablehlo.tanh": lambda t, x, y: _tanh_jvp(t, y),
+    "stablehlo.logistic": lambda t, x, y: mul(t, mul(y, sub(full_like(y, 1), y))),
+    "stablehlo.sine": lambda t, x, y: mul(t, cos(x)),
+    "stablehlo.cosine": lambda t, x, y: neg(mul(t, sin(x))),
+    "stablehlo.tan": lambda t, x, y: mul(t, add(full_like(y, 1), square(y))),
+    "stablehlo.sqrt": lambda t, x, y: div(t, mul(y, full_like(y, 2))),
+    "stablehlo.rsqrt": lambda t, x, y: mul(t, mul(div(y, x), full_like(y, -0.5))),
+    "stablehlo.cbrt": lambda t, x, y: mul(t, div(integer_pow(y, -2), full_like(y, 3))),
+    "stablehlo.abs": lambda t, x, y: _abs_jvp(t, x, y),
+    "stablehlo.negate": lambda t, x, y: neg(t),
+    "chlo.asin": lambda t, x, y: mul(t, rsqrt(_one_minus_square(x))),
+    "chlo.acos": lambda t, x, y: neg(mul(t, rsqrt(_one_minus_square(x)))),
+    "chlo.atan": lambda t, x, y: div(t, add(full_like(x, 1), square(x))),
+    "chlo.sinh": lambda t, x, y: mul(t, cosh(x)),
+    "chlo.cosh": lambda t, x, y: mul(t, sinh(x)),
+    "chlo.asinh": lambda t, x, y: mul(t, rsqrt(add(square(x), full_like(x, 1)))),
+    "chlo.acosh": lambda t, x, y: mul(
+        t, rsqrt(mul(sub(x, full_like(x, 1)), add(x, full_like(x, 1))))
+    ),
+    "chlo.atanh": lambda t, x, y: div(t, _one_minus_square(x)),
+    "chlo.erf": lambda t, x, y: mul(t, mul(full_like(x, 2 / math.sqrt(math.pi)),
+                                           exp(neg(square(x))))),
+    "chlo.erfc": lambda t, x, y: mul(t, mul(full_like(x, -2 / math.sqrt(math.pi)),
+                                            exp(neg(square(x))))),
+    "chlo.erf_inv": lambda t, x, y: mul(t, mul(full_like(x, math.sqrt(math.pi) / 2),
+                                               exp(square(y)))),
+    "chlo.lgamma": lambda t, x, y: mul(t, digamma(x)),
+    "chlo.digamma": lambda t, x, y: mul(t, ew.polygamma(full_like(x, 1), x)),
+    "stablehlo.real": lambda t, x, y: real(t),
+    "stablehlo.imag": lambda t, x, y: imag(t),
+}
+
+
+def _tanh_jvp(t, y):
+    # (t + t*y) * (1 - y): this association transposes to JAX's rounding exactly.
+    return mul(add(t, mul(t, y)), sub(full_like(y, 1), y))
+
+
+def _abs_jvp(t, x, y):
+    if mlir_dtype(x).kind == "c":
+        # d|z| = Re(conj(z) dz) / |z|, with 0 at z = 0
+        safe = select(eq(y, full_like(y, 0)), full_like(y, 1), y)
+        return real(mul(div(complex(real(x), neg(imag(x))), complex(safe, full_like(safe, 0))),
+                        t))
+    return mul(t, sign(x))
+
+
+def mlir_dtype(x: Any) -> np.dtype:
+    return x.aval.dtype
+
+
+def _make_unary_jvp(op_name, derivative):
+    def jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        y = dispatch.bind(op_name, x)
+        return y, derivative(t, x, y)
+
+    return jvp
+
+
+for _op, _derivative in UNARY_JVPS.items():
+    dispatch.jvp_rules[_op] = _make_unary_jvp(_op, _derivative)
+
+# Linear unary ops and their transposes.
+dispatch.transpose_rules["stablehlo.negate"] = lambda ct, x: [neg(ct)]
+dispatch.transpose_rules["stablehlo.real"] = lambda ct, x: [complex(ct, full_like(ct, 0))]
+dispatch.transpose_rules["stablehlo.imag"] = lambda ct, x: [complex(full_like(ct, 0), neg(ct))]
+
+
+# --- binary ------------------------------------------------------------------------------------
+
+
+def _zero_if_none(t, like):
+    return full_like(like, 0) if t is None else t
+
+
+def _max_min_jvp(op_name):
+    # Ties split the tangent evenly, as JAX does.
+    def jvp(primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        out = dispatch.bind(op_name, x, y)
+        half, one, zero = full_like(out, 0.5), full_like(out, 1), full_like(out, 0)
+        x_weight = select(eq(x, out), select(eq(y, out), half, one), zero)
+        y_weight = sub(one, x_weight)
+        result = None
+        if tx is not None:
+            result = mul(tx, x_weight)
+        if ty is not None:
+            term = mul(ty, y_weight)
+            result = term if result is None else add(result, term)
+        return out, result
+
+    return jvp
+
+
+def _mul_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = mul(x, y)
+    terms = [mul(tx, y) if tx is not None else None, mul(x, ty) if ty is not None else None]
+    return out, _sum(terms)
+
+
+def _div_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = div(x, y)
+    terms = [div(tx, y) if tx is not None else None,
+             neg(mul(ty, div(out, y))) if ty is not None else None]
+    return out, _sum(terms)
+
+
+def _rem_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = ew.rem(x, y)
+    quotient = div(sub(x, out), y)  # the integer-valued x / y rounded toward zero
+    terms = [tx, neg(mul(ty, quotient)) if ty is not None else None]
+    return out, _sum(terms)
+
+
+def _pow_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = ew.pow(x, y)
+    terms = []
+    if tx is not None:
+        # y * x**(y-1), defined as 0 where y == 0 (so 0**0 has derivative 0 in x)
+        y_safe = select(eq(y, full_like(y, 0)), full_like(y, 1), y)
+        dx = mul(y, ew.pow(x, sub(y_safe, full_like(y_safe, 1))))
+        dx = select(eq(y, full_like(y, 0)), full_like(dx, 0), dx)
+        terms.append(mul(tx, dx))
+    if ty is not None:
+        # x**y * log(x), with 0 where x == 0
+        x_safe = select(eq(x, full_like(x, 0)), full_like(x, 1), x)
+        dy = mul(out, ew.log(x_safe))
+        terms.append(mul(ty, dy))
+    return out, _sum(terms)
+
+
+def _atan2_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = atan2(x, y)
+    denom = add(square(x), square(y))
+    terms = [mul(tx, div(y, denom)) if tx is not None else None,
+             neg(mul(ty, div(x, denom))) if ty is not None else None]
+    return out, _sum(terms)
+
+
+def _sum(terms):
+    result = None
+    for t in terms:
+        if t is not None:
+            result = t if result is None else add(result, t)
+    return result
+
+
+def _linear_binary_jvp(op_name, sign_y=1):
+    def jvp(primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        out = dispatch.bind(op_name, x, y)
+        if ty is None:
+            return out, tx
+        ty = ty if sign_y == 1 else neg(ty)
+        return out, ty if tx is None else add(tx, ty)
+
+    return jvp
+
+
+def _complex_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    return complex(x, y), complex(_zero_if_none(tx, x), _zero_if_none(ty, y))
+
+
+dispatch.jvp_rules.update({
+    "stablehlo.add": _linear_binary_jvp("stablehlo.add"),
+    "stablehlo.subtract": _linear_binary_jvp("stablehlo.subtract", -1),
+    "stablehlo.multiply": _mul_jvp,
+    "stablehlo.divide": _div_jvp,
+    "stablehlo.remainder": _rem_jvp,
+    "stablehlo.power": _pow_jvp,
+    "stablehlo.maximum": _max_min_jvp("stablehlo.maximum"),
+    "stablehlo.minimum": _max_min_jvp("stablehlo.minimum"),
+    "stablehlo.atan2": _atan2_jvp,
+    "stablehlo.complex": _complex_jvp,
+    "chlo.polygamma": lambda primals, tangents: _polygamma_jvp(primals, tangents),
+})
+
+
+def _polygamma_jvp(primals, tangents):
+    m, x = primals
+    _, tx = tangents  # the order m is an integer-valued parameter: no derivative
+    out = ew.polygamma(m, x)
+    if tx is None:
+        return out, None
+    return out, mul(tx, ew.polygamma(add(m, full_like(m, 1)), x))
+
+
+def _transpose_add(ct, x, y):
+    return [ct if _undefined(x) else None, ct if _undefined(y) else None]
+
+
+def _transpose_sub(ct, x, y):
+    return [ct if _undefined(x) else None, neg(ct) if _undefined(y) else None]
+
+
+def _transpose_mul(ct, x, y):
+    if _undefined(x) and _undefined(y):
+        raise ValueError("[transpose] mul is not linear in both operands at once")
+    return [mul(ct, y) if _undefined(x) else None, mul(x, ct) if _undefined(y) else None]
+
+
+def _transpose_div(ct, x, y):
+    if _undefined(y):
+        raise ValueError("[transpose] div is only linear in its numerator")
+    return [div(ct, y), None]
+
+
+def _transpose_complex(ct, x, y):
+    return [real(ct) if _undefined(x) else None, imag(neg(ct)) if _undefined(y) else None]
+
+
+def _undefined(x) -> bool:
+    from stablax._src.transforms.ad import is_undefined
+
+    return is_undefined(x)
+
+
+dispatch.transpose_rules.update({
+    "stablehlo.add": _transpose_add,
+    "stablehlo.subtract": _transpose_sub,
+    "stablehlo.multiply": _transpose_mul,
+    "stablehlo.divide": _transpose_div,
+    "stablehlo.complex": _transpose_complex,
+})
+
+
+# --- select, clamp, convert --------------------------------------------------------------------
+
+
+def _select_jvp(primals, tangents):
+    pred, on_true, on_false = primals
+    _, t_true, t_false = tangents
+    out = select(pred, on_true, on_false)
+    if t_true is None and t_false is None:
+        return out, None
+    return out, select(pred, _zero_if_none(t_true, on_true), _zero_if_none(t_false, on_false))
+
+
+def _select_transpose(ct, pred, on_true, on_false):
+    zeros = full_like(ct, 0)
+    return [
+        None,
+        select(pred, ct, zeros) if _undefined(on_true) else None,
+        select(pred, zeros, ct) if _undefined(on_false) else None,
+    ]
+
+
+def _clamp_jvp(primals, tangents):
+    lo, x, hi = primals
+    t_lo, t_x, t_hi = tangents
+    out = ew.clamp(lo, x, hi)
+    terms = []
+    if t_x is not None:
+        inside = ew.bitwise_and(gt(x, _broadcast_like(lo, x)), lt(x, _broadcast_like(hi, x)))
+        terms.append(select(inside, t_x, full_like(t_x, 0)))
+    if t_lo is not None:
+        terms.append(select(lt(x, _broadcast_like(lo, x)), _broadcast_like(t_lo, x),
+                            full_like(x, 0)))
+    if t_hi is not None:
+        terms.append(select(gt(x, _broadcast_like(hi, x)), _broadcast_like(t_hi, x),
+                            full_like(x, 0)))
+    return out, _sum(terms)
+
+
+def _broadcast_like(v, x):
+    from stablax._src.lax._shapes import broadcast_in_dim
+
+    if v.aval.shape == x.aval.shape:
+        return v
+    return broadcast_in_dim(v, x.aval.shape, ())
+
+
+dispatch.jvp_rules["stablehlo.select"] = _select_jvp
+dispatch.transpose_rules["stablehlo.select"] = _select_transpose
+dispatch.jvp_rules["stablehlo.clamp"] = _clamp_jvp
+
+ZERO_DERIVATIVE = (
+    "stablehlo.sign", "stablehlo.floor", "stablehlo.ceil", "stablehlo.round_nearest_afz",
+    "stablehlo.round_nearest_even", "stablehlo.is_finite", "stablehlo.not", "stablehlo.popcnt",
+    "stablehlo.count_leading_zeros", "stablehlo.compare", "stablehlo.and", "stablehlo.or",
+    "stablehlo.xor", "stablehlo.shift_left", "stablehlo.shift_right_logical",
+    "stablehlo.shift_right_arithmetic", "chlo.next_after", "stablehlo.bitcast_convert",
+    "stablehlo.iota",
+)
+dispatch.not_differentiable.update(ZERO_DERIVATIVE)
+
+# --- parameter decoders ------------------------------------------------------------------------
+
+
+def _decode_compare(op):
+    direction = mlir.stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"])
+    return {"direction": direction.value}
+
+
+dispatch.param_decoders["stablehlo.compare"] = _decode_compare

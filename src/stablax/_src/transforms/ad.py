@@ -1,0 +1,243 @@
+"""Autodiff as rewrites of StableHLO functions: JVP, linearize (JVP split in two), transpose.
+
+`jvp_traced` walks a function once, calling each op's jvp rule; tangents are values or None (a
+symbolic zero, which costs nothing). `linearize_traced` runs the same walk with two traces open:
+primal computations land in a primal function K, tangent computations in a linear function L
+whose captured K values are the residuals. `transpose_traced` walks L backwards with each linear
+op's transpose rule. Reverse mode is linearize followed by transpose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from stablax._src import core, dispatch, dtypes
+from stablax._src.core import ShapedArray, Tracer
+from stablax._src.transforms.interpret import body, decode, emit_constant, interpret, op_key
+
+# --- tangents ----------------------------------------------------------------------------------
+
+
+def is_differentiable_dtype(dtype: np.dtype) -> bool:
+    return dtypes.issubdtype(dtype, np.inexact)
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    """Tangents have the primal's aval (never weakly typed); integer primals get float0."""
+    if is_differentiable_dtype(aval.dtype):
+        return aval.strip_weak_type()
+    return ShapedArray(aval.shape, dtypes.float0)
+
+
+def zeros_like_aval(aval: ShapedArray) -> Any:
+    from stablax._src import lax
+
+    return lax.full(aval.shape, 0, aval.dtype)
+
+
+def instantiate(tangent: Any, aval: ShapedArray) -> Any:
+    """A concrete zero array in place of a symbolic zero."""
+    return zeros_like_aval(aval) if tangent is None else tangent
+
+
+def add_tangents(x: Any, y: Any) -> Any:
+    if x is None:
+        return y
+    if y is None:
+        return x
+    from stablax._src import lax
+
+    return lax.add(x, y)
+
+
+def aval_of(x: Any) -> ShapedArray:
+    from stablax._src.lax._shapes import aval_of as lax_aval_of
+
+    return lax_aval_of(x)
+
+
+# --- JVP ---------------------------------------------------------------------------------------
+
+
+def jvp_op(op: Any, primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+    name = op_key(op)
+    if name == "stablehlo.constant":
+        return [emit_constant(op, core.trace_state.target)], [None]
+    params = decode(op)
+    if all(t is None for t in tangents) or name in dispatch.not_differentiable:
+        out = dispatch.bind(name, *primals, **params)
+        outs = list(out) if isinstance(out, tuple) else [out]
+        return outs, [None] * len(outs)
+    rule = dispatch.jvp_rules.get(name)
+    if rule is None:
+        raise NotImplementedError(f"[jvp] differentiation rule for '{name}' not implemented")
+    outs, out_tangents = rule(primals, tangents, **params)
+    if not isinstance(outs, (list, tuple)):
+        outs, out_tangents = [outs], [out_tangents]
+    out_tangents = [
+        None if t is None or not is_differentiable_dtype(aval_of(o).dtype) else t
+        for o, t in zip(outs, out_tangents, strict=True)
+    ]
+    return list(outs), out_tangents
+
+
+def jvp_traced(
+    traced: core.TracedFunction, primals: Sequence[Any], tangents: Sequence[Any]
+) -> tuple[list[Any], list[Any]]:
+    """The JVP of a traced function, emitted into the current trace (tangents may be None)."""
+    arguments, ops, returned = body(traced)
+    penv = dict(zip(arguments, [*primals, *traced.captured], strict=True))
+    tenv = dict(zip(arguments, [*tangents, *([None] * len(traced.captured))], strict=True))
+    for op in ops:
+        outs, touts = jvp_op(op, [penv[v] for v in op.operands],
+                             [tenv[v] for v in op.operands])
+        for result, value, tangent in zip(op.results, outs, touts, strict=True):
+            penv[result] = value
+            tenv[result] = tangent
+    return [penv[v] for v in returned], [tenv[v] for v in returned]
+
+
+# --- linearize ---------------------------------------------------------------------------------
+
+
+class Linearized:
+    """K (primals -> primal outputs + residuals) and L (tangents -> output tangents).
+
+    `L.captured` mixes residuals (tracers of K, which K returns after its primal outputs) and
+    outer values; `residual_slots[i]` says which K output feeds L's i-th captured argument.
+    """
+
+    def __init__(self, primal_fn, linear_fn, num_outputs, residual_slots, out_tangent_zero):
+        self.primal_fn = primal_fn
+        self.linear_fn = linear_fn
+        self.num_outputs = num_outputs
+        self.residual_slots = residual_slots
+        self.out_tangent_zero = out_tangent_zero
+
+
+def linearize_traced(traced: core.TracedFunction, tangent_mask: Sequence[bool]) -> Linearized:
+    """Splits the JVP of `traced` into a primal and a linear function.
+
+    `tangent_mask[i]` says whether input i has a tangent (inputs without one are treated as
+    constants: their symbolic zero tangents cost nothing).
+    """
+    in_avals = traced.in_avals
+    linear_avals = [tangent_aval(a) for a, m in zip(in_avals, tangent_mask, strict=True) if m]
+    primal_trace = core.FuncTrace(in_avals, name="main")
+    linear_trace = core.FuncTrace(linear_avals, name="main")
+    with primal_trace:
+        with linear_trace:
+            tangents_in = iter(linear_trace.args)
+            tangents = [next(tangents_in) if m else None for m in tangent_mask]
+            # Ops with no tracer operands (constants, iotas) belong to the primal side.
+            with core.emitting_into(primal_trace):
+                outs, out_tangents = jvp_traced(traced, primal_trace.args, tangents)
+            zero_mask = [t is None for t in out_tangents]
+            linear_fn = linear_trace.finish([t for t in out_tangents if t is not None])
+        residual_slots: list[int | None] = []
+        residuals: list[Any] = []
+        for value in linear_fn.captured:
+            if isinstance(value, Tracer) and value.trace is primal_trace:
+                residual_slots.append(len(outs) + len(residuals))
+                residuals.append(value)
+            else:
+                residual_slots.append(None)
+        primal_fn = primal_trace.finish([*outs, *residuals])
+    return Linearized(primal_fn, linear_fn, len(outs), residual_slots, zero_mask)
+
+
+# --- transpose ---------------------------------------------------------------------------------
+
+
+class UndefinedPrimal:
+    """A linear input of a transpose rule: only its aval is known."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+def is_undefined(x: Any) -> bool:
+    return type(x) is UndefinedPrimal
+
+
+def transpose_traced(
+    linear_fn: core.TracedFunction,
+    captured_values: Sequence[Any],
+    cotangents: Sequence[Any],
+) -> list[Any]:
+    """Cotangents of a linear function's inputs given its outputs' cotangents (None = zero).
+
+    Ops whose operands do not depend on the linear inputs are evaluated forward first; then the
+    linear ops are walked backwards, accumulating cotangents.
+    """
+    arguments, ops, returned = body(linear_fn)
+    num_linear = len(linear_fn.in_avals)
+    env: dict[Any, Any] = {}
+    linear: set[Any] = set()
+    for i, arg in enumerate(arguments):
+        if i < num_linear:
+            env[arg] = UndefinedPrimal(linear_fn.in_avals[i])
+            linear.add(arg)
+        else:
+            env[arg] = captured_values[i - num_linear]
+    linear_ops = []
+    for op in ops:
+        if any(v in linear for v in op.operands):
+            linear_ops.append(op)
+            for r in op.results:
+                linear.add(r)
+        else:
+            outs = interpret_forward(op, [env[v] for v in op.operands])
+            for r, value in zip(op.results, outs, strict=True):
+                env[r] = value
+    ct_env: dict[Any, Any] = {}
+    for value, ct in zip(returned, cotangents, strict=True):
+        if ct is not None and value in linear:
+            ct_env[value] = add_tangents(ct_env.get(value), ct)
+    for op in reversed(linear_ops):
+        cts_out = [ct_env.pop(r, None) for r in op.results]
+        if all(ct is None for ct in cts_out):
+            continue
+        rule = dispatch.transpose_rules.get(op_key(op))
+        if rule is None:
+            raise NotImplementedError(f"[transpose] rule for '{op_key(op)}' not implemented")
+        operands = [
+            UndefinedPrimal(aval_of_value_in(v, op)) if v in linear else env[v]
+            for v in op.operands
+        ]
+        ct = cts_out if len(cts_out) > 1 else cts_out[0]
+        cts_in = rule(ct, *operands, **decode(op))
+        for v, ct_in in zip(op.operands, cts_in, strict=True):
+            if v in linear and ct_in is not None:
+                ct_env[v] = add_tangents(ct_env.get(v), ct_in)
+    return [ct_env.get(arg) for arg in arguments[:num_linear]]
+
+
+def aval_of_value_in(value: Any, op: Any) -> ShapedArray:
+    from stablax._src.transforms.interpret import aval_of_value
+
+    return aval_of_value(value)
+
+
+def interpret_forward(op: Any, operands: list[Any]) -> list[Any]:
+    from stablax._src.transforms.interpret import eval_op
+
+    return eval_op(op, operands)
+
+
+def call_primal(lin: Linearized, primals: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    """Runs K on `primals` in the current context: (primal outputs, L's captured values)."""
+    outs = interpret(lin.primal_fn, primals)
+    captured = [
+        outs[slot] if slot is not None else value
+        for slot, value in zip(lin.residual_slots, lin.linear_fn.captured, strict=True)
+    ]
+    return outs[: lin.num_outputs], captured

@@ -1,0 +1,624 @@
+"""The user-facing autodiff API: jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian.
+
+Each call traces the user's function to a StableHLO function, rewrites it (transforms/ad.py) and
+runs the result as one program: inlined into an enclosing trace (`jit(grad(f))`), or compiled
+and executed (cached by module fingerprint, so an un-jitted training loop compiles once).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from stablax._src import core, dtypes, tree_util
+from stablax._src import ir as mlir
+from stablax._src.core import ShapedArray
+from stablax._src.transforms.ad import (
+    add_tangents,
+    aval_of,
+    call_primal,
+    is_differentiable_dtype,
+    jvp_traced,
+    linearize_traced,
+    tangent_aval,
+    transpose_traced,
+    zeros_like_aval,
+)
+from stablax._src.transforms.interpret import interpret, run_staged
+
+# --- tracing user functions --------------------------------------------------------------------
+
+
+def _trace_flat(fun: Callable, in_tree: Any, leaves: Sequence[Any], has_aux: bool = False):
+    """Traces `fun(*unflatten(leaves))` into a StableHLO function whose inputs stand for `leaves`.
+
+    Returns (traced function, output tree, aux tree or None, number of main outputs).
+    """
+    avals = [aval_of(x) for x in leaves]
+    boxes: dict[str, Any] = {}
+
+    def flat(*tracers):
+        args = tree_util.tree_unflatten(in_tree, list(tracers))
+        out = fun(*args)
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError(
+                    "has_aux=True requires the function to return a pair (output, aux), got "
+                    f"{type(out).__name__}"
+                )
+            out, aux = out
+            aux_leaves, boxes["aux_tree"] = tree_util.tree_flatten(aux)
+        else:
+            aux_leaves = []
+        out_leaves, boxes["out_tree"] = tree_util.tree_flatten(out)
+        boxes["num_out"] = len(out_leaves)
+        for leaf in out_leaves:
+            _check_output(leaf)
+        return [*out_leaves, *aux_leaves]
+
+    traced = core.trace_to_func(flat, avals, name="main", sources=list(leaves))
+    return traced, boxes["out_tree"], boxes.get("aux_tree"), boxes["num_out"]
+
+
+def _check_output(leaf: Any) -> None:
+    if not (hasattr(leaf, "aval") or dtypes.is_python_scalar(leaf)
+            or isinstance(leaf, (np.ndarray, np.generic))):
+        raise TypeError(
+            f"The function being differentiated must return arrays or pytrees of arrays, got "
+            f"{type(leaf).__name__}"
+        )
+
+
+def _float0_zeros(aval: ShapedArray) -> np.ndarray:
+    return np.zeros(aval.shape, dtypes.float0)
+
+
+# --- jvp and linearize -------------------------------------------------------------------------
+
+
+def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any],
+        has_aux: bool = False) -> Any:
+    """Forward mode: `(fun(*primals), d fun(primals) · tangents)`.
+
+    Args:
+      fun: a function of arrays (pytrees allowed).
+      primals, tangents: tuples (or lists) of the same structure; each tangent has its primal's
+        shape and dtype (float0 for integer primals).
+      has_aux: fun returns (output, aux); aux is returned without a tangent.
+
+    Returns:
+      (primals_out, tangents_out), plus aux when has_aux.
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}."
+        )
+    p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
+    t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must have the same tree structure; primals "
+            f"have tree structure {p_tree} whereas tangents have tree structure {t_tree}."
+        )
+    mask = []
+    for p, t in zip(p_leaves, t_leaves, strict=True):
+        p_aval, t_aval = aval_of(p), aval_of(t)
+        expected = tangent_aval(p_aval)
+        if t_aval.shape != p_aval.shape:
+            raise ValueError(
+                "jvp called with different primal and tangent shapes; got primal shape "
+                f"{p_aval.shape} and tangent shape as {t_aval.shape}"
+            )
+        if expected.dtype != t_aval.dtype and not (t_aval.weak_type and
+                                                   is_differentiable_dtype(expected.dtype)):
+            raise TypeError(
+                "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or "
+                f"in case of int/bool primal dtype the tangent dtype must be float0. Got primal "
+                f"dtype {p_aval.dtype} and so expected tangent dtype {expected.dtype}, but got "
+                f"tangent dtype {t_aval.dtype} instead."
+            )
+        mask.append(is_differentiable_dtype(p_aval.dtype))
+    n = len(p_leaves)
+    boxes: dict[str, Any] = {}
+    live_tangents = [t for t, m in zip(t_leaves, mask, strict=True) if m]
+
+    def impl(*flat):
+        primals_in, tangents_in = flat[:n], iter(flat[n:])
+        traced, out_tree, aux_tree, num_out = _trace_flat(fun, p_tree, primals_in, has_aux)
+        boxes.update(out_tree=out_tree, aux_tree=aux_tree, num_out=num_out)
+        tangents_full = [_as_tangent(next(tangents_in), aval_of(p)) if m else None
+                         for p, m in zip(primals_in, mask, strict=True)]
+        outs, out_tangents = jvp_traced(traced, primals_in, tangents_full)
+        boxes["out_avals"] = [aval_of(o) for o in outs]
+        boxes["zero"] = [t is None or not is_differentiable_dtype(aval_of(o).dtype)
+                         for o, t in zip(outs, out_tangents, strict=True)]
+        live = [t for t, z in zip(out_tangents[:num_out], boxes["zero"][:num_out], strict=True)
+                if not z]
+        zero_float = [zeros_like_aval(tangent_aval(aval_of(o)))
+                      for o, z in zip(outs[:num_out], boxes["zero"][:num_out], strict=True)
+                      if z and is_differentiable_dtype(aval_of(o).dtype)]
+        return [*outs, *live, *zero_float]
+
+    results = run_staged(impl, [*p_leaves, *live_tangents])
+    num_out = boxes["num_out"]
+    outs = results[: len(boxes["out_avals"])]
+    rest = iter(results[len(boxes["out_avals"]):])
+    live = [next(rest) for z in boxes["zero"][:num_out] if not z]
+    zeros = iter(list(rest))
+    live_iter = iter(live)
+    out_tangents = []
+    for aval, z in zip(boxes["out_avals"][:num_out], boxes["zero"][:num_out], strict=True):
+        if not z:
+            out_tangents.append(next(live_iter))
+        elif is_differentiable_dtype(aval.dtype):
+            out_tangents.append(next(zeros))
+        else:
+            out_tangents.append(_float0_zeros(aval))
+    primal_out = tree_util.tree_unflatten(boxes["out_tree"], outs[:num_out])
+    tangent_out = tree_util.tree_unflatten(boxes["out_tree"], out_tangents)
+    if has_aux:
+        aux = tree_util.tree_unflatten(boxes["aux_tree"], outs[num_out:])
+        return primal_out, tangent_out, aux
+    return primal_out, tangent_out
+
+
+def _as_tangent(t: Any, primal_aval: ShapedArray) -> Any:
+    from stablax._src import lax
+
+    expected = tangent_aval(primal_aval)
+    if aval_of(t).dtype != expected.dtype or aval_of(t).weak_type:
+        return lax.convert_element_type(t, expected.dtype)
+    return t
+
+
+def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
+    """(fun(*primals), f_jvp) where f_jvp(*tangents) evaluates the linear map at `primals`."""
+    lin, outs, captured, info = _linearize_and_run(fun, primals, has_aux)
+    num_out = info["num_out"]
+
+    def f_jvp(*tangents: Any) -> Any:
+        t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
+        if t_tree != info["in_tree"]:
+            raise TypeError(f"linearized function called with tangents of structure {t_tree}, "
+                            f"expected {info['in_tree']}")
+        live = [t for t, m in zip(t_leaves, info["mask"], strict=True) if m]
+        res = run_staged(lambda *xs: interpret(lin.linear_fn, xs[: len(live)])
+                         if lin.linear_fn.out_avals else [], [*live, *captured_values(captured)])
+        return _assemble_out_tangents(info, res)
+
+    primal_out = tree_util.tree_unflatten(info["out_tree"], outs[:num_out])
+    if has_aux:
+        return primal_out, f_jvp, tree_util.tree_unflatten(info["aux_tree"], outs[num_out:])
+    return primal_out, f_jvp
+
+
+def captured_values(captured: Sequence[Any]) -> list[Any]:
+    return list(captured)
+
+
+def _assemble_out_tangents(info, live):
+    live_iter = iter(live)
+    out = []
+    for aval, zero in zip(info["out_avals"][: info["num_out"]], info["zero"][: info["num_out"]],
+                          strict=True):
+        if not zero:
+            out.append(next(live_iter))
+        elif is_differentiable_dtype(aval.dtype):
+            out.append(zeros_like_aval(tangent_aval(aval)) if core.current_trace()
+                       else np.zeros(aval.shape, aval.dtype))
+        else:
+            out.append(_float0_zeros(aval))
+    return tree_util.tree_unflatten(info["out_tree"], out)
+
+
+def _linearize_and_run(fun: Callable, primals: Sequence[Any], has_aux: bool,
+                       mask_override: Sequence[bool] | None = None):
+    """Linearizes fun at primals; runs K. Returns (Linearized, outputs, L's captured, info)."""
+    leaves, in_tree = tree_util.tree_flatten(tuple(primals))
+    mask = list(mask_override) if mask_override is not None else [
+        is_differentiable_dtype(aval_of(x).dtype) for x in leaves]
+    info: dict[str, Any] = {"in_tree": in_tree, "mask": mask,
+                            "in_avals": [aval_of(x) for x in leaves]}
+
+    def impl(*flat):
+        traced, out_tree, aux_tree, num_out = _trace_flat(fun, in_tree, flat, has_aux)
+        lin = linearize_traced(traced, mask)
+        outs, captured = call_primal(lin, flat)
+        info.update(lin=lin, out_tree=out_tree, aux_tree=aux_tree, num_out=num_out,
+                    out_avals=[aval_of(o) for o in outs], zero=lin.out_tangent_zero,
+                    num_outs_total=len(outs))
+        return [*outs, *captured]
+
+    results = run_staged(impl, leaves)
+    total = info["num_outs_total"]
+    return info["lin"], results[:total], results[total:], info
+
+
+# --- reverse mode ------------------------------------------------------------------------------
+
+
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
+    """Reverse mode: `(fun(*primals), vjp_fun)` with vjp_fun(ct) the cotangents of the inputs.
+
+    Args:
+      fun: a function of arrays (pytrees allowed).
+      primals: the point at which to differentiate.
+      has_aux: fun returns (output, aux); aux is returned as a third value.
+    """
+    lin, outs, captured, info = _linearize_and_run(fun, primals, has_aux)
+    num_out = info["num_out"]
+
+    def vjp_fun(cotangent: Any) -> tuple[Any, ...]:
+        return _pull_back(lin, info, captured, cotangent)
+
+    primal_out = tree_util.tree_unflatten(info["out_tree"], outs[:num_out])
+    if has_aux:
+        return primal_out, vjp_fun, tree_util.tree_unflatten(info["aux_tree"], outs[num_out:])
+    return primal_out, vjp_fun
+
+
+def _pull_back(lin, info, captured, cotangent) -> tuple[Any, ...]:
+    ct_leaves, ct_tree = tree_util.tree_flatten(cotangent)
+    if ct_tree != info["out_tree"]:
+        raise TypeError(
+            f"Tree structure of cotangent input {ct_tree}, does not match structure of primal "
+            f"output {info['out_tree']}."
+        )
+    num_out = info["num_out"]
+    for ct, aval in zip(ct_leaves, info["out_avals"][:num_out], strict=True):
+        ct_aval = aval_of(ct)
+        expected = tangent_aval(aval)
+        if ct_aval.shape != aval.shape:
+            raise ValueError(
+                f"Shape of cotangent input to vjp pullback function {ct_aval.shape} must be the "
+                f"same as the shape of corresponding primal input {aval.shape}."
+            )
+        if ct_aval.dtype != expected.dtype and not ct_aval.weak_type:
+            raise ValueError(
+                f"Type of cotangent input to vjp pullback function ({ct_aval.dtype}) is not the "
+                f"expected tangent type ({expected.dtype}) of corresponding primal output with "
+                f"dtype {aval.dtype}."
+            )
+    live_cts = [ct for ct, z in zip(ct_leaves, info["zero"][:num_out], strict=True) if not z]
+    # Outputs beyond num_out (aux) are never differentiated.
+    n_live = len(live_cts)
+    num_linear_outs = len(lin.linear_fn.out_avals)
+
+    def impl(*flat):
+        cts = [_as_tangent(c, a) for c, a in zip(flat[:n_live], _live_avals(info), strict=True)]
+        cts += [None] * (num_linear_outs - len(cts))
+        in_cts = transpose_traced(lin.linear_fn, flat[n_live:], cts)
+        return [c if c is not None else zeros_like_aval(a)
+                for c, a in zip(in_cts, lin.linear_fn.in_avals, strict=True)]
+
+    results = iter(run_staged(impl, [*live_cts, *captured]))
+    grads = []
+    for aval, m in zip(info["in_avals"], info["mask"], strict=True):
+        grads.append(next(results) if m else _float0_zeros(aval))
+    return tree_util.tree_unflatten(info["in_tree"], grads)
+
+
+def _live_avals(info) -> list[ShapedArray]:
+    num_out = info["num_out"]
+    return [tangent_aval(a) for a, z in zip(info["out_avals"][:num_out], info["zero"][:num_out],
+                                            strict=True) if not z]
+
+
+def _normalize_argnums(argnums: int | Sequence[int], nargs: int, name: str) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for n in nums:
+        if not -nargs <= n < nargs:
+            raise TypeError(
+                f"{name}: differentiating with respect to argnums={argnums} requires at least "
+                f"{(n if n >= 0 else -n) + (1 if n >= 0 else 0)} positional arguments to be "
+                f"passed by the caller, but got only {nargs} positional arguments."
+            )
+    return tuple(n % nargs for n in nums)
+
+
+def _check_input_dtypes(leaves, holomorphic: bool, allow_int: bool, name: str) -> None:
+    for x in leaves:
+        dt = aval_of(x).dtype
+        if holomorphic:
+            if dt.kind != "c":
+                raise TypeError(f"{name} with holomorphic=True requires inputs with complex "
+                                f"dtype, but got {dt.name}.")
+        elif dt.kind in "biu" or dt == dtypes.float0:
+            if not allow_int:
+                raise TypeError(
+                    f"{name} requires real- or complex-valued inputs (input dtype that is a "
+                    f"sub-dtype of np.inexact), but got {dt.name}. If you want to use Boolean- "
+                    "or integer-valued inputs, use vjp or set allow_int to True."
+                )
+        elif not dtypes.issubdtype(dt, np.inexact):
+            raise TypeError(f"{name} requires numerical-valued inputs, but got {dt.name}.")
+
+
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False, allow_int: bool = False,
+                   reduce_axes: Sequence[Any] = ()) -> Callable:
+    """A function returning `(fun(*args), gradient of fun w.r.t. args[argnums])`.
+
+    fun must return a real scalar (complex with holomorphic=True).
+    """
+
+    @functools.wraps(fun, updated=())
+    def value_and_grad_fn(*args: Any, **kwargs: Any) -> Any:
+        nums = _normalize_argnums(argnums, len(args), "grad")
+        diff_args = tuple(args[i] for i in nums)
+        leaves, _ = tree_util.tree_flatten(diff_args)
+        _check_input_dtypes(leaves, holomorphic, allow_int, "grad")
+
+        def partial_fun(*diff):
+            full = list(args)
+            for i, value in zip(nums, diff, strict=True):
+                full[i] = value
+            return fun(*full, **kwargs)
+
+        lin, outs, captured, info = _linearize_and_run(partial_fun, diff_args, has_aux)
+        num_out = info["num_out"]
+        if num_out != 1 or info["out_avals"][0].shape != ():
+            shape = info["out_avals"][0].shape if num_out == 1 else None
+            raise TypeError(
+                "Gradient only defined for scalar-output functions. Output "
+                + (f"had shape: {shape}." if num_out == 1 else f"was a pytree of {num_out} "
+                   "leaves.")
+            )
+        out_aval = info["out_avals"][0]
+        if holomorphic:
+            if out_aval.dtype.kind != "c":
+                raise TypeError("grad with holomorphic=True requires outputs with complex dtype, "
+                                f"but got {out_aval.dtype.name}.")
+        elif not dtypes.issubdtype(out_aval.dtype, np.floating):
+            raise TypeError(
+                "grad requires real-valued outputs (output dtype that is a sub-dtype of "
+                f"np.floating), but got {out_aval.dtype.name}. For holomorphic differentiation, "
+                "pass holomorphic=True. For differentiation of non-holomorphic functions "
+                "involving complex outputs, use jax.vjp directly."
+            )
+        value = outs[0]
+        one = np.ones((), out_aval.dtype)
+        grads = _pull_back(lin, info, captured, tree_util.tree_unflatten(info["out_tree"],
+                                                                         [one]))
+        grads = grads[0] if isinstance(argnums, int) else tuple(grads)
+        if has_aux:
+            aux = tree_util.tree_unflatten(info["aux_tree"], outs[num_out:])
+            return (value, aux), grads
+        return value, grads
+
+    return value_and_grad_fn
+
+
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False,
+         reduce_axes: Sequence[Any] = ()) -> Callable:
+    """The gradient of a scalar function w.r.t. `args[argnums]` (reverse mode).
+
+    Example: `grad(jnp.tanh)(1.0)` is 0.41997434.
+    """
+    value_and_grad_fn = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun, updated=())
+    def grad_fn(*args: Any, **kwargs: Any) -> Any:
+        if has_aux:
+            (_, aux), g = value_and_grad_fn(*args, **kwargs)
+            return g, aux
+        _, g = value_and_grad_fn(*args, **kwargs)
+        return g
+
+    return grad_fn
+
+
+# --- Jacobians ---------------------------------------------------------------------------------
+
+
+def _stack_leaves(pieces: list[Any], axis_shape: tuple[int, ...], trailing_first: bool) -> Any:
+    from stablax._src import lax
+
+    stacked = lax.concatenate([lax.reshape(p, (1, *aval_of(p).shape)) for p in pieces], 0)
+    return stacked, axis_shape
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable:
+    """The Jacobian by forward mode: output shape + input shape, column by column."""
+    return _jacobian(fun, argnums, has_aux, holomorphic, forward=True, name="jacfwd")
+
+
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Callable:
+    """The Jacobian by reverse mode: output shape + input shape, row by row."""
+    return _jacobian(fun, argnums, has_aux, holomorphic, forward=False, name="jacrev")
+
+
+jacobian = jacrev
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable:
+    """The Hessian, as jacfwd(jacrev(fun))."""
+    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
+
+
+def _jacobian(fun, argnums, has_aux, holomorphic, forward: bool, name: str) -> Callable:
+    from stablax._src import lax
+
+    @functools.wraps(fun, updated=())
+    def jac_fn(*args: Any, **kwargs: Any) -> Any:
+        nums = _normalize_argnums(argnums, len(args), name)
+        diff_args = tuple(args[i] for i in nums)
+        in_leaves, in_tree = tree_util.tree_flatten(diff_args)
+        _check_input_dtypes(in_leaves, holomorphic, False, name)
+
+        def partial_fun(*diff):
+            full = list(args)
+            for i, value in zip(nums, diff, strict=True):
+                full[i] = value
+            return fun(*full, **kwargs)
+
+        in_avals = [aval_of(x) for x in in_leaves]
+        boxes: dict[str, Any] = {}
+
+        def impl(*flat):
+            traced, out_tree, aux_tree, num_out = _trace_flat(partial_fun, in_tree, flat,
+                                                              has_aux)
+            boxes.update(out_tree=out_tree, aux_tree=aux_tree, num_out=num_out)
+            lin = linearize_traced(traced, [True] * len(flat))
+            outs, captured = call_primal(lin, flat)
+            out_avals = [aval_of(o) for o in outs[:num_out]]
+            boxes["out_avals"] = out_avals
+            live_out = [a for a, z in zip(out_avals, lin.out_tangent_zero[:num_out], strict=True)
+                        if not z]
+            in_sizes = [a.size for a in in_avals]
+            out_sizes = [a.size for a in out_avals]
+            # blocks[i][j]: d out_i / d in_j as an array of shape out_i.shape + in_j.shape
+            blocks = [[None] * len(in_avals) for _ in out_avals]
+            if forward:
+                columns = [[] for _ in out_avals]
+                for j, aval in enumerate(in_avals):
+                    for k in range(in_sizes[j]):
+                        tangents = [_basis(a, k) if jj == j else zeros_like_aval(a)
+                                    for jj, a in enumerate(in_avals)]
+                        res = iter(interpret(lin.linear_fn, tangents, ) if lin.linear_fn
+                                   .out_avals else [])
+                        _ = captured
+                        for i, z in enumerate(lin.out_tangent_zero[:num_out]):
+                            columns[i].append(None if z else next(res))
+                offset = 0
+                for j, aval in enumerate(in_avals):
+                    for i, out_aval in enumerate(out_avals):
+                        cols = columns[i][offset: offset + in_sizes[j]]
+                        blocks[i][j] = _assemble(cols, out_aval, aval, column_major=True)
+                    offset += in_sizes[j]
+            else:
+                for i, out_aval in enumerate(out_avals):
+                    rows = []
+                    for k in range(out_sizes[i]):
+                        cts = []
+                        for ii, (a, z) in enumerate(zip(out_avals, lin.out_tangent_zero[:num_out],
+                                                        strict=True)):
+                            if not z:
+                                cts.append(_basis(a, k) if ii == i else None)
+                        cts += [None] * (len(lin.linear_fn.out_avals) - len(cts))
+                        rows.append(transpose_traced(lin.linear_fn, captured_for(lin, captured),
+                                                     cts) if out_aval in live_out or True
+                                    else None)
+                    for j, aval in enumerate(in_avals):
+                        blocks[i][j] = _assemble([r[j] for r in rows], out_aval, aval,
+                                                 column_major=False)
+            flat_blocks = [b for row in blocks for b in row]
+            return [*flat_blocks, *outs[num_out:]]
+
+        results = run_staged(impl, in_leaves)
+        num_out = boxes["num_out"]
+        n_blocks = num_out * len(in_avals)
+        blocks = results[:n_blocks]
+        rows = []
+        for i in range(num_out):
+            row = blocks[i * len(in_avals): (i + 1) * len(in_avals)]
+            row_tree = tree_util.tree_unflatten(in_tree, row)
+            rows.append(row_tree if not isinstance(argnums, int) else row_tree[0])
+        jac = tree_util.tree_unflatten(boxes["out_tree"], rows)
+        if has_aux:
+            return jac, tree_util.tree_unflatten(boxes["aux_tree"], results[n_blocks:])
+        return jac
+
+    _ = lax
+    return jac_fn
+
+
+def captured_for(lin, captured):
+    return captured
+
+
+def _basis(aval: ShapedArray, k: int) -> Any:
+    from stablax._src import lax
+
+    flat = np.zeros(aval.size, tangent_aval(aval).dtype)
+    flat[k] = 1
+    return lax.reshape(flat.reshape(aval.shape) if aval.size <= 256 else
+                       _device_basis(aval, k), aval.shape)
+
+
+def _device_basis(aval: ShapedArray, k: int) -> Any:
+    from stablax._src import lax
+
+    dtype = tangent_aval(aval).dtype
+    idx = lax.iota(np.int32, aval.size)
+    return lax.convert_element_type(lax.eq(idx, np.int32(k)), dtype)
+
+
+def _assemble(pieces: list[Any], out_aval: ShapedArray, in_aval: ShapedArray,
+              column_major: bool) -> Any:
+    from stablax._src import lax
+
+    dtype = tangent_aval(out_aval).dtype if column_major else tangent_aval(in_aval).dtype
+    if column_major:  # pieces: one out-shaped tangent per input element
+        shape_each = out_aval.shape
+    else:  # pieces: one in-shaped cotangent per output element
+        shape_each = in_aval.shape
+    if not pieces:
+        return lax.full((*out_aval.shape, *in_aval.shape), 0, dtype)
+    filled = [p if p is not None else zeros_like_aval(ShapedArray(shape_each, dtype))
+              for p in pieces]
+    stacked = lax.concatenate([lax.reshape(p, (1, *shape_each)) for p in filled], 0)
+    if column_major:
+        # (in_size, *out_shape) -> (*out_shape, *in_shape)
+        n_out = len(out_aval.shape)
+        perm = (*range(1, n_out + 1), 0)
+        moved = lax.transpose(stacked, perm)
+        return lax.reshape(moved, (*out_aval.shape, *in_aval.shape))
+    return lax.reshape(stacked, (*out_aval.shape, *in_aval.shape))
+
+
+# --- misc --------------------------------------------------------------------------------------
+
+
+def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Sequence[Any] = ()) -> Callable:
+    """The transpose of a linear function, given example inputs for shapes and dtypes."""
+    leaves, in_tree = tree_util.tree_flatten(tuple(primals))
+    in_avals = [aval_of(x) for x in leaves]
+    for aval in in_avals:
+        if not is_differentiable_dtype(aval.dtype):
+            raise TypeError("linear_transpose only supports [float or complex] -> "
+                            f"[float or complex], got input dtype {aval.dtype.name}")
+
+    def transposed(*cotangents: Any) -> Any:
+        ct_leaves, _ = tree_util.tree_flatten(cotangents if len(cotangents) != 1
+                                              else cotangents[0])
+        info: dict[str, Any] = {}
+
+        def impl(*flat):
+            cts, xs = flat[: len(ct_leaves)], flat[len(ct_leaves):]
+            traced, out_tree, _, _ = _trace_flat(fun, in_tree, xs)
+            info["out_tree"] = out_tree
+            in_cts = transpose_traced(_as_linear(traced), traced.captured, list(cts))
+            return [c if c is not None else zeros_like_aval(a)
+                    for c, a in zip(in_cts, in_avals, strict=True)]
+
+        placeholders = [np.zeros(a.shape, a.dtype) for a in in_avals]
+        outs = run_staged(impl, [*ct_leaves, *placeholders])
+        return tree_util.tree_unflatten(in_tree, outs)
+
+    return transposed
+
+
+def _as_linear(traced: core.TracedFunction) -> core.TracedFunction:
+    return traced
+
+
+def stop_gradient(x: Any) -> Any:
+    """The identity, with zero derivative: gradients do not flow through x."""
+    from stablax._src.lax._custom import stop_gradient_op
+
+    return tree_util.tree_map(stop_gradient_op, x)
+
+
+__all__ = [
+    "jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
+    "hessian", "linear_transpose", "stop_gradient", "add_tangents", "mlir",
+]
