@@ -195,6 +195,8 @@ _IMMUTABLE_MESSAGE = (
 class _TraceState(threading.local):
     def __init__(self) -> None:
         self.stack: list[FuncTrace] = []
+        # Where ops with no tracer operands go, if not the current trace (see `emitting_into`).
+        self.target: FuncTrace | None = None
 
 
 trace_state = _TraceState()
@@ -243,6 +245,7 @@ class FuncTrace:
     def __enter__(self) -> FuncTrace:
         self.level = len(trace_state.stack)  # nesting depth; inner traces have higher levels
         trace_state.stack.append(self)
+        self._saved_target, trace_state.target = trace_state.target, None
         self.context.__enter__()
         self._contexts = [self.context, ir.Location.unknown(), ir.InsertionPoint(self.block)]
         for c in self._contexts[1:]:
@@ -254,6 +257,7 @@ class FuncTrace:
             c.__exit__(*exc)
         popped = trace_state.stack.pop()
         assert popped is self, "stablax: traces exited out of order"
+        trace_state.target = self._saved_target
         self.finished = True
 
     def lift(self, outer: Any, aval: ShapedArray) -> Tracer:
@@ -317,6 +321,22 @@ MAX_EMBEDDED_CONSTANT_SIZE = 256
 # Set by array.py: the concrete Array type and the host->device conversion for lifting.
 array_types: tuple[type, ...] = ()
 to_device_array: Callable[[Any], Any] | None = None
+
+
+class emitting_into:  # noqa: N801 (a context manager used like a function)
+    """Within this block, ops with no tracer operands are emitted into `trace` (an open trace
+    below the current one): linearize uses it to keep primal computations in the primal function."""
+
+    def __init__(self, trace: FuncTrace) -> None:
+        self.trace = trace
+
+    def __enter__(self) -> FuncTrace:
+        self.saved = trace_state.target
+        trace_state.target = self.trace
+        return self.trace
+
+    def __exit__(self, *exc: Any) -> None:
+        trace_state.target = self.saved
 
 
 def operand_trace(args: Sequence[Any], default: FuncTrace) -> FuncTrace:
