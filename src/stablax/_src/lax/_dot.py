@@ -12,6 +12,7 @@ from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.config import config
 from stablax._src.core import ShapedArray
+from stablax._src import dispatch
 from stablax._src.dispatch import bind, def_op
 from stablax._src.ir import ir
 from stablax._src.lax._elementwise import ANY, check_dtype
@@ -194,3 +195,107 @@ def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any =
         )
     dims: Sequence = (((lhs_ndim - 1,), (0,)), ((), ()))
     return dot_general(lhs, rhs, dims, precision, preferred_element_type)
+
+
+# --- derivative rules and decoder --------------------------------------------------------------
+
+
+def _decode_dot_general(op: Any) -> dict[str, Any]:
+    dn = mlir.stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+    dims = (
+        (tuple(dn.lhs_contracting_dimensions), tuple(dn.rhs_contracting_dimensions)),
+        (tuple(dn.lhs_batching_dimensions), tuple(dn.rhs_batching_dimensions)),
+    )
+    precision = None
+    if "precision_config" in op.attributes:
+        precision = tuple(
+            Precision(mlir.stablehlo.PrecisionAttr(a).value)
+            for a in ir.ArrayAttr(op.attributes["precision_config"])
+        )
+    out_dtype = mlir.dtype_of_type(op.results[0].type)
+    in_dtype = mlir.dtype_of_type(op.operands[0].type)
+    return {
+        "dimension_numbers": dims,
+        "precision": precision,
+        "preferred_element_type": None if out_dtype == in_dtype else out_dtype,
+    }
+
+
+def _ranges_like(*groups: Sequence[int]) -> list[list[int]]:
+    start, out = 0, []
+    for g in groups:
+        out.append(list(range(start, start + len(g))))
+        start += len(g)
+    return out
+
+
+def _remaining(n: int, *taken: Sequence[int]) -> list[int]:
+    used = {i for group in taken for i in group}
+    return [i for i in range(n) if i not in used]
+
+
+def _transpose_lhs(ct, x_aval, y, dimension_numbers, precision, preferred_element_type,
+                   swap_ans=False):
+    # The cotangent of x: contract ct with y over y's free dims, then restore x's axis order.
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    y_ndim = y.aval.ndim
+    x_kept = _remaining(x_aval.ndim, x_contract, x_batch)
+    y_kept = _remaining(y_ndim, y_contract, y_batch)
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(y_batch)))
+    order = np.argsort(y_contract) if len(y_contract) else np.array([], int)
+    x_contract_by_y = [x_contract[i] for i in order]
+    out_axes = np.argsort([*x_batch, *x_kept, *x_contract_by_y])
+    x_bar = dot_general(ct, y, dims, precision, preferred_element_type=None)
+    from stablax._src.lax._shapes import convert_element_type, transpose
+
+    x_bar = transpose(x_bar, tuple(int(a) for a in out_axes))
+    if x_bar.aval.dtype != x_aval.dtype:
+        x_bar = convert_element_type(x_bar, x_aval.dtype)
+    return x_bar
+
+
+def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision,
+                           preferred_element_type):
+    from stablax._src.transforms.ad import is_undefined
+
+    (lc, rc), (lb, rb) = dimension_numbers
+    if is_undefined(lhs) and is_undefined(rhs):
+        raise ValueError("[transpose] dot_general is not linear in both operands at once")
+    if is_undefined(lhs):
+        if ct.aval.dtype != rhs.aval.dtype:
+            from stablax._src.lax._shapes import convert_element_type
+
+            ct = convert_element_type(ct, rhs.aval.dtype)
+        return [_transpose_lhs(ct, lhs.aval, rhs, dimension_numbers, precision, None), None]
+    if ct.aval.dtype != lhs.aval.dtype:
+        from stablax._src.lax._shapes import convert_element_type
+
+        ct = convert_element_type(ct, lhs.aval.dtype)
+    swapped = ((rc, lc), (rb, lb))
+    return [None, _transpose_lhs(ct, rhs.aval, lhs, swapped, precision, None, swap_ans=True)]
+
+
+def _dot_general_jvp(primals, tangents, *, dimension_numbers, precision,
+                     preferred_element_type):
+    lhs, rhs = primals
+    t_lhs, t_rhs = tangents
+    kwargs = {"precision": precision, "preferred_element_type": preferred_element_type}
+    out = dot_general(lhs, rhs, dimension_numbers, **kwargs)
+    terms = []
+    if t_lhs is not None:
+        terms.append(dot_general(t_lhs, rhs, dimension_numbers, **kwargs))
+    if t_rhs is not None:
+        terms.append(dot_general(lhs, t_rhs, dimension_numbers, **kwargs))
+    from stablax._src.lax._elementwise import add
+
+    tangent = terms[0] if len(terms) == 1 else add(terms[0], terms[1])
+    return out, tangent
+
+
+dispatch.param_decoders["stablehlo.dot_general"] = _decode_dot_general
+dispatch.jvp_rules["stablehlo.dot_general"] = _dot_general_jvp
+dispatch.transpose_rules["stablehlo.dot_general"] = _dot_general_transpose

@@ -94,8 +94,9 @@ def run_staged(fun: Callable[..., Sequence[Any]], args: Sequence[Any]) -> list[A
     Outside any trace the inputs are concrete, so the staging trace records them as sources:
     Python control flow on values inside `fun` works, as JAX's eager transformations allow.
     """
-    if core.current_trace() is not None:
-        return list(fun(*args))
+    trace = core.current_trace()
+    if trace is not None:
+        return list(fun(*[x if hasattr(x, "aval") else core.to_tracer(trace, x) for x in args]))
     from stablax._src.dispatch import compile_traced, to_array
 
     arrays = [to_array(a) for a in args]

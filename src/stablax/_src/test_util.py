@@ -1,0 +1,150 @@
+"""`check_grads`: derivatives checked numerically, for users and for stablax's own tests.
+
+Forward mode is compared with central finite differences along random directions; reverse mode
+with forward mode through the identity <vjp(c), t> == <c, jvp(t)>. Higher orders recurse on the
+jvp/vjp functions, so grad-of-grad is checked the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from stablax._src import tree_util
+from stablax._src.transforms import ad_api
+
+_DEFAULT_EPS = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-2,
+                np.dtype(np.float64): 1e-5}
+_DEFAULT_TOL = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 2e-2,
+                np.dtype(np.float64): 1e-5}
+
+
+def _leaves(tree: Any) -> list[np.ndarray]:
+    return [np.asarray(x) for x in tree_util.tree_leaves(tree)]
+
+
+def _inner(xs: Any, ys: Any) -> float:
+    # The real part of the bilinear pairing sum(x * y): stablax (like JAX) transposes without
+    # conjugating, so <vjp(c), t> == <c, jvp(t)> holds in this form for complex values too.
+    total = 0.0
+    for x, y in zip(_leaves(xs), _leaves(ys), strict=True):
+        if x.dtype.kind == "V" or y.dtype.kind == "V":  # float0
+            continue
+        total += float(np.real(np.sum(np.asarray(x, np.complex128) *
+                                      np.asarray(y, np.complex128))))
+    return total
+
+
+def _random_like(rng: np.random.Generator, tree: Any) -> Any:
+    def draw(x):
+        x = np.asarray(x)
+        if x.dtype.kind == "c":
+            return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(
+                x.dtype)
+        if x.dtype.kind == "f" or str(x.dtype) == "bfloat16":
+            return rng.standard_normal(x.shape).astype(x.dtype)
+        return np.zeros(x.shape, dtype=[("float0", np.void, 0)])
+
+    return tree_util.tree_map(draw, tree)
+
+
+def _scaled_add(xs: Any, ts: Any, scale: float) -> Any:
+    def add(x, t):
+        x = np.asarray(x)
+        t = np.asarray(t)
+        if t.dtype.kind == "V":
+            return x
+        return (x.astype(np.float64 if x.dtype.kind == "f" else x.dtype) + scale * t).astype(
+            x.dtype)
+
+    return tree_util.tree_map(add, xs, ts)
+
+
+def _tolerance(args: Any, given: float | None, table: dict) -> float:
+    if given is not None:
+        return given
+    worst = 0.0
+    for x in _leaves(args):
+        worst = max(worst, table.get(np.dtype(x.dtype), 1e-2 if x.dtype.kind != "c" else 2e-2))
+    return worst or 1e-5
+
+
+def _assert_close(a: Any, b: Any, atol: float, rtol: float, what: str) -> None:
+    for x, y in zip(_leaves(a), _leaves(b), strict=True):
+        if x.dtype.kind == "V" or y.dtype.kind == "V":
+            continue
+        np.testing.assert_allclose(np.asarray(x, np.complex128), np.asarray(y, np.complex128),
+                                   atol=atol, rtol=rtol, err_msg=what)
+
+
+def check_jvp(f: Callable, args: Sequence[Any], atol: float | None = None,
+              rtol: float | None = None, eps: float | None = None,
+              rng: np.random.Generator | None = None) -> None:
+    """jvp(f) against central differences (f(x + eps t) - f(x - eps t)) / 2 eps."""
+    rng = np.random.default_rng(0) if rng is None else rng
+    args = tuple(args)
+    tol = _tolerance(args, atol, _DEFAULT_TOL)
+    rtol = tol if rtol is None else rtol
+    eps = _tolerance(args, eps, _DEFAULT_EPS)
+    tangents = _random_like(rng, args)
+    _, out_tangent = ad_api.jvp(f, args, tangents)
+    plus = f(*_scaled_add(args, tangents, eps))
+    minus = f(*_scaled_add(args, tangents, -eps))
+    numeric = tree_util.tree_map(
+        lambda p, m: (np.asarray(p, np.complex128) - np.asarray(m, np.complex128)) / (2 * eps),
+        plus, minus)
+    _assert_close(out_tangent, numeric, tol, rtol, "JVP does not match finite differences")
+
+
+def check_vjp(f: Callable, args: Sequence[Any], atol: float | None = None,
+              rtol: float | None = None, rng: np.random.Generator | None = None) -> None:
+    """<vjp(ct), t> == <ct, jvp(t)> for random t and ct."""
+    rng = np.random.default_rng(1) if rng is None else rng
+    args = tuple(args)
+    tol = _tolerance(args, atol, _DEFAULT_TOL)
+    rtol = tol if rtol is None else rtol
+    tangents = _random_like(rng, args)
+    out, out_tangent = ad_api.jvp(f, args, tangents)
+    cotangent = _random_like(rng, out)
+    _, vjp_fun = ad_api.vjp(f, *args)
+    in_cotangent = vjp_fun(cotangent)
+    lhs = _inner(in_cotangent, tangents)
+    rhs = _inner(cotangent, out_tangent)
+    scale = max(1.0, abs(lhs), abs(rhs))
+    if abs(lhs - rhs) > (tol + rtol) * scale:
+        raise AssertionError(f"VJP does not match JVP: <vjp(ct), t> = {lhs}, <ct, jvp(t)> = {rhs}")
+
+
+def check_grads(f: Callable, args: Sequence[Any], order: int,
+                modes: Sequence[str] = ("fwd", "rev"), atol: float | None = None,
+                rtol: float | None = None, eps: float | None = None) -> None:
+    """Checks derivatives of f at args up to `order` in the given modes; raises AssertionError.
+
+    Args:
+      f: a function of arrays returning arrays (pytrees allowed).
+      args: the point to check at (a tuple of arguments).
+      order: 1 for first derivatives, 2 adds second derivatives, and so on.
+      modes: "fwd" (JVP vs finite differences) and/or "rev" (VJP vs JVP).
+    """
+    args = tuple(args)
+    rng = np.random.default_rng(0)
+    if "fwd" in modes:
+        check_jvp(f, args, atol, rtol, eps, rng)
+        if order > 1:
+            tangents = _random_like(rng, args)
+
+            def f_jvp(*primals):
+                return ad_api.jvp(f, primals, tangents)[1]
+
+            check_grads(f_jvp, args, order - 1, ("fwd",), atol, rtol, eps)
+    if "rev" in modes:
+        check_vjp(f, args, atol, rtol, rng)
+        if order > 1:
+            cotangent = _random_like(rng, f(*args))
+
+            def f_vjp(*primals):
+                return ad_api.vjp(f, *primals)[1](cotangent)
+
+            check_grads(f_vjp, args, order - 1, ("rev",), atol, rtol, eps)
