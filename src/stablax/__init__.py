@@ -28,6 +28,13 @@ from stablax._src.api import (
 from stablax._src.array import Array
 from stablax._src.config import config
 from stablax._src.jit import ShapeDtypeStruct, jit
+from stablax._src.transforms.custom_derivatives import (
+    checkpoint,
+    checkpoint_policies,
+    custom_jvp,
+    custom_vjp,
+    remat,
+)
 from stablax._src.transforms.ad_api import (
     grad,
     hessian,
@@ -53,6 +60,11 @@ __version__ = "0.1.0"
 __all__ = [
     "Array",
     "ShapeDtypeStruct",
+    "checkpoint",
+    "checkpoint_policies",
+    "custom_jvp",
+    "custom_vjp",
+    "remat",
     "grad",
     "hessian",
     "jacfwd",

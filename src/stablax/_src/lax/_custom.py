@@ -57,6 +57,13 @@ def stop_gradient_op(x: Any) -> Any:
     return dispatch.bind(STOP_GRADIENT, x)
 
 
+def stop_gradient(x: Any) -> Any:
+    """The identity on a pytree of arrays, with zero derivative: gradients do not flow through."""
+    from stablax._src import tree_util
+
+    return tree_util.tree_map(stop_gradient_op, x)
+
+
 def strip_markers(module: Any) -> None:
     """Replaces every `stablax.*` marker custom call in `module` by its operand (in place)."""
 
@@ -68,6 +75,10 @@ def strip_markers(module: Any) -> None:
                     walk(inner)
             if operation.name == "stablehlo.custom_call":
                 target = ir.StringAttr(operation.attributes["call_target_name"]).value
+                if target == "stablax.custom_vjp_lin":
+                    raise TypeError(
+                        "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
+                    )
                 if target.startswith(MARKER_PREFIX):
                     for result, operand in zip(operation.results, operation.operands,
                                                strict=True):

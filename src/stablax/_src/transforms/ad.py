@@ -85,9 +85,16 @@ def jvp_op(op: Any, primals: list[Any], tangents: list[Any]) -> tuple[list[Any],
 
 
 def jvp_traced(
-    traced: core.TracedFunction, primals: Sequence[Any], tangents: Sequence[Any]
+    traced: core.TracedFunction,
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    saved: dict[Any, Any] | None = None,
 ) -> tuple[list[Any], list[Any]]:
-    """The JVP of a traced function, emitted into the current trace (tangents may be None)."""
+    """The JVP of a traced function, emitted into the current trace (tangents may be None).
+
+    `saved` maps some of the function's values to precomputed primals that replace the
+    recomputed ones (checkpoint policies).
+    """
     arguments, ops, returned = body(traced)
     penv = dict(zip(arguments, [*primals, *traced.captured], strict=True))
     tenv = dict(zip(arguments, [*tangents, *([None] * len(traced.captured))], strict=True))
@@ -95,7 +102,7 @@ def jvp_traced(
         outs, touts = jvp_op(op, [penv[v] for v in op.operands],
                              [tenv[v] for v in op.operands])
         for result, value, tangent in zip(op.results, outs, touts, strict=True):
-            penv[result] = value
+            penv[result] = value if saved is None else saved.get(result, value)
             tenv[result] = tangent
     return [penv[v] for v in returned], [tenv[v] for v in returned]
 

@@ -611,11 +611,7 @@ def _as_linear(traced: core.TracedFunction) -> core.TracedFunction:
     return traced
 
 
-def stop_gradient(x: Any) -> Any:
-    """The identity, with zero derivative: gradients do not flow through x."""
-    from stablax._src.lax._custom import stop_gradient_op
-
-    return tree_util.tree_map(stop_gradient_op, x)
+from stablax._src.lax._custom import stop_gradient  # noqa: E402  (re-exported)
 
 
 __all__ = [
