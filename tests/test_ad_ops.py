@@ -27,8 +27,9 @@ def _float_cases(x64: bool):
             for i, shapes in enumerate(record.shapes[:2]):
                 if any(0 in s for s in shapes):
                     continue
-                yield pytest.param(record, shapes, np.dtype(dtype),
-                                   id=f"{record.name}-{np.dtype(dtype).name}-{i}")
+                yield pytest.param(
+                    record, shapes, np.dtype(dtype), id=f"{record.name}-{np.dtype(dtype).name}-{i}"
+                )
 
 
 def _args(record, shapes, dtype):

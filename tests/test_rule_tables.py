@@ -53,7 +53,8 @@ def test_every_emitted_op_has_rules(record):
         assert key in dispatch.param_decoders, f"{key} has no parameter decoder"
         if record.differentiable:
             assert key in dispatch.jvp_rules or key in dispatch.not_differentiable, (
-                f"{key} has no jvp rule and is not declared non-differentiable")
+                f"{key} has no jvp rule and is not declared non-differentiable"
+            )
 
 
 def test_linear_ops_have_transpose_rules():

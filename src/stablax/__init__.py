@@ -28,13 +28,6 @@ from stablax._src.api import (
 from stablax._src.array import Array
 from stablax._src.config import config
 from stablax._src.jit import ShapeDtypeStruct, jit
-from stablax._src.transforms.custom_derivatives import (
-    checkpoint,
-    checkpoint_policies,
-    custom_jvp,
-    custom_vjp,
-    remat,
-)
 from stablax._src.transforms.ad_api import (
     grad,
     hessian,
@@ -46,6 +39,13 @@ from stablax._src.transforms.ad_api import (
     linearize,
     value_and_grad,
     vjp,
+)
+from stablax._src.transforms.custom_derivatives import (
+    checkpoint,
+    checkpoint_policies,
+    custom_jvp,
+    custom_vjp,
+    remat,
 )
 from stablax._src.tree_util import (
     tree_flatten,

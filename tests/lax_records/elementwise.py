@@ -174,8 +174,15 @@ RECORDS = [
         x64_dtypes=X64_FLOAT,
     ),
     # derivative needs bessel_i0e, which has no StableHLO/CHLO op yet: left out on purpose
-    OpRecord("bessel_i1e", lax.bessel_i1e, scipy.special.i1e, U, (F32,), x64_dtypes=X64_FLOAT,
-             differentiable=False),
+    OpRecord(
+        "bessel_i1e",
+        lax.bessel_i1e,
+        scipy.special.i1e,
+        U,
+        (F32,),
+        x64_dtypes=X64_FLOAT,
+        differentiable=False,
+    ),
     OpRecord("square", lax.square, np.square, U, NUMBERS),
     OpRecord(
         "integer_pow_3",

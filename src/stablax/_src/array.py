@@ -88,8 +88,11 @@ class Array:
         return complex(self._value)
 
     def __index__(self) -> int:
-        if not np.issubdtype(self.aval.dtype, np.integer) and self.aval.dtype != np.bool_:
-            raise TypeError(f"only integer arrays can be used as an index, got {self.aval.dtype}")
+        if self.aval.dtype.kind not in "iu" or self.aval.shape:
+            raise TypeError(
+                "only integer scalar arrays can be converted to a scalar index, got "
+                f"{self.aval.str_short()}"
+            )
         return int(self._value)
 
     def __len__(self) -> int:
@@ -111,11 +114,21 @@ class Array:
         if self.is_deleted():
             return f"Array(<deleted>, dtype={self.dtype.name})"
         prefix = "Array("
-        extra = f", dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
-        body = np.array2string(
-            self._value, separator=", ", prefix=prefix, suffix=extra + ")"
-        ) if self.size else f"[], shape={self.shape}"
-        return f"{prefix}{body}{extra})"
+        dtype_str = (
+            f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "") + ")"
+        )
+        line_width = np.get_printoptions()["linewidth"]
+        if self.size:
+            body = np.array2string(
+                self._value, separator=", ", prefix=prefix, suffix=",", max_line_width=line_width
+            )
+        else:
+            body = f"[], shape={self.shape}"
+        # As JAX does: the dtype follows on the last line, or the indent is widened when the
+        # last line (measured without the prefix) would overflow.
+        last_line = len(body) - body.rfind("\n") + 1
+        sep = " " if last_line + len(dtype_str) + 1 <= line_width else " " * len(prefix)
+        return f"{prefix}{body},{sep}{dtype_str}"
 
     def __str__(self) -> str:
         return str(self._value)
@@ -133,6 +146,9 @@ class Array:
     def sharding(self) -> runtime.SingleDeviceSharding:
         return runtime.sharding_for(self.device)
 
+    is_fully_addressable = True  # one buffer on one local device
+    is_fully_replicated = True
+
     def is_deleted(self) -> bool:
         return runtime.is_deleted(self._buf)
 
@@ -149,15 +165,24 @@ class Array:
 
     # --- exchange ------------------------------------------------------------------------------
 
-    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
-                   copy: Any = None) -> Any:
+    def __dlpack__(
+        self,
+        *,
+        stream: Any = None,
+        max_version: Any = None,
+        dl_device: Any = None,
+        copy: Any = None,
+    ) -> Any:
         self._check_alive()
         return runtime.to_dlpack(self._buf, stream)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         platform = self.device.platform
-        return {"cpu": (1, 0), "cuda": (2, self.device.local_hardware_id),
-                "rocm": (10, self.device.local_hardware_id)}[platform]
+        return {
+            "cpu": (1, 0),
+            "cuda": (2, self.device.local_hardware_id),
+            "rocm": (10, self.device.local_hardware_id),
+        }[platform]
 
     def __reduce__(self):
         return (_reconstruct, (np.asarray(self._value), self.aval.weak_type))
@@ -167,6 +192,13 @@ class Array:
 
     def __hash__(self) -> int:
         raise TypeError("unhashable type: 'Array'")
+
+
+def raise_if_deleted(values: Any) -> None:
+    """Raises the error for using a deleted Array if one is among `values` (after a failed run)."""
+    for value in values:
+        if isinstance(value, Array):
+            value._check_alive()
 
 
 def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:

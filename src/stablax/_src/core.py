@@ -427,8 +427,9 @@ def trace_to_func(
         traced = trace.finish(outs, donated)
     with trace.context:
         if not traced.module.operation.verify():
-            raise RuntimeError(f"stablax: internal error, traced module does not verify:\n"
-                               f"{traced.module}")
+            raise RuntimeError(
+                f"stablax: internal error, traced module does not verify:\n{traced.module}"
+            )
     return traced
 
 

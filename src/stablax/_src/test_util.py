@@ -15,10 +15,8 @@ import numpy as np
 from stablax._src import tree_util
 from stablax._src.transforms import ad_api
 
-_DEFAULT_EPS = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-2,
-                np.dtype(np.float64): 1e-5}
-_DEFAULT_TOL = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 2e-2,
-                np.dtype(np.float64): 1e-5}
+_DEFAULT_EPS = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-2, np.dtype(np.float64): 1e-5}
+_DEFAULT_TOL = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 2e-2, np.dtype(np.float64): 1e-5}
 
 
 def _leaves(tree: Any) -> list[np.ndarray]:
@@ -32,8 +30,7 @@ def _inner(xs: Any, ys: Any) -> float:
     for x, y in zip(_leaves(xs), _leaves(ys), strict=True):
         if x.dtype.kind == "V" or y.dtype.kind == "V":  # float0
             continue
-        total += float(np.real(np.sum(np.asarray(x, np.complex128) *
-                                      np.asarray(y, np.complex128))))
+        total += float(np.real(np.sum(np.asarray(x, np.complex128) * np.asarray(y, np.complex128))))
     return total
 
 
@@ -42,7 +39,8 @@ def _random_like(rng: np.random.Generator, tree: Any) -> Any:
         x = np.asarray(x)
         if x.dtype.kind == "c":
             return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(
-                x.dtype)
+                x.dtype
+            )
         if x.dtype.kind == "f" or str(x.dtype) == "bfloat16":
             return rng.standard_normal(x.shape).astype(x.dtype)
         return np.zeros(x.shape, dtype=[("float0", np.void, 0)])
@@ -57,7 +55,8 @@ def _scaled_add(xs: Any, ts: Any, scale: float) -> Any:
         if t.dtype.kind == "V":
             return x
         return (x.astype(np.float64 if x.dtype.kind == "f" else x.dtype) + scale * t).astype(
-            x.dtype)
+            x.dtype
+        )
 
     return tree_util.tree_map(add, xs, ts)
 
@@ -75,13 +74,23 @@ def _assert_close(a: Any, b: Any, atol: float, rtol: float, what: str) -> None:
     for x, y in zip(_leaves(a), _leaves(b), strict=True):
         if x.dtype.kind == "V" or y.dtype.kind == "V":
             continue
-        np.testing.assert_allclose(np.asarray(x, np.complex128), np.asarray(y, np.complex128),
-                                   atol=atol, rtol=rtol, err_msg=what)
+        np.testing.assert_allclose(
+            np.asarray(x, np.complex128),
+            np.asarray(y, np.complex128),
+            atol=atol,
+            rtol=rtol,
+            err_msg=what,
+        )
 
 
-def check_jvp(f: Callable, args: Sequence[Any], atol: float | None = None,
-              rtol: float | None = None, eps: float | None = None,
-              rng: np.random.Generator | None = None) -> None:
+def check_jvp(
+    f: Callable,
+    args: Sequence[Any],
+    atol: float | None = None,
+    rtol: float | None = None,
+    eps: float | None = None,
+    rng: np.random.Generator | None = None,
+) -> None:
     """jvp(f) against central differences (f(x + eps t) - f(x - eps t)) / 2 eps."""
     rng = np.random.default_rng(0) if rng is None else rng
     args = tuple(args)
@@ -94,12 +103,19 @@ def check_jvp(f: Callable, args: Sequence[Any], atol: float | None = None,
     minus = f(*_scaled_add(args, tangents, -eps))
     numeric = tree_util.tree_map(
         lambda p, m: (np.asarray(p, np.complex128) - np.asarray(m, np.complex128)) / (2 * eps),
-        plus, minus)
+        plus,
+        minus,
+    )
     _assert_close(out_tangent, numeric, tol, rtol, "JVP does not match finite differences")
 
 
-def check_vjp(f: Callable, args: Sequence[Any], atol: float | None = None,
-              rtol: float | None = None, rng: np.random.Generator | None = None) -> None:
+def check_vjp(
+    f: Callable,
+    args: Sequence[Any],
+    atol: float | None = None,
+    rtol: float | None = None,
+    rng: np.random.Generator | None = None,
+) -> None:
     """<vjp(ct), t> == <ct, jvp(t)> for random t and ct."""
     rng = np.random.default_rng(1) if rng is None else rng
     args = tuple(args)
@@ -117,9 +133,15 @@ def check_vjp(f: Callable, args: Sequence[Any], atol: float | None = None,
         raise AssertionError(f"VJP does not match JVP: <vjp(ct), t> = {lhs}, <ct, jvp(t)> = {rhs}")
 
 
-def check_grads(f: Callable, args: Sequence[Any], order: int,
-                modes: Sequence[str] = ("fwd", "rev"), atol: float | None = None,
-                rtol: float | None = None, eps: float | None = None) -> None:
+def check_grads(
+    f: Callable,
+    args: Sequence[Any],
+    order: int,
+    modes: Sequence[str] = ("fwd", "rev"),
+    atol: float | None = None,
+    rtol: float | None = None,
+    eps: float | None = None,
+) -> None:
     """Checks derivatives of f at args up to `order` in the given modes; raises AssertionError.
 
     Args:

@@ -1,8 +1,8 @@
-"""stablax.lax: the primitive layer, one function per StableHLO/CHLO operation (plus conveniences)."""
+"""stablax.lax: one function per StableHLO/CHLO operation, plus conveniences."""
 
 from stablax._src.lax._dot import Precision, dot, dot_general
 from stablax._src.lax._elementwise import *  # noqa: F403
-from stablax._src.lax._elementwise import abs, complex, max, min, pow, round  # noqa: A004
+from stablax._src.lax._elementwise import abs, complex, max, min, pow, round
 from stablax._src.lax._reductions import (
     reduce_and,
     reduce_max,
@@ -12,7 +12,7 @@ from stablax._src.lax._reductions import (
     reduce_sum,
     reduce_xor,
 )
-from stablax._src.lax._shapes import (  # noqa: A004
+from stablax._src.lax._shapes import (
     bitcast_convert_type,
     broadcast,
     broadcast_in_dim,
@@ -28,3 +28,62 @@ from stablax._src.lax._shapes import (  # noqa: A004
     transpose,
 )
 from stablax._src.lax._reductions import argmax, argmin, reduce
+from stablax._src.lax._sort import sort, sort_key_val, top_k
+from stablax._src.lax._shapes import (
+    broadcast_to_rank,
+    collapse,
+    expand_dims,
+    index_in_dim,
+    pad,
+    reduce_precision,
+    slice_in_dim,
+    squeeze,
+)
+from stablax._src.lax._slicing import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    dynamic_index_in_dim,
+    dynamic_slice,
+    dynamic_slice_in_dim,
+    dynamic_update_index_in_dim,
+    dynamic_update_slice,
+    dynamic_update_slice_in_dim,
+    gather,
+    index_take,
+    scatter,
+    scatter_add,
+    scatter_apply,
+    scatter_max,
+    scatter_min,
+    scatter_mul,
+    scatter_sub,
+)
+from stablax._src.lax._windowed import (
+    cumlogsumexp,
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    padtype_to_pads,
+    reduce_window,
+    reduce_window_shape_tuple,
+)
+from stablax._src.lax._conv import (
+    ConvDimensionNumbers,
+    ConvGeneralDilatedDimensionNumbers,
+    conv,
+    conv_dimension_numbers,
+    conv_general_dilated,
+    conv_general_dilated_local,
+    conv_general_dilated_patches,
+    conv_general_permutations,
+    conv_general_shape_tuple,
+    conv_shape_tuple,
+    conv_transpose,
+    conv_transpose_shape_tuple,
+    conv_with_general_padding,
+)
+from stablax._src.lax import _elementwise_ad
+from stablax._src.lax import _custom
+from stablax._src.lax._custom import stop_gradient

@@ -28,16 +28,19 @@ def _marker_lowering(target: str):
             "stablehlo.custom_call",
             operands,
             [mlir.aval_type(a) for a in out_avals],
-            {"call_target_name": ir.StringAttr.get(target),
-             "has_side_effect": ir.BoolAttr.get(False)},
+            {
+                "call_target_name": ir.StringAttr.get(target),
+                "has_side_effect": ir.BoolAttr.get(False),
+            },
         )
         return list(op.results)
 
     return lower
 
 
-dispatch.def_op(STOP_GRADIENT, _identity_rule, _marker_lowering("stablax.stop_gradient"),
-                differentiable=False)
+dispatch.def_op(
+    STOP_GRADIENT, _identity_rule, _marker_lowering("stablax.stop_gradient"), differentiable=False
+)
 
 
 def stop_gradient_op(x: Any) -> Any:
@@ -80,8 +83,7 @@ def strip_markers(module: Any) -> None:
                         "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
                     )
                 if target.startswith(MARKER_PREFIX):
-                    for result, operand in zip(operation.results, operation.operands,
-                                               strict=True):
+                    for result, operand in zip(operation.results, operation.operands, strict=True):
                         result.replace_all_uses_with(operand)
                     operation.erase()
 

@@ -8,11 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dtypes
+from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.config import config
 from stablax._src.core import ShapedArray
-from stablax._src import dispatch
 from stablax._src.dispatch import bind, def_op
 from stablax._src.ir import ir
 from stablax._src.lax._elementwise import ANY, check_dtype
@@ -234,8 +233,9 @@ def _remaining(n: int, *taken: Sequence[int]) -> list[int]:
     return [i for i in range(n) if i not in used]
 
 
-def _transpose_lhs(ct, x_aval, y, dimension_numbers, precision, preferred_element_type,
-                   swap_ans=False):
+def _transpose_lhs(
+    ct, x_aval, y, dimension_numbers, precision, preferred_element_type, swap_ans=False
+):
     # The cotangent of x: contract ct with y over y's free dims, then restore x's axis order.
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     y_ndim = y.aval.ndim
@@ -258,8 +258,7 @@ def _transpose_lhs(ct, x_aval, y, dimension_numbers, precision, preferred_elemen
     return x_bar
 
 
-def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision,
-                           preferred_element_type):
+def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     from stablax._src.transforms.ad import is_undefined
 
     (lc, rc), (lb, rb) = dimension_numbers
@@ -279,8 +278,7 @@ def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision,
     return [None, _transpose_lhs(ct, rhs.aval, lhs, swapped, precision, None, swap_ans=True)]
 
 
-def _dot_general_jvp(primals, tangents, *, dimension_numbers, precision,
-                     preferred_element_type):
+def _dot_general_jvp(primals, tangents, *, dimension_numbers, precision, preferred_element_type):
     lhs, rhs = primals
     t_lhs, t_rhs = tangents
     kwargs = {"precision": precision, "preferred_element_type": preferred_element_type}

@@ -37,7 +37,6 @@ from stablax._src.lax._elementwise import (
     sign,
     sin,
     sinh,
-    sqrt,
     square,
     sub,
 )
@@ -74,12 +73,15 @@ UNARY_JVPS = {
         t, rsqrt(mul(sub(x, full_like(x, 1)), add(x, full_like(x, 1))))
     ),
     "chlo.atanh": lambda t, x, y: div(t, _one_minus_square(x)),
-    "chlo.erf": lambda t, x, y: mul(t, mul(full_like(x, 2 / math.sqrt(math.pi)),
-                                           exp(neg(square(x))))),
-    "chlo.erfc": lambda t, x, y: mul(t, mul(full_like(x, -2 / math.sqrt(math.pi)),
-                                            exp(neg(square(x))))),
-    "chlo.erf_inv": lambda t, x, y: mul(t, mul(full_like(x, math.sqrt(math.pi) / 2),
-                                               exp(square(y)))),
+    "chlo.erf": lambda t, x, y: mul(
+        t, mul(full_like(x, 2 / math.sqrt(math.pi)), exp(neg(square(x))))
+    ),
+    "chlo.erfc": lambda t, x, y: mul(
+        t, mul(full_like(x, -2 / math.sqrt(math.pi)), exp(neg(square(x))))
+    ),
+    "chlo.erf_inv": lambda t, x, y: mul(
+        t, mul(full_like(x, math.sqrt(math.pi) / 2), exp(square(y)))
+    ),
     "chlo.lgamma": lambda t, x, y: mul(t, digamma(x)),
     "chlo.digamma": lambda t, x, y: mul(t, ew.polygamma(full_like(x, 1), x)),
     "stablehlo.real": lambda t, x, y: real(t),
@@ -96,8 +98,7 @@ def _abs_jvp(t, x, y):
     if mlir_dtype(x).kind == "c":
         # d|z| = Re(conj(z) dz) / |z|, with 0 at z = 0
         safe = select(eq(y, full_like(y, 0)), full_like(y, 1), y)
-        return real(mul(div(complex(real(x), neg(imag(x))), complex(safe, full_like(safe, 0))),
-                        t))
+        return real(mul(div(complex(real(x), neg(imag(x))), complex(safe, full_like(safe, 0))), t))
     return mul(t, sign(x))
 
 
@@ -162,8 +163,10 @@ def _div_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     out = div(x, y)
-    terms = [div(tx, y) if tx is not None else None,
-             neg(mul(ty, div(out, y))) if ty is not None else None]
+    terms = [
+        div(tx, y) if tx is not None else None,
+        neg(mul(ty, div(out, y))) if ty is not None else None,
+    ]
     return out, _sum(terms)
 
 
@@ -200,8 +203,10 @@ def _atan2_jvp(primals, tangents):
     tx, ty = tangents
     out = atan2(x, y)
     denom = add(square(x), square(y))
-    terms = [mul(tx, div(y, denom)) if tx is not None else None,
-             neg(mul(ty, div(x, denom))) if ty is not None else None]
+    terms = [
+        mul(tx, div(y, denom)) if tx is not None else None,
+        neg(mul(ty, div(x, denom))) if ty is not None else None,
+    ]
     return out, _sum(terms)
 
 
@@ -232,19 +237,21 @@ def _complex_jvp(primals, tangents):
     return complex(x, y), complex(_zero_if_none(tx, x), _zero_if_none(ty, y))
 
 
-dispatch.jvp_rules.update({
-    "stablehlo.add": _linear_binary_jvp("stablehlo.add"),
-    "stablehlo.subtract": _linear_binary_jvp("stablehlo.subtract", -1),
-    "stablehlo.multiply": _mul_jvp,
-    "stablehlo.divide": _div_jvp,
-    "stablehlo.remainder": _rem_jvp,
-    "stablehlo.power": _pow_jvp,
-    "stablehlo.maximum": _max_min_jvp("stablehlo.maximum"),
-    "stablehlo.minimum": _max_min_jvp("stablehlo.minimum"),
-    "stablehlo.atan2": _atan2_jvp,
-    "stablehlo.complex": _complex_jvp,
-    "chlo.polygamma": lambda primals, tangents: _polygamma_jvp(primals, tangents),
-})
+dispatch.jvp_rules.update(
+    {
+        "stablehlo.add": _linear_binary_jvp("stablehlo.add"),
+        "stablehlo.subtract": _linear_binary_jvp("stablehlo.subtract", -1),
+        "stablehlo.multiply": _mul_jvp,
+        "stablehlo.divide": _div_jvp,
+        "stablehlo.remainder": _rem_jvp,
+        "stablehlo.power": _pow_jvp,
+        "stablehlo.maximum": _max_min_jvp("stablehlo.maximum"),
+        "stablehlo.minimum": _max_min_jvp("stablehlo.minimum"),
+        "stablehlo.atan2": _atan2_jvp,
+        "stablehlo.complex": _complex_jvp,
+        "chlo.polygamma": lambda primals, tangents: _polygamma_jvp(primals, tangents),
+    }
+)
 
 
 def _polygamma_jvp(primals, tangents):
@@ -286,13 +293,15 @@ def _undefined(x) -> bool:
     return is_undefined(x)
 
 
-dispatch.transpose_rules.update({
-    "stablehlo.add": _transpose_add,
-    "stablehlo.subtract": _transpose_sub,
-    "stablehlo.multiply": _transpose_mul,
-    "stablehlo.divide": _transpose_div,
-    "stablehlo.complex": _transpose_complex,
-})
+dispatch.transpose_rules.update(
+    {
+        "stablehlo.add": _transpose_add,
+        "stablehlo.subtract": _transpose_sub,
+        "stablehlo.multiply": _transpose_mul,
+        "stablehlo.divide": _transpose_div,
+        "stablehlo.complex": _transpose_complex,
+    }
+)
 
 
 # --- select, clamp, convert --------------------------------------------------------------------
@@ -325,11 +334,13 @@ def _clamp_jvp(primals, tangents):
         inside = ew.bitwise_and(gt(x, _broadcast_like(lo, x)), lt(x, _broadcast_like(hi, x)))
         terms.append(select(inside, t_x, full_like(t_x, 0)))
     if t_lo is not None:
-        terms.append(select(lt(x, _broadcast_like(lo, x)), _broadcast_like(t_lo, x),
-                            full_like(x, 0)))
+        terms.append(
+            select(lt(x, _broadcast_like(lo, x)), _broadcast_like(t_lo, x), full_like(x, 0))
+        )
     if t_hi is not None:
-        terms.append(select(gt(x, _broadcast_like(hi, x)), _broadcast_like(t_hi, x),
-                            full_like(x, 0)))
+        terms.append(
+            select(gt(x, _broadcast_like(hi, x)), _broadcast_like(t_hi, x), full_like(x, 0))
+        )
     return out, _sum(terms)
 
 
@@ -346,11 +357,24 @@ dispatch.transpose_rules["stablehlo.select"] = _select_transpose
 dispatch.jvp_rules["stablehlo.clamp"] = _clamp_jvp
 
 ZERO_DERIVATIVE = (
-    "stablehlo.sign", "stablehlo.floor", "stablehlo.ceil", "stablehlo.round_nearest_afz",
-    "stablehlo.round_nearest_even", "stablehlo.is_finite", "stablehlo.not", "stablehlo.popcnt",
-    "stablehlo.count_leading_zeros", "stablehlo.compare", "stablehlo.and", "stablehlo.or",
-    "stablehlo.xor", "stablehlo.shift_left", "stablehlo.shift_right_logical",
-    "stablehlo.shift_right_arithmetic", "chlo.next_after", "stablehlo.bitcast_convert",
+    "stablehlo.sign",
+    "stablehlo.floor",
+    "stablehlo.ceil",
+    "stablehlo.round_nearest_afz",
+    "stablehlo.round_nearest_even",
+    "stablehlo.is_finite",
+    "stablehlo.not",
+    "stablehlo.popcnt",
+    "stablehlo.count_leading_zeros",
+    "stablehlo.compare",
+    "stablehlo.and",
+    "stablehlo.or",
+    "stablehlo.xor",
+    "stablehlo.shift_left",
+    "stablehlo.shift_right_logical",
+    "stablehlo.shift_right_arithmetic",
+    "chlo.next_after",
+    "stablehlo.bitcast_convert",
     "stablehlo.iota",
 )
 dispatch.not_differentiable.update(ZERO_DERIVATIVE)

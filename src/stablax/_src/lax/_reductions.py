@@ -1,8 +1,8 @@
 """Reductions over axes: sum, prod, max, min, and, or, xor, and argmax/argmin (`stablehlo.reduce`).
 
-One op, `stablehlo.reduce`, with a `computation` parameter naming its body. For the monoids the
-body is a single binary op on scalars, which is what the autodiff and batching rules read back;
-argmax/argmin reduce (values, indices) pairs with a comparator body.
+One op, `stablehlo.reduce`, with a `computation` parameter naming its region body; its decoder
+reads the body back. Monoid bodies are one binary op on scalars; argmax/argmin reduce (values,
+indices) pairs with a comparator body. Also the region helpers shared by sort and reduce_window.
 """
 
 from __future__ import annotations
@@ -16,11 +16,19 @@ import numpy as np
 from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray, Tracer, current_trace, to_tracer
-from stablax._src.dispatch import bind, def_op
+from stablax._src.dispatch import bind, def_op, weak_scalar
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax._elementwise import ANY, BOOL, FLOAT, INT, INT_OR_BOOL, check_dtype
-from stablax._src.lax._shapes import aval_of, broadcasted_iota
+from stablax._src.lax._shapes import (
+    aval_of,
+    broadcast_in_dim,
+    broadcasted_iota,
+    convert_element_type,
+    full,
+    reshape,
+    transpose,
+)
 
 # computation -> (body op, accepted dtypes)
 MONOIDS: dict[str, tuple[str, tuple]] = {
@@ -71,7 +79,9 @@ def emit_region_body(block: ir.Block, body: Any) -> None:
     """Fills a region's `block` with `body(*scalar tracers) -> tuple`, written with lax functions.
 
     Lowerings run inside a trace, so lax calls on tracers of the block arguments emit at the
-    block's insertion point; the outputs become the block's `stablehlo.return`.
+    block's insertion point; the outputs become the block's `stablehlo.return`. Bodies must not
+    create constants (Python scalars, `full`): a trace emits those at the end of its function,
+    outside the region.
     """
     trace = current_trace()
     args = [Tracer(trace, ShapedArray((), mlir.dtype_of_type(a.type)), a) for a in block.arguments]
@@ -80,67 +90,134 @@ def emit_region_body(block: ir.Block, body: Any) -> None:
         mlir.emit("stablehlo.return", [o.value for o in outs], [])
 
 
-def _reduce_rule(*operands: ShapedArray, computation: str, axes: tuple[int, ...]) -> Any:
+def emit_monoid_body(block: ir.Block, computation: str, dtype: np.dtype) -> None:
+    """The body of a monoid reduction: one binary op on the two scalar block arguments.
+
+    Complex max/min are the exception: XLA's CPU backend compares only the real parts of
+    `stablehlo.maximum`, so they are spelled as a lexicographic compare and select, as in JAX.
+    """
+    if dtype.kind == "c" and computation in ("max", "min"):
+        emit_region_body(block, _complex_extremum(computation))
+        return
+    with ir.InsertionPoint(block):
+        scalar = mlir.tensor_type((), dtype)
+        body = mlir.emit(MONOIDS[computation][0], list(block.arguments), [scalar])
+        mlir.emit("stablehlo.return", list(body.results), [])
+
+
+def _complex_extremum(computation: str):
+    beats = ew.gt if computation == "max" else ew.lt
+
+    def body(a, b):
+        re_a, re_b = ew.real(a), ew.real(b)
+        pick_a = ew.select(ew.eq(re_a, re_b), beats(ew.imag(a), ew.imag(b)), beats(re_a, re_b))
+        return (ew.select(pick_a, a, b),)
+
+    return body
+
+
+_MONOID_OF_BODY_OP = {op: name for name, (op, _) in MONOIDS.items()}
+
+
+def computation_of(op: Any) -> str:
+    """The `computation` whose body an emitted reduce/reduce_window carries (the decoders' half
+    of `emit_monoid_body` and the argmax and logaddexp bodies)."""
+    body_ops = [o.operation for o in op.regions[0].blocks[0].operations][:-1]
+    if len(body_ops) == 1:
+        return _MONOID_OF_BODY_OP[body_ops[0].name]
+    if any(o.name == "stablehlo.log_plus_one" for o in body_ops):
+        return "logaddexp"
+    # argmax/argmin and complex max/min: the first strict comparison says which extreme wins.
+    direction = next(
+        mlir.stablehlo.ComparisonDirectionAttr(o.attributes["comparison_direction"]).value
+        for o in body_ops
+        if o.name == "stablehlo.compare"
+        and mlir.stablehlo.ComparisonDirectionAttr(o.attributes["comparison_direction"]).value
+        in ("GT", "LT")
+    )
+    extreme = "max" if direction == "GT" else "min"
+    return f"arg{extreme}" if len(op.regions[0].blocks[0].arguments) == 4 else extreme
+
+
+def int_tuple(attr: Any) -> tuple[int, ...]:
+    """A DenseI64ArrayAttr (or dense integer elements) as a flat tuple of Python ints."""
+    try:
+        return tuple(int(v) for v in ir.DenseI64ArrayAttr(attr))
+    except (ValueError, TypeError):
+        return tuple(int(v) for v in np.asarray(ir.DenseIntElementsAttr(attr)).ravel())
+
+
+def pad_pairs(attr: Any) -> tuple[tuple[int, int], ...]:
+    """A dense Nx2 padding attribute as ((low, high), ...)."""
+    flat = int_tuple(attr)
+    return tuple(zip(flat[0::2], flat[1::2], strict=True))
+
+
+# --- the reduce op -----------------------------------------------------------------------------
+
+# Operands are (*arrays, *init_values), mirroring the emitted `stablehlo.reduce` one to one so that
+# rewrites re-bind it positionally. Monoids reduce one array; argmax/argmin reduce two, (values,
+# indices), and return both: the public functions keep the indices (XLA drops the rest).
+ARG_REDUCTIONS = ("argmax", "argmin")
+
+
+def _reduce_rule(*args: ShapedArray, computation: str, axes: tuple[int, ...]) -> Any:
+    where = mlir.where_suffix()
+    operands, inits = args[: len(args) // 2], args[len(args) // 2 :]
+    opname = computation if computation in ARG_REDUCTIONS else f"reduce_{computation}"
+    for x, init in zip(operands, inits, strict=True):
+        if init.shape != () or init.dtype != x.dtype:
+            raise TypeError(
+                f"lax.{opname}: init values must be scalars of the operands' dtypes, got "
+                f"{init.str_short()} for {x.str_short()}{where}"
+            )
     if computation in ARG_REDUCTIONS:
         return _arg_reduce_rule(*operands, computation=computation, axes=axes)
     (x,) = operands
-    check_dtype(f"reduce_{computation}", x.dtype, MONOIDS[computation][1])
+    check_dtype(opname, x.dtype, MONOIDS[computation][1])
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
-def _reduce_lowering(operands, in_avals, out_avals, *, computation, axes):
-    if computation in ARG_REDUCTIONS:
-        return _arg_reduce_lowering(operands, in_avals, out_avals, computation=computation,
-                                    axes=axes)
-    (x,) = operands
-    dtype = in_avals[0].dtype
-    init = mlir.constant(identity_element(computation, dtype))
-    op = mlir.emit("stablehlo.reduce", [x, init], [mlir.aval_type(out_avals[0])],
-                   {"dimensions": mlir.i64_array(axes)}, regions=1)
-    scalar = mlir.tensor_type((), dtype)
-    block = op.regions[0].blocks.append(scalar, scalar)
-    with ir.InsertionPoint(block):
-        body = mlir.emit(MONOIDS[computation][0], list(block.arguments), [scalar])
-        mlir.emit("stablehlo.return", list(body.results), [])
-    return list(op.results)
-
-
-# argmax/argmin are the same op with two operands, (values, indices), and two results; the index
-# operand is an explicit iota so that the ruled op's operands and results mirror the emitted
-# `stablehlo.reduce` one to one (rewrites map results positionally; XLA drops the unused values).
-ARG_REDUCTIONS = ("argmax", "argmin")
-
-
-def _arg_reduce_rule(x: ShapedArray, indices: ShapedArray, *, computation: str,
-                     axes: tuple[int, ...]) -> tuple[ShapedArray, ShapedArray]:
+def _arg_reduce_rule(
+    x: ShapedArray, indices: ShapedArray, *, computation: str, axes: tuple[int, ...]
+) -> tuple[ShapedArray, ShapedArray]:
     where = mlir.where_suffix()
     check_dtype(computation, x.dtype, (BOOL, INT, FLOAT))
     if indices.dtype.kind not in "iu":
-        raise TypeError(f"lax.{computation}: index_dtype must be an integer type, got "
-                        f"{indices.dtype.name}{where}")
+        raise TypeError(
+            f"lax.{computation}: index_dtype must be an integer type, got "
+            f"{indices.dtype.name}{where}"
+        )
     if indices.shape != x.shape or len(axes) != 1:
-        raise TypeError(f"lax.{computation}: indices {indices.str_short()} must match the operand "
-                        f"{x.str_short()} and one axis is reduced, got axes {axes}{where}")
+        raise TypeError(
+            f"lax.{computation}: indices {indices.str_short()} must match the operand "
+            f"{x.str_short()} and one axis is reduced, got axes {axes}{where}"
+        )
     (axis,) = axes
     if x.shape[axis] == 0:
-        raise ValueError(f"lax.{computation} requires a non-empty reduced dimension, got "
-                         f"{x.str_short()} with axis {axis}{where}")
+        raise ValueError(
+            f"lax.{computation} requires a non-empty reduced dimension, got "
+            f"{x.str_short()} with axis {axis}{where}"
+        )
     shape = tuple(d for i, d in enumerate(x.shape) if i != axis)
     return ShapedArray(shape, x.dtype, x.weak_type), ShapedArray(shape, indices.dtype)
 
 
-def _arg_reduce_lowering(operands, in_avals, out_avals, *, computation, axes):
-    x_aval, index_aval = in_avals
-    monoid = "max" if computation == "argmax" else "min"
-    inits = [mlir.constant(identity_element(monoid, x_aval.dtype)),
-             mlir.constant(np.zeros((), index_aval.dtype))]
-    op = mlir.emit("stablehlo.reduce", [*operands, *inits],
-                   [mlir.aval_type(a) for a in out_avals], {"dimensions": mlir.i64_array(axes)},
-                   regions=1)
-    value_t, index_t = mlir.tensor_type((), x_aval.dtype), mlir.tensor_type((), index_aval.dtype)
-    block = op.regions[0].blocks.append(value_t, index_t, value_t, index_t)
-    emit_region_body(block, _arg_reduce_body(computation, _is_float(x_aval.dtype)))
+def _reduce_lowering(operands, in_avals, out_avals, *, computation, axes):
+    op = mlir.emit(
+        "stablehlo.reduce",
+        operands,
+        [mlir.aval_type(a) for a in out_avals],
+        {"dimensions": mlir.i64_array(axes)},
+        regions=1,
+    )
+    scalars = [mlir.tensor_type((), a.dtype) for a in in_avals[: len(in_avals) // 2]]
+    block = op.regions[0].blocks.append(*scalars, *scalars)
+    if computation in ARG_REDUCTIONS:
+        emit_region_body(block, _arg_reduce_body(computation, _is_float(in_avals[0].dtype)))
+    else:
+        emit_monoid_body(block, computation, in_avals[0].dtype)
     return list(op.results)
 
 
@@ -158,24 +235,142 @@ def _arg_reduce_body(computation: str, is_float: bool):
         return ew.or_(beats(u, v), ew.and_(ew.ne(u, u), ew.eq(v, v)))
 
     def body(a, a_index, b, b_index):
-        pick_a = ew.or_(strictly_better(a, b),
-                        ew.and_(ew.not_(strictly_better(b, a)), ew.lt(a_index, b_index)))
+        lower_index = ew.and_(ew.not_(strictly_better(b, a)), ew.lt(a_index, b_index))
+        pick_a = ew.or_(strictly_better(a, b), lower_index)
         return ew.select(pick_a, a, b), ew.select(pick_a, a_index, b_index)
 
     return body
 
 
-def_op("stablehlo.reduce", _reduce_rule, _reduce_lowering)
+def _reduce_decode(op: Any) -> dict[str, Any]:
+    return {"computation": computation_of(op), "axes": int_tuple(op.attributes["dimensions"])}
 
 
-def _reduce(computation: str, operand: Any, axes: Sequence[int]) -> Any:
-    aval = getattr(operand, "aval", None)
-    ndim = aval.ndim if aval is not None else np.ndim(operand)
-    axes = _normalize_axes(axes, ndim, f"reduce_{computation}")
-    if not axes and aval is not None:
-        _reduce_rule(aval, computation=computation, axes=axes)
-        return operand
-    return bind("stablehlo.reduce", operand, computation=computation, axes=axes)
+# --- derivatives -------------------------------------------------------------------------------
+
+
+def zeros_like(x: Any) -> Any:
+    """A strongly typed zero array of `x`'s shape and dtype (a tangent's instantiated zero)."""
+    aval = aval_of(x)
+    return full(aval.shape, 0, aval.dtype)
+
+
+def expand_reduced(y: Any, shape: Sequence[int], axes: Sequence[int]) -> Any:
+    """Broadcasts a reduction's result back over the reduced `axes` of `shape`."""
+    kept = [d for d in range(len(shape)) if d not in axes]
+    return broadcast_in_dim(y, shape, kept)
+
+
+def chooser_tangent(x: Any, y: Any, tx: Any, axes: Sequence[int], init: Any = None) -> Any:
+    # max/min: the tangent at the chosen elements, averaged over ties (as JAX does); an init
+    # value that wins counts as a chosen element with a zero tangent.
+    shape, dtype = aval_of(x).shape, aval_of(x).dtype
+    chosen = convert_element_type(ew.eq(x, expand_reduced(y, shape, axes)), dtype)
+    count = _reduce("add", chosen, axes)
+    if init is not None:
+        count = ew.add(count, convert_element_type(ew.eq(y, init), dtype))
+    return ew.div(_reduce("add", ew.mul(tx, chosen), axes), count)
+
+
+def exclusive_products(x: Any, axes: Sequence[int]) -> Any:
+    """For every element, the product of the other elements of its reduction group.
+
+    Built without division (zeros are fine) from an n x n table per group, n the group size.
+    """
+    aval = aval_of(x)
+    kept = [d for d in range(aval.ndim) if d not in axes]
+    kept_shape = tuple(aval.shape[d] for d in kept)
+    n = int(np.prod([aval.shape[d] for d in axes], dtype=np.int64))
+    rank = len(kept_shape)
+    flat = reshape(transpose(x, (*kept, *axes)), (*kept_shape, n))
+    table_shape = (*kept_shape, n, n)
+    table = broadcast_in_dim(flat, table_shape, (*range(rank), rank + 1))
+    diagonal = ew.eq(
+        broadcasted_iota(np.int32, table_shape, rank),
+        broadcasted_iota(np.int32, table_shape, rank + 1),
+    )
+    others = ew.select(diagonal, full(table_shape, 1, aval.dtype), table)
+    grouped = reshape(
+        _reduce("mul", others, (rank + 1,)), (*kept_shape, *(aval.shape[d] for d in axes))
+    )
+    inverse = np.argsort((*kept, *axes))
+    return transpose(grouped, tuple(int(i) for i in inverse))
+
+
+def _reduce_jvp(primals, tangents, *, computation, axes):
+    outs = bind("stablehlo.reduce", *primals, computation=computation, axes=axes)
+    half = len(primals) // 2
+    (x, init), (tx, t_init) = primals[::half][:2], tangents[::half][:2]
+    if computation == "add":
+        tx = zeros_like(x) if tx is None else tx
+        t_init = zeros_like(init) if t_init is None else t_init
+        return outs, bind("stablehlo.reduce", tx, t_init, computation="add", axes=axes)
+    if computation == "mul":
+        terms = []
+        if tx is not None:
+            terms.append(
+                ew.mul(_reduce("add", ew.mul(tx, exclusive_products(x, axes)), axes), init)
+            )
+        if t_init is not None:
+            terms.append(ew.mul(t_init, _reduce("mul", x, axes)))
+        return outs, terms[0] if len(terms) == 1 else ew.add(*terms)
+    if computation in ARG_REDUCTIONS:  # indices have no derivative; the values are a max/min
+        return outs, (None if tx is None else chooser_tangent(x, outs[0], tx, axes), None)
+    if computation in ("max", "min") and tx is not None:
+        return outs, chooser_tangent(x, outs, tx, axes, init)
+    return outs, None  # and/or/xor act on integers; an init value's tangent is not tracked
+
+
+def _reduce_transpose(ct, *operands, computation, axes):
+    # Only the sum is linear: broadcast back over the reduced axes; the init gets the total.
+    if computation != "add":
+        raise NotImplementedError(f"[transpose] reduce with {computation} is not linear")
+    x, init = operands
+    ct_x = ct_init = None
+    if is_undefined(x):
+        ct_x = expand_reduced(ct, x.aval.shape, axes)
+    if is_undefined(init):
+        ct_init = _reduce("add", ct, tuple(range(aval_of(ct).ndim)))
+    return [ct_x, ct_init]
+
+
+def is_undefined(x: Any) -> bool:
+    from stablax._src.transforms.ad import is_undefined as undefined
+
+    return undefined(x)
+
+
+def_op(
+    "stablehlo.reduce",
+    _reduce_rule,
+    _reduce_lowering,
+    decode=_reduce_decode,
+    jvp=_reduce_jvp,
+    transpose=_reduce_transpose,
+)
+
+
+def init_operand(init_value: Any, dtype: np.dtype) -> Any:
+    """A concrete init value as a scalar of `dtype`; traced ones are left to the shape rules."""
+    if isinstance(init_value, Tracer):
+        return init_value
+    with np.errstate(all="ignore"):
+        value = np.asarray(init_value).astype(dtype)
+    return weak_scalar(value.item(), dtype, weak_type=False) if value.shape == () else value
+
+
+def _reduce(computation: str, operand: Any, axes: Sequence[int], init: Any = None) -> Any:
+    aval = aval_of(operand)
+    axes = _normalize_axes(axes, aval.ndim, f"reduce_{computation}")
+    if init is None:
+        init = identity_element(computation, aval.dtype)
+        if not axes and hasattr(operand, "aval"):
+            _reduce_rule(
+                aval, aval.update(shape=(), weak_type=False), computation=computation, axes=axes
+            )
+            return operand
+    init = init_operand(init, aval.dtype)
+    return bind("stablehlo.reduce", operand, init, computation=computation, axes=axes)
 
 
 def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
@@ -240,16 +435,29 @@ def _arg_reduce(computation: str, operand: Any, axis: int, index_dtype: Any) -> 
     (axis,) = _normalize_axes((axis,), aval.ndim, computation)
     index_dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(index_dtype, computation))
     if index_dtype.kind not in "iu":
-        raise TypeError(f"lax.{computation}: index_dtype must be an integer type, got "
-                        f"{index_dtype.name}{mlir.where_suffix()}")
+        raise TypeError(
+            f"lax.{computation}: index_dtype must be an integer type, got "
+            f"{index_dtype.name}{mlir.where_suffix()}"
+        )
     indices = broadcasted_iota(index_dtype, aval.shape, axis)
-    return bind("stablehlo.reduce", operand, indices, computation=computation, axes=(axis,))[1]
+    monoid = "max" if computation == "argmax" else "min"
+    inits = (
+        init_operand(identity_element(monoid, aval.dtype), aval.dtype),
+        init_operand(0, index_dtype),
+    )
+    out = bind("stablehlo.reduce", operand, indices, *inits, computation=computation, axes=(axis,))
+    return out[1]
 
 
 # The monoid computations `reduce` recognises, by function identity (as JAX does).
-_MONOID_FUNCTIONS = {
-    ew.add: "add", ew.mul: "mul", ew.max: "max", ew.min: "min",
-    ew.bitwise_and: "and", ew.bitwise_or: "or", ew.bitwise_xor: "xor",
+MONOID_FUNCTIONS = {
+    ew.add: "add",
+    ew.mul: "mul",
+    ew.max: "max",
+    ew.min: "min",
+    ew.bitwise_and: "and",
+    ew.bitwise_or: "or",
+    ew.bitwise_xor: "xor",
 }
 
 
@@ -258,18 +466,19 @@ def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequen
 
     Args:
       operands: an array (or a 1-tuple of one).
-      init_values: a scalar (or a 1-tuple of one) combined once into every result.
+      init_values: the reduction's starting scalar (or a 1-tuple of one), usually the identity;
+        it enters every result once.
       computation: one of `lax.add`, `lax.mul`, `lax.max`, `lax.min`, `lax.bitwise_and`,
-        `lax.bitwise_or`, `lax.bitwise_xor`.
+        `lax.bitwise_or`, `lax.bitwise_xor`; other callables raise NotImplementedError.
       dimensions: the axes to reduce.
 
     Returns:
-      `computation(init_values, reduction of operands over dimensions)`, like the operands.
+      The reduction (a 1-tuple if `operands` was one), without the reduced axes.
     """
     single = not isinstance(operands, (tuple, list))
     operand_list = [operands] if single else list(operands)
     init_list = [init_values] if single else list(init_values)
-    name = _MONOID_FUNCTIONS.get(computation)
+    name = MONOID_FUNCTIONS.get(computation)
     if name is None or len(operand_list) != 1 or len(init_list) != 1:
         raise NotImplementedError(
             "lax.reduce supports one operand with a monoid computation (lax.add, lax.mul, "
@@ -280,23 +489,27 @@ def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequen
     (operand,), (init,) = operand_list, init_list
     init_aval = aval_of(init)
     if init_aval.shape != ():
-        raise ValueError(f"lax.reduce: init_values must be scalars, got shape {init_aval.shape}"
-                         f"{mlir.where_suffix()}")
-    result = _reduce(name, operand, dimensions)
-    if not _is_identity(init, name, aval_of(operand).dtype):
-        result = computation(init, result)
+        raise ValueError(
+            f"lax.reduce: init_values must be scalars, got shape {init_aval.shape}"
+            f"{mlir.where_suffix()}"
+        )
+    dims = _normalize_axes(dimensions, aval_of(operand).ndim, "reduce")
+    result = _reduce(name, operand, dims, init)
     return result if single else (result,)
 
 
-def _is_identity(value: Any, computation: str, dtype: np.dtype) -> bool:
-    if isinstance(value, Tracer):  # its value is unknown until the program runs
-        return False
-    with np.errstate(all="ignore"):
-        return bool(np.asarray(value).astype(dtype) == identity_element(computation, dtype))
-
-
 __all__ = [
-    "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",
-    "reduce_xor", "argmax", "argmin", "reduce", "identity_element", "emit_region_body",
+    "reduce_sum",
+    "reduce_prod",
+    "reduce_max",
+    "reduce_min",
+    "reduce_and",
+    "reduce_or",
+    "reduce_xor",
+    "argmax",
+    "argmin",
+    "reduce",
+    "identity_element",
+    "emit_region_body",
     "MONOIDS",
 ]

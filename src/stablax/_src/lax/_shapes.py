@@ -43,6 +43,41 @@ def aval_of(x: Any) -> ShapedArray:
     return ShapedArray(array.shape, dtypes.canonicalize_dtype(array.dtype), False)
 
 
+# --- decoders: the params of an emitted op, so that rewrites can re-bind it -------------------
+
+
+def _i64s(op: Any, name: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in mlir.ir.DenseI64ArrayAttr(op.attributes[name]))
+
+
+def _result_aval(op: Any) -> ShapedArray:
+    t = op.results[0].type
+    return ShapedArray(mlir.shape_of_type(t), mlir.dtype_of_type(t))
+
+
+# --- derivative helpers (rules are written with lax functions, see transforms/ad.py) -----------
+
+
+def _undefined(x: Any) -> bool:
+    from stablax._src.transforms.ad import is_undefined
+
+    return is_undefined(x)
+
+
+def _zeros(aval: ShapedArray) -> Any:
+    return full(aval.shape, 0, aval.dtype)
+
+
+def _linear_jvp(name: str):
+    """The jvp of an op linear in all its operands: the op applied to the tangents."""
+
+    def jvp(primals, tangents, **params):
+        tangents = [_zeros(aval_of(p)) if t is None else t for p, t in zip(primals, tangents)]
+        return bind(name, *primals, **params), bind(name, *tangents, **params)
+
+    return jvp
+
+
 # --- convert_element_type ----------------------------------------------------------------------
 
 
@@ -50,12 +85,32 @@ def _convert_rule(x: ShapedArray, *, new_dtype: np.dtype, weak_type: bool) -> Sh
     return ShapedArray(x.shape, new_dtype, weak_type)
 
 
-def_op("stablehlo.convert", _convert_rule)
+# The weak-type flag is not in the IR: a re-bound convert is strongly typed.
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
+    out = bind("stablehlo.convert", primals[0], new_dtype=new_dtype, weak_type=weak_type)
+    if not dtypes.issubdtype(new_dtype, np.inexact):
+        return out, None
+    return out, bind("stablehlo.convert", tangents[0], new_dtype=new_dtype, weak_type=False)
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type):
+    return [convert_element_type(ct, x.aval.dtype)]
+
+
+def_op(
+    "stablehlo.convert",
+    _convert_rule,
+    decode=lambda op: {"new_dtype": _result_aval(op).dtype, "weak_type": False},
+    jvp=_convert_jvp,
+    transpose=_convert_transpose,
+)
 
 
 def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) -> Any:
     """Casts to `new_dtype` (`stablehlo.convert`); to bool means `!= 0`, complex drops imag."""
-    new_dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(new_dtype, "convert_element_type"))
+    new_dtype = dtypes.canonicalize_dtype(
+        dtypes.check_user_dtype(new_dtype, "convert_element_type")
+    )
     aval = aval_of(operand)
     if dtypes.is_python_scalar(operand):
         operand = weak_scalar(operand, aval.dtype)
@@ -90,12 +145,18 @@ def _bitcast_rule(x: ShapedArray, *, new_dtype: np.dtype) -> ShapedArray:
     return ShapedArray(shape, new_dtype, False)
 
 
-def_op("stablehlo.bitcast_convert", _bitcast_rule)
+def_op(
+    "stablehlo.bitcast_convert",
+    _bitcast_rule,
+    decode=lambda op: {"new_dtype": _result_aval(op).dtype},
+)
 
 
 def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
     """Reinterprets the bits as `new_dtype`, adding/removing a trailing dim if sizes differ."""
-    new_dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(new_dtype, "bitcast_convert_type"))
+    new_dtype = dtypes.canonicalize_dtype(
+        dtypes.check_user_dtype(new_dtype, "bitcast_convert_type")
+    )
     return bind("stablehlo.bitcast_convert", operand, new_dtype=new_dtype)
 
 
@@ -139,10 +200,38 @@ def _broadcast_in_dim_lowering(operands, in_avals, out_avals, *, shape, broadcas
     return list(op.results)
 
 
-def_op("stablehlo.broadcast_in_dim", _broadcast_in_dim_rule, _broadcast_in_dim_lowering)
+def _broadcast_in_dim_decode(op: Any) -> dict[str, Any]:
+    return {
+        "shape": _result_aval(op).shape,
+        "broadcast_dimensions": _i64s(op, "broadcast_dimensions"),
+    }
 
 
-def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
+def_op(
+    "stablehlo.broadcast_in_dim",
+    _broadcast_in_dim_rule,
+    _broadcast_in_dim_lowering,
+    decode=_broadcast_in_dim_decode,
+    jvp=_linear_jvp("stablehlo.broadcast_in_dim"),
+    transpose=lambda ct, x, *, shape, broadcast_dimensions: [
+        _unbroadcast(ct, x.aval.shape, broadcast_dimensions)
+    ],
+)
+
+
+def _unbroadcast(ct: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
+    """Sums `ct` over the dimensions a broadcast created or stretched, back to `shape`."""
+    from stablax._src.lax._reductions import reduce_sum
+
+    out_shape = aval_of(ct).shape
+    summed = [d for d in range(len(out_shape)) if d not in broadcast_dimensions]
+    summed += [d for i, d in enumerate(broadcast_dimensions) if shape[i] == 1 and out_shape[d] != 1]
+    return reshape(reduce_sum(ct, summed), shape)
+
+
+def broadcast_in_dim(
+    operand: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]
+) -> Any:
     """Broadcasts to `shape`, operand dim i going to `broadcast_dimensions[i]`."""
     shape = _ints(shape, "shape", "broadcast_in_dim")
     dims = _ints(broadcast_dimensions, "broadcast_dimensions", "broadcast_in_dim")
@@ -173,7 +262,13 @@ def _reshape_rule(x: ShapedArray, *, new_sizes) -> ShapedArray:
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
-def_op("stablehlo.reshape", _reshape_rule)
+def_op(
+    "stablehlo.reshape",
+    _reshape_rule,
+    decode=lambda op: {"new_sizes": _result_aval(op).shape},
+    jvp=_linear_jvp("stablehlo.reshape"),
+    transpose=lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)],
+)
 
 
 def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
@@ -195,19 +290,30 @@ def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | 
 def _transpose_rule(x: ShapedArray, *, permutation) -> ShapedArray:
     if sorted(permutation) != list(range(x.ndim)):
         raise _error(
-            "transpose", f"permutation {permutation} is not a permutation of the axes of "
-            f"{x.str_short()}"
+            "transpose",
+            f"permutation {permutation} is not a permutation of the axes of {x.str_short()}",
         )
     return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
 
 
 def _transpose_lowering(operands, in_avals, out_avals, *, permutation):
-    op = mlir.emit("stablehlo.transpose", operands, [mlir.aval_type(out_avals[0])],
-                   {"permutation": mlir.i64_array(permutation)})
+    op = mlir.emit(
+        "stablehlo.transpose",
+        operands,
+        [mlir.aval_type(out_avals[0])],
+        {"permutation": mlir.i64_array(permutation)},
+    )
     return list(op.results)
 
 
-def_op("stablehlo.transpose", _transpose_rule, _transpose_lowering)
+def_op(
+    "stablehlo.transpose",
+    _transpose_rule,
+    _transpose_lowering,
+    decode=lambda op: {"permutation": _i64s(op, "permutation")},
+    jvp=_linear_jvp("stablehlo.transpose"),
+    transpose=lambda ct, x, *, permutation: [transpose(ct, np.argsort(permutation))],
+)
 
 
 def transpose(operand: Any, permutation: Sequence[int]) -> Any:
@@ -229,12 +335,22 @@ def _iota_rule(*, dtype, shape, dimension) -> ShapedArray:
 
 
 def _iota_lowering(operands, in_avals, out_avals, *, dtype, shape, dimension):
-    op = mlir.emit("stablehlo.iota", [], [mlir.aval_type(out_avals[0])],
-                   {"iota_dimension": mlir.i64(dimension)})
+    op = mlir.emit(
+        "stablehlo.iota",
+        [],
+        [mlir.aval_type(out_avals[0])],
+        {"iota_dimension": mlir.i64(dimension)},
+    )
     return list(op.results)
 
 
-def_op("stablehlo.iota", _iota_rule, _iota_lowering)
+def _iota_decode(op: Any) -> dict[str, Any]:
+    aval = _result_aval(op)
+    dimension = mlir.ir.IntegerAttr(op.attributes["iota_dimension"]).value
+    return {"dtype": aval.dtype, "shape": aval.shape, "dimension": dimension}
+
+
+def_op("stablehlo.iota", _iota_rule, _iota_lowering, decode=_iota_decode)
 
 
 def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
@@ -262,8 +378,11 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     if hasattr(fill_value, "aval"):
         scalar = convert_element_type(fill_value, dtype, weak_type=weak)
     else:
-        scalar = weak_scalar(np.asarray(fill_value).item(), dtype) if weak else _strong_scalar(
-            fill_value, dtype)
+        scalar = (
+            weak_scalar(np.asarray(fill_value).item(), dtype)
+            if weak
+            else _strong_scalar(fill_value, dtype)
+        )
     return broadcast_in_dim(scalar, shape, ())
 
 
@@ -271,7 +390,9 @@ def _strong_scalar(value: Any, dtype: np.dtype) -> Any:
     return weak_scalar(np.asarray(value).astype(dtype).item(), dtype, weak_type=False)
 
 
-def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None) -> Any:
+def full_like(
+    x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None
+) -> Any:
     """An array like `x` (shape, dtype, weak type) filled with `fill_value`."""
     aval = aval_of(x)
     target_dtype = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
@@ -297,24 +418,55 @@ def _concatenate_rule(*operands: ShapedArray, dimension: int) -> ShapedArray:
         raise _error("concatenate", f"dimension {dimension} out of range for {first.str_short()}")
     for x in operands[1:]:
         if x.dtype != first.dtype:
-            raise _error("concatenate", "operands must have the same dtype, got "
-                         f"{', '.join(o.dtype.name for o in operands)}")
-        if x.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(
-                zip(x.shape, first.shape, strict=True)) if i != dimension):
-            raise _error("concatenate", "operands must have equal shapes except along dimension "
-                         f"{dimension}, got {', '.join(o.str_short() for o in operands)}")
+            raise _error(
+                "concatenate",
+                "operands must have the same dtype, got "
+                f"{', '.join(o.dtype.name for o in operands)}",
+            )
+        if x.ndim != first.ndim or any(
+            a != b
+            for i, (a, b) in enumerate(zip(x.shape, first.shape, strict=True))
+            if i != dimension
+        ):
+            raise _error(
+                "concatenate",
+                "operands must have equal shapes except along dimension "
+                f"{dimension}, got {', '.join(o.str_short() for o in operands)}",
+            )
     shape = list(first.shape)
     shape[dimension] = sum(x.shape[dimension] for x in operands)
     return ShapedArray(shape, first.dtype, all(x.weak_type for x in operands))
 
 
 def _concatenate_lowering(operands, in_avals, out_avals, *, dimension):
-    op = mlir.emit("stablehlo.concatenate", operands, [mlir.aval_type(out_avals[0])],
-                   {"dimension": mlir.i64(dimension)})
+    op = mlir.emit(
+        "stablehlo.concatenate",
+        operands,
+        [mlir.aval_type(out_avals[0])],
+        {"dimension": mlir.i64(dimension)},
+    )
     return list(op.results)
 
 
-def_op("stablehlo.concatenate", _concatenate_rule, _concatenate_lowering)
+def _concatenate_transpose(ct, *operands, dimension):
+    results, start = [], 0
+    for x in operands:
+        size = x.aval.shape[dimension]
+        results.append(
+            slice_in_dim(ct, start, start + size, axis=dimension) if _undefined(x) else None
+        )
+        start += size
+    return results
+
+
+def_op(
+    "stablehlo.concatenate",
+    _concatenate_rule,
+    _concatenate_lowering,
+    decode=lambda op: {"dimension": mlir.ir.IntegerAttr(op.attributes["dimension"]).value},
+    jvp=_linear_jvp("stablehlo.concatenate"),
+    transpose=_concatenate_transpose,
+)
 
 
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
@@ -333,32 +485,68 @@ def concatenate(operands: Sequence[Any], dimension: int) -> Any:
 def _slice_rule(x: ShapedArray, *, start_indices, limit_indices, strides) -> ShapedArray:
     n = x.ndim
     if not len(start_indices) == len(limit_indices) == len(strides) == n:
-        raise _error("slice", f"start_indices {start_indices}, limit_indices {limit_indices} and "
-                     f"strides {strides} must each have one entry per dimension of "
-                     f"{x.str_short()}")
+        raise _error(
+            "slice",
+            f"start_indices {start_indices}, limit_indices {limit_indices} and "
+            f"strides {strides} must each have one entry per dimension of "
+            f"{x.str_short()}",
+        )
     for d, (lo, hi, st) in enumerate(zip(start_indices, limit_indices, strides, strict=True)):
         if st < 1 or not 0 <= lo <= hi <= x.shape[d]:
-            raise _error("slice", f"invalid slice [{lo}:{hi}:{st}] of dimension {d} of "
-                         f"{x.str_short()}")
-    shape = tuple((hi - lo + st - 1) // st for lo, hi, st in
-                  zip(start_indices, limit_indices, strides, strict=True))
+            raise _error(
+                "slice", f"invalid slice [{lo}:{hi}:{st}] of dimension {d} of {x.str_short()}"
+            )
+    shape = tuple(
+        (hi - lo + st - 1) // st
+        for lo, hi, st in zip(start_indices, limit_indices, strides, strict=True)
+    )
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
 def _slice_lowering(operands, in_avals, out_avals, *, start_indices, limit_indices, strides):
-    op = mlir.emit("stablehlo.slice", operands, [mlir.aval_type(out_avals[0])], {
-        "start_indices": mlir.i64_array(start_indices),
-        "limit_indices": mlir.i64_array(limit_indices),
-        "strides": mlir.i64_array(strides),
-    })
+    op = mlir.emit(
+        "stablehlo.slice",
+        operands,
+        [mlir.aval_type(out_avals[0])],
+        {
+            "start_indices": mlir.i64_array(start_indices),
+            "limit_indices": mlir.i64_array(limit_indices),
+            "strides": mlir.i64_array(strides),
+        },
+    )
     return list(op.results)
 
 
-def_op("stablehlo.slice", _slice_rule, _slice_lowering)
+def _slice_decode(op: Any) -> dict[str, Any]:
+    names = ("start_indices", "limit_indices", "strides")
+    return {name: _i64s(op, name) for name in names}
 
 
-def slice(operand: Any, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
-          strides: Sequence[int] | None = None) -> Any:
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    # Zeros around and between the sliced elements: a pad whose interior is stride - 1.
+    config = []
+    for d, lo, n, st in zip(x.aval.shape, start_indices, aval_of(ct).shape, strides, strict=True):
+        used = lo + (n - 1) * st + 1 if n else lo
+        config.append((lo, d - used, st - 1))
+    return [pad(ct, _zeros(ShapedArray((), aval_of(ct).dtype)), config)]
+
+
+def_op(
+    "stablehlo.slice",
+    _slice_rule,
+    _slice_lowering,
+    decode=_slice_decode,
+    jvp=_linear_jvp("stablehlo.slice"),
+    transpose=_slice_transpose,
+)
+
+
+def slice(  # noqa: A001
+    operand: Any,
+    start_indices: Sequence[int],
+    limit_indices: Sequence[int],
+    strides: Sequence[int] | None = None,
+) -> Any:
     """The static sub-array [start:limit:stride] in every dimension (`stablehlo.slice`)."""
     start = _ints(start_indices, "start_indices", "slice")
     limit = _ints(limit_indices, "limit_indices", "slice")
@@ -367,8 +555,7 @@ def slice(operand: Any, start_indices: Sequence[int], limit_indices: Sequence[in
     if start == (0,) * aval.ndim and limit == aval.shape and step == (1,) * aval.ndim:
         _slice_rule(aval, start_indices=start, limit_indices=limit, strides=step)
         return operand
-    return bind("stablehlo.slice", operand, start_indices=start, limit_indices=limit,
-                strides=step)
+    return bind("stablehlo.slice", operand, start_indices=start, limit_indices=limit, strides=step)
 
 
 def _rev_rule(x: ShapedArray, *, dimensions) -> ShapedArray:
@@ -378,12 +565,23 @@ def _rev_rule(x: ShapedArray, *, dimensions) -> ShapedArray:
 
 
 def _rev_lowering(operands, in_avals, out_avals, *, dimensions):
-    op = mlir.emit("stablehlo.reverse", operands, [mlir.aval_type(out_avals[0])],
-                   {"dimensions": mlir.i64_array(dimensions)})
+    op = mlir.emit(
+        "stablehlo.reverse",
+        operands,
+        [mlir.aval_type(out_avals[0])],
+        {"dimensions": mlir.i64_array(dimensions)},
+    )
     return list(op.results)
 
 
-def_op("stablehlo.reverse", _rev_rule, _rev_lowering)
+def_op(
+    "stablehlo.reverse",
+    _rev_rule,
+    _rev_lowering,
+    decode=lambda op: {"dimensions": _i64s(op, "dimensions")},
+    jvp=_linear_jvp("stablehlo.reverse"),
+    transpose=lambda ct, x, *, dimensions: [rev(ct, dimensions)],
+)
 
 
 def rev(operand: Any, dimensions: Sequence[int]) -> Any:
@@ -411,8 +609,9 @@ def canonicalize_axis(axis: int, ndim: int, opname: str) -> int:
 def _unique_axes(axes: Sequence[int], ndim: int, opname: str) -> tuple[int, ...]:
     result = tuple(canonicalize_axis(a, ndim, opname) for a in _ints(axes, "dimensions", opname))
     if len(set(result)) != len(result):
-        raise ValueError(f"lax.{opname}: repeated axis in dimensions {tuple(axes)}"
-                         f"{mlir.where_suffix()}")
+        raise ValueError(
+            f"lax.{opname}: repeated axis in dimensions {tuple(axes)}{mlir.where_suffix()}"
+        )
     return result
 
 
@@ -473,8 +672,9 @@ def collapse(operand: Any, start_dimension: int, stop_dimension: int | None = No
     hi = len(shape) if stop_dimension is None else operator.index(stop_dimension)
     hi = min(hi + len(shape) if hi < 0 else hi, len(shape))
     if hi < lo:
-        raise ValueError(f"lax.collapse: invalid dimension range {shape}[{lo}:{hi}]"
-                         f"{mlir.where_suffix()}")
+        raise ValueError(
+            f"lax.collapse: invalid dimension range {shape}[{lo}:{hi}]{mlir.where_suffix()}"
+        )
     size = int(np.prod(shape[lo:hi], dtype=np.int64))
     return reshape(operand, (*shape[:lo], size, *shape[hi:]))
 
@@ -489,8 +689,9 @@ def broadcast_to_rank(x: Any, rank: int) -> Any:
 # --- slice_in_dim and index_in_dim (static slices along one axis) ------------------------------
 
 
-def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
-                 stride: int = 1, axis: int = 0) -> Any:
+def slice_in_dim(
+    operand: Any, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0
+) -> Any:
     """`operand[start:limit:stride]` along `axis` (`stablehlo.slice`).
 
     Args:
@@ -509,6 +710,11 @@ def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
     start = 0 if start_index is None else operator.index(start_index)
     limit = size if limit_index is None else operator.index(limit_index)
     start, limit = (start + size if start < 0 else start), (limit + size if limit < 0 else limit)
+    if not 0 <= start <= limit <= size or operator.index(stride) < 1:
+        raise _error(
+            "slice_in_dim",
+            f"invalid slice [{start_index}:{limit_index}:{stride}] of axis {axis} of size {size}",
+        )
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
     starts[axis], limits[axis], strides[axis] = start, limit, operator.index(stride)
     return slice(operand, starts, limits, strides)
@@ -530,8 +736,10 @@ def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True)
     axis = canonicalize_axis(axis, len(shape), "index_in_dim")
     index, size = operator.index(index), shape[axis]
     if not -size <= index < size:
-        raise IndexError(f"lax.index_in_dim: index {index} is out of bounds for axis {axis} "
-                         f"with size {size}{mlir.where_suffix()}")
+        raise IndexError(
+            f"lax.index_in_dim: index {index} is out of bounds for axis {axis} "
+            f"with size {size}{mlir.where_suffix()}"
+        )
     index %= size
     result = slice_in_dim(operand, index, index + 1, 1, axis)
     return result if keepdims else squeeze(result, (axis,))
@@ -542,39 +750,82 @@ def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True)
 
 def _pad_rule(x: ShapedArray, padding_value: ShapedArray, *, padding_config) -> ShapedArray:
     if padding_value.dtype != x.dtype:
-        raise _error("pad", "operand and padding_value must have the same dtype, got "
-                     f"{x.dtype.name} and {padding_value.dtype.name}")
+        raise _error(
+            "pad",
+            "operand and padding_value must have the same dtype, got "
+            f"{x.dtype.name} and {padding_value.dtype.name}",
+        )
     if padding_value.shape != ():
         raise _error("pad", f"padding_value must be a scalar, got {padding_value.str_short()}")
     if len(padding_config) != x.ndim:
-        raise ValueError(f"lax.pad: padding_config {padding_config} must have one (low, high, "
-                         f"interior) triple per dimension of {x.str_short()}{mlir.where_suffix()}")
+        raise ValueError(
+            f"lax.pad: padding_config {padding_config} must have one (low, high, "
+            f"interior) triple per dimension of {x.str_short()}{mlir.where_suffix()}"
+        )
     if any(interior < 0 for _, _, interior in padding_config):
-        raise ValueError(f"lax.pad: interior padding must be nonnegative, got padding_config "
-                         f"{padding_config}{mlir.where_suffix()}")
-    shape = tuple(lo + hi + d + max(d - 1, 0) * interior
-                  for d, (lo, hi, interior) in zip(x.shape, padding_config, strict=True))
+        raise ValueError(
+            f"lax.pad: interior padding must be nonnegative, got padding_config "
+            f"{padding_config}{mlir.where_suffix()}"
+        )
+    shape = tuple(
+        lo + hi + d + max(d - 1, 0) * interior
+        for d, (lo, hi, interior) in zip(x.shape, padding_config, strict=True)
+    )
     if any(d < 0 for d in shape):
-        raise ValueError(f"lax.pad: padding_config {padding_config} gives the negative shape "
-                         f"{shape} for {x.str_short()}{mlir.where_suffix()}")
+        raise ValueError(
+            f"lax.pad: padding_config {padding_config} gives the negative shape "
+            f"{shape} for {x.str_short()}{mlir.where_suffix()}"
+        )
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
 def _pad_lowering(operands, in_avals, out_avals, *, padding_config):
     low, high, interior = zip(*padding_config, strict=True) if padding_config else ((), (), ())
-    op = mlir.emit("stablehlo.pad", operands, [mlir.aval_type(out_avals[0])], {
-        "edge_padding_low": mlir.i64_array(low),
-        "edge_padding_high": mlir.i64_array(high),
-        "interior_padding": mlir.i64_array(interior),
-    })
+    op = mlir.emit(
+        "stablehlo.pad",
+        operands,
+        [mlir.aval_type(out_avals[0])],
+        {
+            "edge_padding_low": mlir.i64_array(low),
+            "edge_padding_high": mlir.i64_array(high),
+            "interior_padding": mlir.i64_array(interior),
+        },
+    )
     return list(op.results)
 
 
-def_op("stablehlo.pad", _pad_rule, _pad_lowering)
+def _pad_decode(op: Any) -> dict[str, Any]:
+    names = ("edge_padding_low", "edge_padding_high", "interior_padding")
+    return {"padding_config": tuple(zip(*(_i64s(op, n) for n in names), strict=True))}
 
 
-def pad(operand: Any, padding_value: Any,
-        padding_config: Sequence[tuple[int, int, int]]) -> Any:
+def _pad_transpose(ct, x, padding_value, *, padding_config):
+    from stablax._src.lax._elementwise import sub
+    from stablax._src.lax._reductions import reduce_sum
+
+    zero = _zeros(ShapedArray((), aval_of(ct).dtype))
+    # Undo the edges (negative ones grow back), then keep every (interior + 1)-th element.
+    spread = pad(ct, zero, [(-lo, -hi, 0) for lo, hi, _ in padding_config])
+    shape = aval_of(spread).shape
+    t_x = slice(spread, (0,) * len(shape), shape, [i + 1 for _, _, i in padding_config])
+    t_value = None
+    if _undefined(padding_value):
+        every = tuple(range(len(shape)))
+        t_value = sub(reduce_sum(ct, every), reduce_sum(t_x, every))
+    return [t_x if _undefined(x) else None, t_value]
+
+
+def_op(
+    "stablehlo.pad",
+    _pad_rule,
+    _pad_lowering,
+    decode=_pad_decode,
+    jvp=_linear_jvp("stablehlo.pad"),
+    transpose=_pad_transpose,
+)
+
+
+def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:
     """Pads each dimension with `padding_value`: low/high at the edges, interior between elements.
 
     Args:
@@ -592,8 +843,11 @@ def pad(operand: Any, padding_value: Any,
     except TypeError:
         config = ()
     if any(len(triple) != 3 for triple in config) or len(config) != len(padding_config):
-        raise _error("pad", f"padding_config must be a sequence of (low, high, interior) integer "
-                     f"triples, got {padding_config!r}")
+        raise _error(
+            "pad",
+            f"padding_config must be a sequence of (low, high, interior) integer "
+            f"triples, got {padding_config!r}",
+        )
     if dtypes.is_python_scalar(operand):
         operand = weak_scalar(operand, aval_of(operand).dtype)
     if dtypes.is_python_scalar(padding_value):
@@ -607,22 +861,42 @@ def pad(operand: Any, padding_value: Any,
 def _reduce_precision_rule(x: ShapedArray, *, exponent_bits: int, mantissa_bits: int):
     check_dtype("reduce_precision", x.dtype, (FLOAT,))
     if exponent_bits < 1:
-        raise ValueError(f"lax.reduce_precision: exponent_bits must be positive, got "
-                         f"{exponent_bits}{mlir.where_suffix()}")
+        raise ValueError(
+            f"lax.reduce_precision: exponent_bits must be positive, got "
+            f"{exponent_bits}{mlir.where_suffix()}"
+        )
     if mantissa_bits < 0:
-        raise ValueError(f"lax.reduce_precision: mantissa_bits must be nonnegative, got "
-                         f"{mantissa_bits}{mlir.where_suffix()}")
+        raise ValueError(
+            f"lax.reduce_precision: mantissa_bits must be nonnegative, got "
+            f"{mantissa_bits}{mlir.where_suffix()}"
+        )
     return x
 
 
 def _reduce_precision_lowering(operands, in_avals, out_avals, *, exponent_bits, mantissa_bits):
-    op = mlir.emit("stablehlo.reduce_precision", operands, [mlir.aval_type(out_avals[0])],
-                   {"exponent_bits": mlir.i32(exponent_bits),
-                    "mantissa_bits": mlir.i32(mantissa_bits)})
+    op = mlir.emit(
+        "stablehlo.reduce_precision",
+        operands,
+        [mlir.aval_type(out_avals[0])],
+        {"exponent_bits": mlir.i32(exponent_bits), "mantissa_bits": mlir.i32(mantissa_bits)},
+    )
     return list(op.results)
 
 
-def_op("stablehlo.reduce_precision", _reduce_precision_rule, _reduce_precision_lowering)
+def _reduce_precision_decode(op: Any) -> dict[str, Any]:
+    names = ("exponent_bits", "mantissa_bits")
+    return {name: mlir.ir.IntegerAttr(op.attributes[name]).value for name in names}
+
+
+def_op(
+    "stablehlo.reduce_precision",
+    _reduce_precision_rule,
+    _reduce_precision_lowering,
+    decode=_reduce_precision_decode,
+    # As in JAX: linear, the tangent and cotangent rounded the same way.
+    jvp=_linear_jvp("stablehlo.reduce_precision"),
+    transpose=lambda ct, x, **params: [bind("stablehlo.reduce_precision", ct, **params)],
+)
 
 
 def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:
@@ -639,5 +913,9 @@ def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> An
     """
     if dtypes.is_python_scalar(operand):
         operand = weak_scalar(operand, aval_of(operand).dtype)
-    return bind("stablehlo.reduce_precision", operand, exponent_bits=operator.index(exponent_bits),
-                mantissa_bits=operator.index(mantissa_bits))
+    return bind(
+        "stablehlo.reduce_precision",
+        operand,
+        exponent_bits=operator.index(exponent_bits),
+        mantissa_bits=operator.index(mantissa_bits),
+    )

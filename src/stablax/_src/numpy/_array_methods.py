@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from stablax._src import dtypes, lax
 from stablax._src.array import Array
 from stablax._src.core import Tracer
-from stablax._src.numpy import _indexing, _linalg_basic, _reductions, _shape, _ufuncs
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy import _creation, _indexing, _linalg_basic, _reductions, _shape, _ufuncs
 
 _OPERAND_TYPES = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
 
@@ -37,6 +35,13 @@ def _reshape(self, *shape, order="C"):
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
         shape = shape[0]
     return _shape.reshape(self, shape, order)
+
+
+def _round_builtin(self, ndigits=None):
+    # Python's round(x) gives an integer, round(x, n) keeps the dtype (as JAX's Array does).
+    if ndigits is None:
+        return lax.convert_element_type(_ufuncs.round(self), dtypes.default_int_dtype())
+    return _ufuncs.round(self, ndigits)
 
 
 def _transpose(self, *axes):
@@ -84,6 +89,7 @@ _METHODS: dict[str, Any] = {
     "__pos__": lambda self: _ufuncs.positive(self),
     "__abs__": lambda self: _ufuncs.absolute(self),
     "__invert__": lambda self: _ufuncs.invert(self),
+    "__round__": _round_builtin,
     "__getitem__": _indexing.getitem,
     "T": property(lambda self: _shape.transpose(self)),
     "mT": property(lambda self: _shape.matrix_transpose(self)),
@@ -97,25 +103,35 @@ _METHODS: dict[str, Any] = {
     "squeeze": lambda self, axis=None: _shape.squeeze(self, axis),
     "swapaxes": lambda self, a, b: _shape.swapaxes(self, a, b),
     "sum": lambda self, axis=None, dtype=None, keepdims=False: _reductions.sum(
-        self, axis=axis, dtype=dtype, keepdims=keepdims),
+        self, axis=axis, dtype=dtype, keepdims=keepdims
+    ),
     "prod": lambda self, axis=None, dtype=None, keepdims=False: _reductions.prod(
-        self, axis=axis, dtype=dtype, keepdims=keepdims),
-    "max": lambda self, axis=None, keepdims=False: _reductions.max(self, axis=axis,
-                                                                   keepdims=keepdims),
-    "min": lambda self, axis=None, keepdims=False: _reductions.min(self, axis=axis,
-                                                                   keepdims=keepdims),
+        self, axis=axis, dtype=dtype, keepdims=keepdims
+    ),
+    "max": lambda self, axis=None, keepdims=False: _reductions.max(
+        self, axis=axis, keepdims=keepdims
+    ),
+    "min": lambda self, axis=None, keepdims=False: _reductions.min(
+        self, axis=axis, keepdims=keepdims
+    ),
     "mean": lambda self, axis=None, dtype=None, keepdims=False: _reductions.mean(
-        self, axis=axis, dtype=dtype, keepdims=keepdims),
+        self, axis=axis, dtype=dtype, keepdims=keepdims
+    ),
     "var": lambda self, axis=None, dtype=None, ddof=0, keepdims=False: _reductions.var(
-        self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims),
+        self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims
+    ),
     "std": lambda self, axis=None, dtype=None, ddof=0, keepdims=False: _reductions.std(
-        self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims),
-    "any": lambda self, axis=None, keepdims=False: _reductions.any(self, axis=axis,
-                                                                   keepdims=keepdims),
-    "all": lambda self, axis=None, keepdims=False: _reductions.all(self, axis=axis,
-                                                                   keepdims=keepdims),
-    "clip": lambda self, min=None, max=None: _ufuncs.clip(self, min, max),  # noqa: A002
+        self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims
+    ),
+    "any": lambda self, axis=None, keepdims=False: _reductions.any(
+        self, axis=axis, keepdims=keepdims
+    ),
+    "all": lambda self, axis=None, keepdims=False: _reductions.all(
+        self, axis=axis, keepdims=keepdims
+    ),
+    "clip": lambda self, min=None, max=None: _ufuncs.clip(self, min, max),  # noqa: A006
     "round": lambda self, decimals=0: _ufuncs.round(self, decimals),
+    "copy": lambda self: _creation.copy(self),
     "conj": lambda self: _ufuncs.conjugate(self),
     "conjugate": lambda self: _ufuncs.conjugate(self),
     "dot": lambda self, other: _linalg_basic.dot(self, other),

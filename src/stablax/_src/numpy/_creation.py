@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from stablax._src import dtypes, lax
 from stablax._src.array import Array, from_dlpack, from_host
 from stablax._src.core import Tracer
 from stablax._src.dispatch import weak_scalar
+from stablax._src.jit import jit as _eager
 
 
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
@@ -21,8 +20,14 @@ def _shape_tuple(shape: Any) -> tuple[int, ...]:
     return tuple(operator.index(d) for d in shape)
 
 
-def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None,
-            device: Any = None) -> Any:
+def asarray(
+    a: Any,
+    dtype: Any = None,
+    order: str | None = None,
+    *,
+    copy: bool | None = None,
+    device: Any = None,
+) -> Any:
     """Converts lists, scalars, NumPy arrays, `__array__`/`__dlpack__` objects to an Array."""
     if isinstance(a, (Array, Tracer)):
         if dtype is not None:
@@ -31,7 +36,8 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
                 return lax.convert_element_type(a, dtype)
         return a
     if dtypes.is_python_scalar(a) and dtype is None:
-        return weak_scalar(a, dtypes.python_scalar_dtype(a))
+        # Python int/float/complex are weakly typed; bools never are (as in JAX).
+        return weak_scalar(a, dtypes.python_scalar_dtype(a), weak_type=type(a) is not bool)
     if hasattr(a, "__jax_array__"):
         return asarray(a.__jax_array__(), dtype)
     if isinstance(a, (list, tuple)) and _contains_traced(a):
@@ -53,8 +59,7 @@ def _list_dtype(a: Any) -> np.dtype | None:
         return np.dtype(dtypes.default_float_dtype())
     if all(dtypes.is_python_scalar(x) for x in leaves):
         return dtypes.result_type(*{type(x) for x in leaves})
-    return dtypes.result_type(*[x if dtypes.is_python_scalar(x) else np.asarray(x)
-                                for x in leaves])
+    return dtypes.result_type(*[x if dtypes.is_python_scalar(x) else np.asarray(x) for x in leaves])
 
 
 def _flatten(a: Any):
@@ -77,10 +82,19 @@ def _stack_nested(a: Any, dtype: Any) -> Any:
     return asarray(a, dtype)
 
 
-def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = None,  # noqa: A002
-          ndmin: int = 0, *, device: Any = None) -> Any:
-    """Like `asarray`, with NumPy's `ndmin`."""
+def array(
+    object: Any,  # noqa: A002  (NumPy's name)
+    dtype: Any = None,
+    copy: bool = True,
+    order: str | None = None,
+    ndmin: int = 0,
+    *,
+    device: Any = None,
+) -> Any:
+    """Like `asarray`, with NumPy's `ndmin`; `copy` (the default) gives an Array a new buffer."""
     out = asarray(object, dtype=dtype, device=device)
+    if copy and out is object and isinstance(out, Array):
+        out = _device_copy(out)
     aval = out.aval
     if aval.ndim < ndmin:
         out = lax.reshape(out, (1,) * (ndmin - aval.ndim) + aval.shape)
@@ -96,9 +110,9 @@ def _dtype_or_default(dtype: Any) -> np.dtype:
 def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of `shape` filled with `fill_value`."""
     shape = _shape_tuple(shape)
-    if dtype is None and not hasattr(fill_value, "aval"):
-        dtype = dtypes.result_type(fill_value) if not dtypes.is_python_scalar(fill_value) else \
-            dtypes.python_scalar_dtype(fill_value)
+    if dtype is not None:
+        dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "jnp.full"))
+    # With no dtype, the fill value's dtype and weak type carry over (full((2,), 3) is weak).
     fill = asarray(fill_value)
     if fill.aval.ndim:
         from stablax._src.numpy._shape import broadcast_to
@@ -131,8 +145,9 @@ def ones_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
 
 
 def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
-    return lax.full_like(asarray(a), fill_value, dtype,
-                         None if shape is None else _shape_tuple(shape))
+    return lax.full_like(
+        asarray(a), fill_value, dtype, None if shape is None else _shape_tuple(shape)
+    )
 
 
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
@@ -147,11 +162,14 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
         start, stop = 0, start
     if step is None:
         step = 1
-    values = [np.asarray(v).item() if isinstance(v, (Array, np.ndarray, np.generic)) else v
-              for v in (start, stop, step)]
     if dtype is None:
-        dtype = dtypes.result_type(*[type(v) if isinstance(v, (int, float, complex)) else v
-                                     for v in values])
+        # NumPy scalars and arrays keep their dtype (arange(np.int8(3)) is int8); Python
+        # scalars are weak.
+        dtype = dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
+    values = [
+        np.asarray(v).item() if isinstance(v, (Array, np.ndarray, np.generic)) else v
+        for v in (start, stop, step)
+    ]
     dtype = dtypes.canonicalize_dtype(dtype)
     start_v, stop_v, step_v = values
     if step_v == 0:
@@ -168,8 +186,15 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     return from_host(np.arange(start_v, stop_v, step_v).astype(dtype))
 
 
-def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
-             dtype: Any = None, axis: int = 0) -> Any:
+def linspace(
+    start: Any,
+    stop: Any,
+    num: int = 50,
+    endpoint: bool = True,
+    retstep: bool = False,
+    dtype: Any = None,
+    axis: int = 0,
+) -> Any:
     """`num` evenly spaced samples over [start, stop]."""
     from stablax._src.numpy import _ufuncs as uf
 
@@ -213,6 +238,12 @@ def identity(n: int, dtype: Any = None) -> Any:
 
 
 def copy(a: Any) -> Any:
-    return asarray(a)
+    """A copy of `a` in a new device buffer (deleting or donating one leaves the other intact)."""
+    return array(a, copy=True)
 
 
+def _identity(x: Any) -> Any:
+    return x
+
+
+_device_copy = _eager(_identity)  # XLA writes the output of an identity program to a new buffer

@@ -1,6 +1,7 @@
 """`x[idx]` for basic indices: integers, slices with any step, None and Ellipsis.
 
-Lowers to one `stablehlo.slice` (after a `reverse` for negative steps) and one reshape.
+Lowers to one `stablehlo.slice` (after a `reverse` for negative steps) and one reshape; traced
+integer indices add one `stablehlo.dynamic_slice` (clamped, negative values wrapping, as in JAX).
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ import operator
 from typing import Any
 
 import numpy as np
-
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.array import Array
@@ -21,9 +21,15 @@ def _is_int_index(x: Any) -> bool:
         return False
     if isinstance(x, (int, np.integer)):
         return True
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iu":
+        return True
     if isinstance(x, Array) and x.aval.ndim == 0 and x.aval.dtype.kind in "iu":
         return True
-    return False
+    return _is_traced_int(x)
+
+
+def _is_traced_int(x: Any) -> bool:
+    return isinstance(x, Tracer) and x.aval.ndim == 0 and x.aval.dtype.kind in "iu"
 
 
 def _expand_index(idx: Any, ndim: int) -> list[Any]:
@@ -33,8 +39,9 @@ def _expand_index(idx: Any, ndim: int) -> list[Any]:
         if not (item is None or item is Ellipsis or isinstance(item, slice) or _is_int_index(item)):
             if isinstance(item, Tracer):
                 raise TypeError(
-                    "stablax: indexing with a traced integer needs lax.dynamic_slice (or "
-                    f"lax.dynamic_index_in_dim) at this stage{mlir.where_suffix()}"
+                    f"stablax: indexing with a traced {item.aval.str_short()} is not supported "
+                    "by basic indexing: only integer scalars, slices, None and ... are"
+                    f"{mlir.where_suffix()}"
                 )
             raise TypeError(
                 f"stablax: unsupported index {item!r} of type {type(item).__name__}: only "
@@ -62,6 +69,7 @@ def getitem(x: Any, idx: Any) -> Any:
     shape = x.aval.shape
     items = _expand_index(idx, len(shape))
     starts, limits, strides, reverse = [], [], [], []
+    dynamic: dict[int, Any] = {}  # dimension -> traced integer index
     out_shape: list[int] = []
     dim = 0
     for item in items:
@@ -82,6 +90,12 @@ def getitem(x: Any, idx: Any) -> Any:
             limits.append(start + (count - 1) * step + 1 if count else start)
             strides.append(step)
             out_shape.append(count)
+        elif _is_traced_int(item):
+            # Kept whole by the static slice, then cut to one element by a dynamic_slice.
+            dynamic[dim] = item
+            starts.append(0)
+            limits.append(n)
+            strides.append(1)
         else:
             i = operator.index(item)
             if not -n <= i < n:
@@ -93,5 +107,15 @@ def getitem(x: Any, idx: Any) -> Any:
         dim += 1
     if reverse:
         x = lax.rev(x, reverse)
-    x = lax.slice(x, starts, limits, strides)
+    if any(s != 0 for s in starts) or any(st != 1 for st in strides) or tuple(limits) != shape:
+        x = lax.slice(x, starts, limits, strides)
+    if dynamic:
+        sliced = x.aval.shape
+        x = lax.dynamic_slice(
+            x,
+            [dynamic.get(d, 0) for d in range(len(sliced))],
+            [1 if d in dynamic else size for d, size in enumerate(sliced)],
+        )
+    if tuple(out_shape) == x.aval.shape:
+        return x
     return lax.reshape(x, out_shape)

@@ -99,8 +99,7 @@ def jvp_traced(
     penv = dict(zip(arguments, [*primals, *traced.captured], strict=True))
     tenv = dict(zip(arguments, [*tangents, *([None] * len(traced.captured))], strict=True))
     for op in ops:
-        outs, touts = jvp_op(op, [penv[v] for v in op.operands],
-                             [tenv[v] for v in op.operands])
+        outs, touts = jvp_op(op, [penv[v] for v in op.operands], [tenv[v] for v in op.operands])
         for result, value, tangent in zip(op.results, outs, touts, strict=True):
             penv[result] = value if saved is None else saved.get(result, value)
             tenv[result] = tangent
@@ -217,8 +216,7 @@ def transpose_traced(
         if rule is None:
             raise NotImplementedError(f"[transpose] rule for '{op_key(op)}' not implemented")
         operands = [
-            UndefinedPrimal(aval_of_value_in(v, op)) if v in linear else env[v]
-            for v in op.operands
+            UndefinedPrimal(aval_of_value_in(v, op)) if v in linear else env[v] for v in op.operands
         ]
         ct = cts_out if len(cts_out) > 1 else cts_out[0]
         cts_in = rule(ct, *operands, **decode(op))

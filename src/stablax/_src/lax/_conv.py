@@ -1,0 +1,883 @@
+"""Convolutions: `conv_general_dilated` (`stablehlo.convolution`), its conveniences (`conv`,
+`conv_with_general_padding`, `conv_transpose`, patches, unshared convs) and shape helpers.
+
+Dimension numbers name each operand's layout: `('NCHW', 'OIHW', 'NCHW')` strings, or a
+`ConvDimensionNumbers` of index tuples (batch, feature, spatial... for lhs and out; out-feature,
+in-feature, spatial... for rhs).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from stablax._src import dtypes
+from stablax._src import ir as mlir
+from stablax._src.core import ShapedArray
+from stablax._src.dispatch import bind, def_op
+from stablax._src.ir import ir
+from stablax._src.lax import _elementwise as ew
+from stablax._src.lax._dot import Precision, canonicalize_precision, dot_general
+from stablax._src.lax._elementwise import ANY, check_dtype
+from stablax._src.lax._reductions import int_tuple, is_undefined, pad_pairs
+from stablax._src.lax._shapes import aval_of, convert_element_type, reshape, rev, transpose
+from stablax._src.lax._windowed import dilate_dim, normalize_padding, padtype_to_pads
+
+
+class ConvDimensionNumbers(NamedTuple):
+    """Operand layouts as dimension indices: lhs/out (batch, feature, spatial...), rhs
+    (out feature, in feature, spatial...)."""
+
+    lhs_spec: tuple[int, ...]
+    rhs_spec: tuple[int, ...]
+    out_spec: tuple[int, ...]
+
+
+ConvGeneralDilatedDimensionNumbers = tuple[str, str, str] | ConvDimensionNumbers | None
+
+
+def _error(opname: str, message: str, kind: type = TypeError) -> Exception:
+    return kind(f"lax.{opname}: {message}{mlir.where_suffix()}")
+
+
+# --- dimension numbers -------------------------------------------------------------------------
+
+
+def conv_general_permutations(
+    dimension_numbers: tuple[str, str, str], opname: str = "conv_general_permutations"
+) -> tuple[tuple[int, ...], ...]:
+    """Index permutations for layout strings such as `('NHWC', 'HWIO', 'NHWC')`.
+
+    Spatial dimensions are ordered as they appear in the rhs string.
+    """
+    try:
+        lhs, rhs, out = (str(s) for s in dimension_numbers)
+    except (TypeError, ValueError):
+        raise _error(
+            opname, f"dimension_numbers must be three layout strings, got {dimension_numbers!r}"
+        ) from None
+    for spec, (a, b) in ((lhs, "NC"), (rhs, "OI"), (out, "NC")):
+        if spec.count(a) != 1 or spec.count(b) != 1 or len(set(spec)) != len(spec):
+            raise _error(
+                opname,
+                f"layout {spec!r} must name {a!r} and {b!r} once each and "
+                f"repeat no dimension, in {dimension_numbers!r}",
+            )
+    spatial = [c for c in rhs if c not in "OI"]
+    if not set(lhs) - set("NC") == set(spatial) == set(out) - set("NC"):
+        raise _error(
+            opname,
+            "dimension_numbers elements must each have the same set of spatial "
+            f"characters, got {dimension_numbers!r}",
+        )
+    return (
+        (lhs.index("N"), lhs.index("C"), *(lhs.index(c) for c in spatial)),
+        (rhs.index("O"), rhs.index("I"), *(rhs.index(c) for c in spatial)),
+        (out.index("N"), out.index("C"), *(out.index(c) for c in spatial)),
+    )
+
+
+def conv_dimension_numbers(
+    lhs_shape: Sequence[int],
+    rhs_shape: Sequence[int],
+    dimension_numbers: ConvGeneralDilatedDimensionNumbers,
+    opname: str = "conv_dimension_numbers",
+) -> ConvDimensionNumbers:
+    """`ConvDimensionNumbers` for layout strings, an existing one, or None (`NCHW`/`OIHW`)."""
+    ndim = len(lhs_shape)
+    if len(rhs_shape) != ndim:
+        raise _error(
+            opname,
+            f"lhs and rhs must have the same rank, got shapes "
+            f"{tuple(lhs_shape)} and {tuple(rhs_shape)}",
+        )
+    if ndim < 2:
+        raise _error(opname, f"operands must have rank at least 2, got shape {tuple(lhs_shape)}")
+    if dimension_numbers is None:
+        default = tuple(range(ndim))
+        return ConvDimensionNumbers(default, default, default)
+    if isinstance(dimension_numbers, ConvDimensionNumbers):
+        specs = dimension_numbers
+    elif len(dimension_numbers) == 3 and all(isinstance(s, str) for s in dimension_numbers):
+        for spec in dimension_numbers:
+            if len(spec) != ndim:
+                raise _error(opname, f"layout {spec!r} does not match operands of rank {ndim}")
+        specs = conv_general_permutations(dimension_numbers, opname)
+    else:
+        specs = dimension_numbers
+    try:
+        specs = ConvDimensionNumbers(*(tuple(operator.index(i) for i in s) for s in specs))
+    except (TypeError, ValueError):
+        raise _error(
+            opname,
+            "dimension_numbers must be None, three layout strings or a "
+            f"ConvDimensionNumbers, got {dimension_numbers!r}",
+        ) from None
+    for spec in specs:
+        if sorted(spec) != list(range(ndim)):
+            raise _error(opname, f"dimension numbers {specs} are not permutations of range({ndim})")
+    return specs
+
+
+# --- conv_general_dilated ----------------------------------------------------------------------
+
+
+def _conv_rule(
+    lhs: ShapedArray,
+    rhs: ShapedArray,
+    *,
+    window_strides,
+    padding,
+    lhs_dilation,
+    rhs_dilation,
+    dimension_numbers,
+    feature_group_count,
+    batch_group_count,
+    precision,
+    preferred_element_type,
+) -> ShapedArray:
+    op = "conv_general_dilated"
+    if lhs.dtype != rhs.dtype:
+        raise _error(
+            op, f"lhs and rhs must have the same dtype, got {lhs.str_short()} and {rhs.str_short()}"
+        )
+    check_dtype(op, lhs.dtype, ANY)
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    if not lhs.ndim == rhs.ndim == len(lhs_spec) or lhs.ndim < 2:
+        raise _error(
+            op,
+            f"lhs {lhs.str_short()} and rhs {rhs.str_short()} must have the same "
+            f"rank, at least 2, matching dimension_numbers {dimension_numbers}",
+        )
+    nspatial = lhs.ndim - 2
+    for name, values in (
+        ("window_strides", window_strides),
+        ("padding", padding),
+        ("lhs_dilation", lhs_dilation),
+        ("rhs_dilation", rhs_dilation),
+    ):
+        if len(values) != nspatial:
+            raise _error(
+                op,
+                f"{name} {values} must have one entry per spatial dimension "
+                f"({nspatial}) of {lhs.str_short()}",
+                ValueError,
+            )
+        if name != "padding" and any(v <= 0 for v in values):
+            raise _error(op, f"{name} must be strictly positive, got {values}", ValueError)
+    if feature_group_count < 1 or batch_group_count < 1:
+        raise _error(
+            op,
+            f"feature_group_count ({feature_group_count}) and batch_group_count "
+            f"({batch_group_count}) must be positive",
+            ValueError,
+        )
+    if feature_group_count > 1 and batch_group_count > 1:
+        raise _error(
+            op,
+            "at most one of feature_group_count and batch_group_count may exceed "
+            f"1, got {feature_group_count} and {batch_group_count}",
+            ValueError,
+        )
+    batch, in_features = lhs.shape[lhs_spec[0]], lhs.shape[lhs_spec[1]]
+    out_features, rhs_in_features = rhs.shape[rhs_spec[0]], rhs.shape[rhs_spec[1]]
+    shapes = f"lhs {lhs.str_short()}, rhs {rhs.str_short()}"
+    if in_features % feature_group_count or out_features % feature_group_count:
+        raise _error(
+            op,
+            f"feature_group_count {feature_group_count} must divide the lhs feature "
+            f"size {in_features} and the rhs output feature size {out_features} "
+            f"({shapes})",
+            ValueError,
+        )
+    if in_features // feature_group_count != rhs_in_features:
+        raise _error(
+            op,
+            f"lhs feature size divided by feature_group_count, {in_features} // "
+            f"{feature_group_count}, must equal the rhs input feature size "
+            f"{rhs_in_features} ({shapes})",
+            ValueError,
+        )
+    if batch % batch_group_count or out_features % batch_group_count:
+        raise _error(
+            op,
+            f"batch_group_count {batch_group_count} must divide the lhs batch size "
+            f"{batch} and the rhs output feature size {out_features} ({shapes})",
+            ValueError,
+        )
+    spatial = []
+    for i in range(nspatial):
+        size = dilate_dim(lhs.shape[lhs_spec[2 + i]], lhs_dilation[i]) + sum(padding[i])
+        window = dilate_dim(rhs.shape[rhs_spec[2 + i]], rhs_dilation[i])
+        if size < 0:
+            raise _error(
+                op, f"padding {padding} removes more than the whole input ({shapes})", ValueError
+            )
+        spatial.append(0 if size < window else (size - window) // window_strides[i] + 1)
+    shape = [0] * lhs.ndim
+    for dim, size in zip(
+        out_spec, (batch // batch_group_count, out_features, *spatial), strict=True
+    ):
+        shape[dim] = size
+    dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
+    weak = lhs.weak_type and rhs.weak_type and preferred_element_type is None
+    return ShapedArray(shape, dtype, weak)
+
+
+def _conv_lowering(
+    operands,
+    in_avals,
+    out_avals,
+    *,
+    window_strides,
+    padding,
+    lhs_dilation,
+    rhs_dilation,
+    dimension_numbers,
+    feature_group_count,
+    batch_group_count,
+    precision,
+    preferred_element_type,
+):
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    pads = np.asarray(padding, np.int64).reshape(len(padding), 2)
+    attrs = {
+        "window_strides": mlir.i64_array(window_strides),
+        "padding": mlir.dense_i64(pads, pads.shape),
+        "lhs_dilation": mlir.i64_array(lhs_dilation),
+        "rhs_dilation": mlir.i64_array(rhs_dilation),
+        "dimension_numbers": mlir.stablehlo.ConvDimensionNumbers.get(
+            input_batch_dimension=lhs_spec[0],
+            input_feature_dimension=lhs_spec[1],
+            input_spatial_dimensions=list(lhs_spec[2:]),
+            kernel_input_feature_dimension=rhs_spec[1],
+            kernel_output_feature_dimension=rhs_spec[0],
+            kernel_spatial_dimensions=list(rhs_spec[2:]),
+            output_batch_dimension=out_spec[0],
+            output_feature_dimension=out_spec[1],
+            output_spatial_dimensions=list(out_spec[2:]),
+        ),
+        "feature_group_count": mlir.i64(feature_group_count),
+        "batch_group_count": mlir.i64(batch_group_count),
+    }
+    if precision is not None:
+        attrs["precision_config"] = ir.ArrayAttr.get(
+            [mlir.stablehlo.PrecisionAttr.get(p.value) for p in precision]
+        )
+    op = mlir.emit("stablehlo.convolution", operands, [mlir.aval_type(out_avals[0])], attrs)
+    return list(op.results)
+
+
+def _conv_decode(op: Any) -> dict[str, Any]:
+    attrs = op.attributes
+    dn = mlir.stablehlo.ConvDimensionNumbers(attrs["dimension_numbers"])
+    precision = None
+    if "precision_config" in attrs:
+        precision = tuple(
+            Precision(mlir.stablehlo.PrecisionAttr(p).value)
+            for p in ir.ArrayAttr(attrs["precision_config"])
+        )
+    lhs_dtype = mlir.dtype_of_type(op.operands[0].type)
+    out_dtype = mlir.dtype_of_type(op.results[0].type)
+    return {
+        "window_strides": int_tuple(attrs["window_strides"]),
+        "padding": pad_pairs(attrs["padding"]),
+        "lhs_dilation": int_tuple(attrs["lhs_dilation"]),
+        "rhs_dilation": int_tuple(attrs["rhs_dilation"]),
+        "dimension_numbers": ConvDimensionNumbers(
+            (dn.input_batch_dimension, dn.input_feature_dimension, *dn.input_spatial_dimensions),
+            (
+                dn.kernel_output_feature_dimension,
+                dn.kernel_input_feature_dimension,
+                *dn.kernel_spatial_dimensions,
+            ),
+            (dn.output_batch_dimension, dn.output_feature_dimension, *dn.output_spatial_dimensions),
+        ),
+        "feature_group_count": ir.IntegerAttr(attrs["feature_group_count"]).value,
+        "batch_group_count": ir.IntegerAttr(attrs["batch_group_count"]).value,
+        "precision": precision,
+        "preferred_element_type": None if out_dtype == lhs_dtype else out_dtype,
+    }
+
+
+# --- derivatives -------------------------------------------------------------------------------
+
+
+def _conv_jvp(primals, tangents, **params):
+    # Bilinear: d(lhs * rhs) = dlhs * rhs + lhs * drhs.
+    (lhs, rhs), (t_lhs, t_rhs) = primals, tangents
+    out = bind("stablehlo.convolution", lhs, rhs, **params)
+    terms = []
+    if t_lhs is not None:
+        terms.append(bind("stablehlo.convolution", t_lhs, rhs, **params))
+    if t_rhs is not None:
+        terms.append(bind("stablehlo.convolution", lhs, t_rhs, **params))
+    return out, terms[0] if len(terms) == 1 else ew.add(*terms)
+
+
+def _conv_transpose_rule(ct, lhs, rhs, **params):
+    if is_undefined(lhs) and is_undefined(rhs):
+        raise NotImplementedError("[transpose] a convolution is linear in one operand at a time")
+    if is_undefined(lhs):
+        return [_lhs_cotangent(ct, lhs.aval, rhs, **params), None]
+    return [None, _rhs_cotangent(ct, lhs, rhs.aval, **params)]
+
+
+def _lhs_cotangent(
+    ct,
+    lhs_aval,
+    rhs,
+    *,
+    window_strides,
+    padding,
+    lhs_dilation,
+    rhs_dilation,
+    dimension_numbers,
+    feature_group_count,
+    batch_group_count,
+    precision,
+    preferred_element_type,
+):
+    # lhs[i] collects ct[p] * rhs[k] wherever p * stride + k * rhs_dilation equals
+    # low + i * lhs_dilation: a convolution of ct dilated by the strides with the spatially
+    # flipped kernel, its in/out features swapped within each group, striding by the lhs dilation.
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    n = len(lhs_spec) - 2
+    groups = max(feature_group_count, batch_group_count)
+    kernel = transpose(rhs, rhs_spec)  # (O, I, *window)
+    out_features, in_features, *window = aval_of(kernel).shape
+    kernel = reshape(kernel, (groups, out_features // groups, in_features, *window))
+    kernel = transpose(kernel, (0, 2, 1, *range(3, 3 + n)))
+    kernel = reshape(kernel, (groups * in_features, out_features // groups, *window))
+    kernel = rev(kernel, tuple(range(2, 2 + n)))
+    pads = []
+    for d in range(n):
+        size, k = lhs_aval.shape[lhs_spec[2 + d]], window[d]
+        low = (k - 1) * rhs_dilation[d] - padding[d][0]
+        needed = dilate_dim(size, lhs_dilation[d]) + (k - 1) * rhs_dilation[d]
+        out_size = dilate_dim(aval_of(ct).shape[out_spec[2 + d]], window_strides[d])
+        pads.append((low, needed - low - out_size))
+    ct_dtype = aval_of(ct).dtype
+    if aval_of(kernel).dtype != ct_dtype:
+        kernel = convert_element_type(kernel, ct_dtype)
+    canonical = tuple(range(n + 2))
+    batch_groups = batch_group_count > 1
+    result = bind(
+        "stablehlo.convolution",
+        ct,
+        kernel,
+        window_strides=tuple(lhs_dilation),
+        padding=tuple(pads),
+        lhs_dilation=tuple(window_strides),
+        rhs_dilation=rhs_dilation,
+        dimension_numbers=ConvDimensionNumbers(
+            out_spec, canonical, canonical if batch_groups else lhs_spec
+        ),
+        feature_group_count=groups,
+        batch_group_count=1,
+        precision=precision,
+        preferred_element_type=None,
+    )
+    if batch_groups:  # output feature block b belongs to lhs batch block b
+        batch, _, *spatial = aval_of(result).shape
+        result = reshape(result, (batch, groups, in_features, *spatial))
+        result = transpose(result, (1, 0, *range(2, 3 + n)))
+        result = reshape(result, (groups * batch, in_features, *spatial))
+        result = transpose(result, tuple(int(i) for i in np.argsort(lhs_spec)))
+    if aval_of(result).dtype != lhs_aval.dtype:
+        result = convert_element_type(result, lhs_aval.dtype)
+    return result
+
+
+def _swap_roles(spec: tuple[int, ...]) -> tuple[int, ...]:
+    return (spec[1], spec[0], *spec[2:])
+
+
+def _rhs_cotangent(
+    ct,
+    lhs,
+    rhs_aval,
+    *,
+    window_strides,
+    padding,
+    lhs_dilation,
+    rhs_dilation,
+    dimension_numbers,
+    feature_group_count,
+    batch_group_count,
+    precision,
+    preferred_element_type,
+):
+    # rhs[o, c, k] = sum over batch and positions p of lhs[p * stride + k * rhs_dilation] ct[p]:
+    # a convolution of lhs with ct as the kernel, where lhs features act as the batch and the
+    # batch is contracted; feature groups become batch groups and vice versa.
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    n = len(lhs_spec) - 2
+    pads = []
+    for d in range(n):
+        size = aval_of(lhs).shape[lhs_spec[2 + d]]
+        k = rhs_aval.shape[rhs_spec[2 + d]]
+        out_size = aval_of(ct).shape[out_spec[2 + d]]
+        needed = (k - 1) * rhs_dilation[d] + dilate_dim(out_size, window_strides[d])
+        low = padding[d][0]
+        pads.append((low, needed - low - dilate_dim(size, lhs_dilation[d])))
+    ct_dtype = aval_of(ct).dtype
+    if aval_of(lhs).dtype != ct_dtype:
+        lhs = convert_element_type(lhs, ct_dtype)
+    result = bind(
+        "stablehlo.convolution",
+        lhs,
+        ct,
+        window_strides=tuple(rhs_dilation),
+        padding=tuple(pads),
+        lhs_dilation=tuple(lhs_dilation),
+        rhs_dilation=tuple(window_strides),
+        dimension_numbers=ConvDimensionNumbers(
+            _swap_roles(lhs_spec), _swap_roles(out_spec), _swap_roles(rhs_spec)
+        ),
+        feature_group_count=batch_group_count,
+        batch_group_count=feature_group_count,
+        precision=precision,
+        preferred_element_type=None,
+    )
+    if aval_of(result).dtype != rhs_aval.dtype:
+        result = convert_element_type(result, rhs_aval.dtype)
+    return result
+
+
+def_op(
+    "stablehlo.convolution",
+    _conv_rule,
+    _conv_lowering,
+    decode=_conv_decode,
+    jvp=_conv_jvp,
+    transpose=_conv_transpose_rule,
+)
+
+
+def _spatial(values: Any, n: int, what: str, opname: str) -> tuple[int, ...]:
+    if values is None:
+        return (1,) * n
+    try:
+        return tuple(operator.index(v) for v in values)
+    except TypeError:
+        raise _error(opname, f"{what} must be a sequence of integers, got {values!r}") from None
+
+
+def conv_general_dilated(
+    lhs: Any,
+    rhs: Any,
+    window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    lhs_dilation: Sequence[int] | None = None,
+    rhs_dilation: Sequence[int] | None = None,
+    dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+    feature_group_count: int = 1,
+    batch_group_count: int = 1,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Any:
+    """General n-d convolution with strides, padding and dilations (`stablehlo.convolution`).
+
+    Args:
+      lhs: the input, rank n + 2, e.g. NCHW.
+      rhs: the kernel, rank n + 2, e.g. OIHW.
+      window_strides: n strides.
+      padding: 'VALID', 'SAME', 'SAME_LOWER' or n (low, high) pairs.
+      lhs_dilation: n input dilations (transposed convolution); None means 1s.
+      rhs_dilation: n kernel dilations (atrous convolution); None means 1s.
+      dimension_numbers: None (NCHW, OIHW, NCHW), layout strings such as
+        `('NHWC', 'HWIO', 'NHWC')`, or a `ConvDimensionNumbers`.
+      feature_group_count: split input features into this many groups (depthwise convs).
+      batch_group_count: split the batch into this many groups (filter gradients).
+      precision: None, a name, a `Precision` or a pair of them.
+      preferred_element_type: the accumulation and output dtype.
+
+    Returns:
+      The convolution in the `out` layout of `dimension_numbers`.
+
+    Example:
+      `conv_general_dilated(x, w, (1, 1), 'SAME', dimension_numbers=('NHWC', 'HWIO', 'NHWC'))`.
+    """
+    op = "conv_general_dilated"
+    lhs_shape, rhs_shape = aval_of(lhs).shape, aval_of(rhs).shape
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers, op)
+    n = len(lhs_shape) - 2
+    strides = _spatial(window_strides, n, "window_strides", op)
+    lhs_dilation = _spatial(lhs_dilation, n, "lhs_dilation", op)
+    rhs_dilation = _spatial(rhs_dilation, n, "rhs_dilation", op)
+    if isinstance(padding, str):
+        if any(d != 1 for d in lhs_dilation):
+            raise _error(
+                op,
+                "string padding is not supported with lhs_dilation; give explicit "
+                "(low, high) pairs or use lax.conv_transpose",
+                ValueError,
+            )
+        if len(strides) != n or len(rhs_dilation) != n:
+            raise _error(
+                op,
+                f"window_strides {strides} and rhs_dilation {rhs_dilation} must "
+                f"have one entry per spatial dimension ({n})",
+                ValueError,
+            )
+        in_spatial = [lhs_shape[d] for d in dn.lhs_spec[2:]]
+        window = [
+            dilate_dim(rhs_shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dilation, strict=True)
+        ]
+        pads = tuple(padtype_to_pads(in_spatial, window, strides, padding, op))
+    else:
+        pads = normalize_padding(padding, (), (), (), op)
+    pet = (
+        None
+        if preferred_element_type is None
+        else dtypes.canonicalize_dtype(preferred_element_type)
+    )
+    return bind(
+        "stablehlo.convolution",
+        lhs,
+        rhs,
+        window_strides=strides,
+        padding=pads,
+        lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation,
+        dimension_numbers=dn,
+        feature_group_count=operator.index(feature_group_count),
+        batch_group_count=operator.index(batch_group_count),
+        precision=canonicalize_precision(precision),
+        preferred_element_type=pet,
+    )
+
+
+def conv(
+    lhs: Any,
+    rhs: Any,
+    window_strides: Sequence[int],
+    padding: str,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Any:
+    """`conv_general_dilated` on NCHW inputs and OIHW kernels without dilation."""
+    return conv_general_dilated(
+        lhs,
+        rhs,
+        window_strides,
+        padding,
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+    )
+
+
+def conv_with_general_padding(
+    lhs: Any,
+    rhs: Any,
+    window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    lhs_dilation: Sequence[int] | None,
+    rhs_dilation: Sequence[int] | None,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Any:
+    """`conv_general_dilated` on NCHW inputs and OIHW kernels with padding and dilations."""
+    return conv_general_dilated(
+        lhs,
+        rhs,
+        window_strides,
+        padding,
+        lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation,
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+    )
+
+
+# --- transposed convolution --------------------------------------------------------------------
+
+_TRANSPOSE_DEFAULT_LAYOUTS = {
+    3: ("NHC", "HIO", "NHC"),
+    4: ("NHWC", "HWIO", "NHWC"),
+    5: ("NHWDC", "HWDIO", "NHWDC"),
+}
+
+
+def _transpose_pads(window: int, stride: int, padding: str) -> tuple[int, int]:
+    # The output has in * stride elements ('SAME') or in * stride + max(window - stride, 0)
+    # ('VALID'); 'SAME' starts where the gradient of a forward 'SAME' conv would.
+    if padding == "SAME":
+        low = window - 1 - max(window - stride, 0) // 2
+        return low, window + stride - 2 - low
+    return window - 1, stride - 1 + max(window - stride, 0)
+
+
+def conv_transpose(
+    lhs: Any,
+    rhs: Any,
+    strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    rhs_dilation: Sequence[int] | None = None,
+    dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+    transpose_kernel: bool = False,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    use_consistent_padding: bool = False,
+) -> Any:
+    """A fractionally strided ("transposed") convolution, as a dilated `stablehlo.convolution`.
+
+    Args:
+      lhs: the input, rank n + 2 (NHWC by default).
+      rhs: the kernel, rank n + 2 (HWIO by default).
+      strides: n fractional strides (the input's dilation).
+      padding: 'SAME' or 'VALID' (the padding of the matching forward conv), or n (low, high)
+        pairs: the transposed conv's own padding, or with `use_consistent_padding` the forward
+        conv's padding.
+      rhs_dilation: n kernel dilations.
+      dimension_numbers: layouts, by default ('NHWC', 'HWIO', 'NHWC') and its 1-d/3-d kin.
+      transpose_kernel: flip the kernel's spatial axes and swap its I and O axes, giving the
+        gradient of a forward conv with the same kernel (Keras' Conv2DTranspose).
+      precision: as in `conv_general_dilated`.
+      preferred_element_type: as in `conv_general_dilated`.
+      use_consistent_padding: read explicit pairs as the forward conv's padding (PyTorch).
+
+    Returns:
+      The transposed convolution in the `out` layout.
+    """
+    op = "conv_transpose"
+    lhs_shape, rhs_shape = aval_of(lhs).shape, aval_of(rhs).shape
+    if dimension_numbers is None:
+        if len(lhs_shape) not in _TRANSPOSE_DEFAULT_LAYOUTS:
+            raise _error(
+                op,
+                f"no default dimension_numbers for rank {len(lhs_shape)}; pass them explicitly",
+                ValueError,
+            )
+        dimension_numbers = _TRANSPOSE_DEFAULT_LAYOUTS[len(lhs_shape)]
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers, op)
+    n = len(lhs_shape) - 2
+    strides = _spatial(strides, n, "strides", op)
+    rhs_dilation = _spatial(rhs_dilation, n, "rhs_dilation", op)
+    windows = [
+        dilate_dim(rhs_shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dilation, strict=True)
+    ]
+    if isinstance(padding, str):
+        kind = padding.upper()
+        if kind not in ("SAME", "VALID"):
+            raise _error(
+                op,
+                f"padding must be 'SAME', 'VALID' or (low, high) pairs, got {padding!r}",
+                ValueError,
+            )
+        pads = tuple(_transpose_pads(w, s, kind) for w, s in zip(windows, strides, strict=True))
+    else:
+        pads = normalize_padding(padding, (), (), (), op)
+        if use_consistent_padding:
+            pads = tuple(
+                (w - 1 - lo, w - 1 - hi) for w, (lo, hi) in zip(windows, pads, strict=True)
+            )
+    if transpose_kernel:
+        out_dim, in_dim = dn.rhs_spec[:2]
+        perm = list(range(len(rhs_shape)))
+        perm[out_dim], perm[in_dim] = in_dim, out_dim
+        rhs = transpose(rev(rhs, dn.rhs_spec[2:]), perm)
+    return conv_general_dilated(
+        lhs,
+        rhs,
+        (1,) * n,
+        pads,
+        lhs_dilation=strides,
+        rhs_dilation=rhs_dilation,
+        dimension_numbers=dn,
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+    )
+
+
+# --- patches and unshared convolutions ---------------------------------------------------------
+
+
+def conv_general_dilated_patches(
+    lhs: Any,
+    filter_shape: Sequence[int],
+    window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    lhs_dilation: Sequence[int] | None = None,
+    rhs_dilation: Sequence[int] | None = None,
+    dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Any:
+    """The patches `conv_general_dilated` would see, flattened into the output feature axis.
+
+    Features come in the order channel, then the spatial window positions (in the rhs layout's
+    spatial order): a grouped convolution with a one-hot kernel.
+
+    Args:
+      lhs: the input, rank n + 2.
+      filter_shape: the n window sizes, in the rhs layout's spatial order.
+      window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers, precision,
+        preferred_element_type: as in `conv_general_dilated`.
+
+    Returns:
+      An array in the `out` layout with C * prod(filter_shape) features.
+    """
+    op = "conv_general_dilated_patches"
+    aval = aval_of(lhs)
+    filter_shape = _spatial(filter_shape, aval.ndim - 2, "filter_shape", op)
+    rhs_shape = [0] * aval.ndim
+    dn = conv_dimension_numbers(aval.shape, rhs_shape, dimension_numbers, op)
+    channels = aval.shape[dn.lhs_spec[1]]
+    patch = int(np.prod(filter_shape, dtype=np.int64))
+    # One-hot kernel in OIHW order: output feature c * patch + p picks window position p.
+    kernel = np.tile(
+        np.eye(patch, dtype=aval.dtype).reshape(patch, 1, *filter_shape),
+        (channels, 1) + (1,) * len(filter_shape),
+    )
+    kernel = np.transpose(kernel, np.argsort(dn.rhs_spec))
+    return conv_general_dilated(
+        lhs,
+        kernel,
+        window_strides,
+        padding,
+        lhs_dilation,
+        rhs_dilation,
+        dn,
+        feature_group_count=channels,
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+    )
+
+
+def conv_general_dilated_local(
+    lhs: Any,
+    rhs: Any,
+    window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    filter_shape: Sequence[int],
+    lhs_dilation: Sequence[int] | None = None,
+    rhs_dilation: Sequence[int] | None = None,
+    dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+    precision: Any = None,
+) -> Any:
+    """An unshared convolution: a different kernel at every output position.
+
+    Args:
+      lhs: the input, rank n + 2.
+      rhs: the kernels: its spatial axes index output positions and its I axis holds
+        C * prod(filter_shape) patch features (ordered as in `conv_general_dilated_patches`).
+      window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers, precision: as in
+        `conv_general_dilated`; `filter_shape` gives the window sizes.
+
+    Returns:
+      An array in the `out` layout.
+    """
+    op = "conv_general_dilated_local"
+    lhs_aval, rhs_aval = aval_of(lhs), aval_of(rhs)
+    dn = conv_dimension_numbers(lhs_aval.shape, rhs_aval.shape, dimension_numbers, op)
+    patches = conv_general_dilated_patches(
+        lhs, filter_shape, window_strides, padding, lhs_dilation, rhs_dilation, dn, precision
+    )
+    n = lhs_aval.ndim - 2
+    # Per output position s: out[n, o, s] = sum_f patches[n, f, s] * rhs[o, f, s].
+    batch_p, batch_r = tuple(dn.out_spec[2:]), tuple(dn.rhs_spec[2:])
+    out = dot_general(
+        patches,
+        rhs,
+        ((dn.out_spec[1:2], dn.rhs_spec[1:2]), (batch_p, batch_r)),
+        precision=precision,
+    )
+    # dot_general gives (spatial..., batch, out feature); put it in the out layout.
+    positions = (n, n + 1, *range(n))  # where (N, C, spatial...) sit in `out`
+    return transpose(out, [positions[list(dn.out_spec).index(d)] for d in range(n + 2)])
+
+
+# --- shape helpers -----------------------------------------------------------------------------
+
+
+def conv_shape_tuple(
+    lhs_shape: Sequence[int],
+    rhs_shape: Sequence[int],
+    strides: Sequence[int],
+    pads: str | Sequence[tuple[int, int]],
+    batch_group_count: int = 1,
+) -> tuple[int, ...]:
+    """The output shape of an NCHW/OIHW convolution."""
+    if len(lhs_shape) != len(rhs_shape):
+        raise _error(
+            "conv_shape_tuple",
+            f"lhs {tuple(lhs_shape)} and rhs {tuple(rhs_shape)} must have the same rank",
+        )
+    if isinstance(pads, str):
+        pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads, "conv_shape_tuple")
+    if len(pads) != len(lhs_shape) - 2:
+        raise _error(
+            "conv_shape_tuple", f"expected {len(lhs_shape) - 2} (low, high) pads, got {len(pads)}"
+        )
+    spatial = []
+    for size, window, stride, (lo, hi) in zip(
+        lhs_shape[2:], rhs_shape[2:], strides, pads, strict=True
+    ):
+        padded = size + lo + hi
+        spatial.append(0 if padded < window else (padded - window) // stride + 1)
+    return (lhs_shape[0] // batch_group_count, rhs_shape[0], *spatial)
+
+
+def conv_general_shape_tuple(
+    lhs_shape: Sequence[int],
+    rhs_shape: Sequence[int],
+    window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    dimension_numbers: ConvGeneralDilatedDimensionNumbers,
+) -> tuple[int, ...]:
+    """The output shape of `conv_general_dilated` without dilations, in the out layout."""
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers, "conv_general_shape_tuple")
+    lhs_nchw = [lhs_shape[d] for d in dn.lhs_spec]
+    rhs_oihw = [rhs_shape[d] for d in dn.rhs_spec]
+    out_nchw = conv_shape_tuple(lhs_nchw, rhs_oihw, window_strides, padding)
+    return tuple(out_nchw[list(dn.out_spec).index(d)] for d in range(len(out_nchw)))
+
+
+def conv_transpose_shape_tuple(
+    lhs_shape: Sequence[int],
+    rhs_shape: Sequence[int],
+    window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    dimension_numbers: ConvGeneralDilatedDimensionNumbers,
+) -> tuple[int, ...]:
+    """The output shape of `conv_transpose` without dilations, in the out layout."""
+    dn = conv_dimension_numbers(
+        lhs_shape, rhs_shape, dimension_numbers, "conv_transpose_shape_tuple"
+    )
+    lhs_nchw = [lhs_shape[d] for d in dn.lhs_spec]
+    rhs_oihw = [rhs_shape[d] for d in dn.rhs_spec]
+    if isinstance(padding, str):
+        padding = [
+            _transpose_pads(k, s, padding.upper())
+            for k, s in zip(rhs_oihw[2:], window_strides, strict=True)
+        ]
+    spatial = [
+        (size - 1) * s + 2 - k + lo + hi
+        for size, k, s, (lo, hi) in zip(
+            lhs_nchw[2:], rhs_oihw[2:], window_strides, padding, strict=True
+        )
+    ]
+    out_nchw = (lhs_nchw[0], rhs_oihw[0], *spatial)
+    return tuple(out_nchw[list(dn.out_spec).index(d)] for d in range(len(out_nchw)))
+
+
+__all__ = [
+    "ConvDimensionNumbers",
+    "ConvGeneralDilatedDimensionNumbers",
+    "conv",
+    "conv_dimension_numbers",
+    "conv_general_dilated",
+    "conv_general_dilated_local",
+    "conv_general_dilated_patches",
+    "conv_general_permutations",
+    "conv_general_shape_tuple",
+    "conv_shape_tuple",
+    "conv_transpose",
+    "conv_transpose_shape_tuple",
+    "conv_with_general_padding",
+]

@@ -1,0 +1,527 @@
+"""Windowed reductions: `reduce_window` (`stablehlo.reduce_window`) and the cumulative ops built on
+it (cumsum, cumprod, cummax, cummin, cumlogsumexp), plus the padding helpers shared with conv.
+
+As in JAX on CPU/GPU, a cumulative op is one reduce_window whose window spans the whole axis,
+padded by n - 1 on one side, so each has the rules of a single ruled op.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from stablax._src import ir as mlir
+from stablax._src.core import ShapedArray
+from stablax._src.dispatch import bind, def_op
+from stablax._src.lax import _elementwise as ew
+from stablax._src.lax._elementwise import FLOAT, NUMBER, check_dtype
+from stablax._src.lax._reductions import (
+    MONOID_FUNCTIONS,
+    MONOIDS,
+    chooser_tangent,
+    computation_of,
+    emit_monoid_body,
+    emit_region_body,
+    exclusive_products,
+    identity_element,
+    init_operand,
+    int_tuple,
+    is_undefined,
+    pad_pairs,
+    reduce_sum,
+    zeros_like,
+)
+from stablax._src.lax._shapes import (
+    aval_of,
+    broadcast_in_dim,
+    concatenate,
+    full_like,
+    pad,
+    reshape,
+)
+from stablax._src.lax._shapes import slice as slice_op
+
+# computation -> accepted dtypes; the monoids' bodies are one op, "logaddexp" a short formula.
+WINDOW_COMPUTATIONS: dict[str, tuple] = {
+    **{name: groups for name, (_, groups) in MONOIDS.items()},
+    "logaddexp": (FLOAT,),
+}
+
+# --- padding helpers ---------------------------------------------------------------------------
+
+
+def padtype_to_pads(
+    in_shape: Sequence[int],
+    window_shape: Sequence[int],
+    window_strides: Sequence[int],
+    padding: str,
+    opname: str = "padtype_to_pads",
+) -> list[tuple[int, int]]:
+    """Explicit (low, high) pads for 'VALID', 'SAME' or 'SAME_LOWER' padding.
+
+    'SAME' pads so that the output has ceil(in / stride) elements, with the extra element of an
+    odd total on the high side; 'SAME_LOWER' puts it on the low side; 'VALID' pads nothing.
+    """
+    kind = padding.upper() if isinstance(padding, str) else padding
+    if kind == "VALID":
+        return [(0, 0)] * len(in_shape)
+    if kind not in ("SAME", "SAME_LOWER"):
+        raise ValueError(
+            f"lax.{opname}: unrecognized padding type {padding!r}; expected 'VALID',"
+            f" 'SAME', 'SAME_LOWER' or (low, high) pairs{mlir.where_suffix()}"
+        )
+    pads = []
+    for size, window, stride in zip(in_shape, window_shape, window_strides, strict=True):
+        out = -(-size // stride)
+        total = max(0, (out - 1) * stride + window - size)
+        low = total // 2 if kind == "SAME" else total - total // 2
+        pads.append((low, total - low))
+    return pads
+
+
+def _ints(values: Any, what: str, opname: str) -> tuple[int, ...]:
+    try:
+        return tuple(operator.index(v) for v in values)
+    except TypeError:
+        raise TypeError(
+            f"lax.{opname}: {what} must be a sequence of integers, got {values!r}"
+            f"{mlir.where_suffix()}"
+        ) from None
+
+
+def normalize_padding(
+    padding: Any,
+    in_shape: Sequence[int],
+    window_shape: Sequence[int],
+    window_strides: Sequence[int],
+    opname: str,
+) -> tuple[tuple[int, int], ...]:
+    """A padding string or a sequence of (low, high) pairs as a tuple of int pairs."""
+    if isinstance(padding, str):
+        return tuple(padtype_to_pads(in_shape, window_shape, window_strides, padding, opname))
+    try:
+        return tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"lax.{opname}: padding must be 'VALID', 'SAME', 'SAME_LOWER' or a "
+            f"sequence of (low, high) integer pairs, got {padding!r}"
+            f"{mlir.where_suffix()}"
+        ) from None
+
+
+def dilate_dim(size: int, dilation: int) -> int:
+    """The size of an axis with `dilation - 1` holes between neighbours."""
+    return 0 if size == 0 else 1 + dilation * (size - 1)
+
+
+def reduce_window_shape_tuple(
+    operand_shape: Sequence[int],
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int],
+    padding: Sequence[tuple[int, int]],
+    base_dilation: Sequence[int] | None = None,
+    window_dilation: Sequence[int] | None = None,
+) -> tuple[int, ...]:
+    """The result shape of `reduce_window` for explicit (low, high) `padding`."""
+    ones = (1,) * len(operand_shape)
+    base_dilation = ones if base_dilation is None else base_dilation
+    window_dilation = ones if window_dilation is None else window_dilation
+    shape = []
+    for n, w, s, (lo, hi), bd, wd in zip(
+        operand_shape,
+        window_dimensions,
+        window_strides,
+        padding,
+        base_dilation,
+        window_dilation,
+        strict=True,
+    ):
+        padded = dilate_dim(n, bd) + lo + hi
+        window = dilate_dim(w, wd)
+        shape.append(0 if padded < window else (padded - window) // s + 1)
+    return tuple(shape)
+
+
+# --- reduce_window -----------------------------------------------------------------------------
+
+
+def _reduce_window_rule(
+    x: ShapedArray,
+    init: ShapedArray,
+    *,
+    computation,
+    window_dimensions,
+    window_strides,
+    padding,
+    base_dilation,
+    window_dilation,
+) -> ShapedArray:
+    where = mlir.where_suffix()
+    check_dtype("reduce_window", x.dtype, WINDOW_COMPUTATIONS[computation])
+    if init.shape != () or init.dtype != x.dtype:
+        raise TypeError(
+            f"lax.reduce_window: init_value must be a scalar of the operand's dtype "
+            f"{x.dtype.name}, got {init.str_short()}{where}"
+        )
+    for name, values in (
+        ("window_dimensions", window_dimensions),
+        ("window_strides", window_strides),
+        ("padding", padding),
+        ("base_dilation", base_dilation),
+        ("window_dilation", window_dilation),
+    ):
+        if len(values) != x.ndim:
+            raise TypeError(
+                f"lax.reduce_window: {name} {values} must have one entry per "
+                f"dimension of the operand {x.str_short()}{where}"
+            )
+        if name != "padding" and any(v <= 0 for v in values):
+            raise TypeError(
+                f"lax.reduce_window: {name} must be strictly positive, got {values}{where}"
+            )
+    for n, (lo, hi), bd in zip(x.shape, padding, base_dilation, strict=True):
+        if dilate_dim(n, bd) + lo + hi < 0:
+            raise ValueError(
+                f"lax.reduce_window: padding {padding} removes more than the whole "
+                f"operand {x.str_short()}{where}"
+            )
+    shape = reduce_window_shape_tuple(
+        x.shape, window_dimensions, window_strides, padding, base_dilation, window_dilation
+    )
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _reduce_window_lowering(
+    operands,
+    in_avals,
+    out_avals,
+    *,
+    computation,
+    window_dimensions,
+    window_strides,
+    padding,
+    base_dilation,
+    window_dilation,
+):
+    dtype = in_avals[0].dtype
+    pads = np.asarray(padding, np.int64).reshape(len(padding), 2)
+    op = mlir.emit(
+        "stablehlo.reduce_window",
+        operands,
+        [mlir.aval_type(out_avals[0])],
+        {
+            "window_dimensions": mlir.i64_array(window_dimensions),
+            "window_strides": mlir.i64_array(window_strides),
+            "base_dilations": mlir.i64_array(base_dilation),
+            "window_dilations": mlir.i64_array(window_dilation),
+            "padding": mlir.dense_i64(pads, pads.shape),
+        },
+        regions=1,
+    )
+    scalar = mlir.tensor_type((), dtype)
+    block = op.regions[0].blocks.append(scalar, scalar)
+    if computation == "logaddexp":
+        emit_region_body(block, _logaddexp)
+    else:
+        emit_monoid_body(block, computation, dtype)
+    return list(op.results)
+
+
+def _logaddexp(a, b):
+    # log(e^a + e^b) = max + log1p(e^-|a - b|); a - b is NaN for equal infinities (or a NaN).
+    larger = ew.max(a, b)
+    delta = ew.sub(a, b)
+    stable = ew.add(larger, ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))
+    return (ew.select(ew.ne(delta, delta), larger, stable),)
+
+
+def _reduce_window_decode(op: Any) -> dict[str, Any]:
+    attrs = op.attributes
+    return {
+        "computation": computation_of(op),
+        "window_dimensions": int_tuple(attrs["window_dimensions"]),
+        "window_strides": int_tuple(attrs["window_strides"]),
+        "padding": pad_pairs(attrs["padding"]),
+        "base_dilation": int_tuple(attrs["base_dilations"]),
+        "window_dilation": int_tuple(attrs["window_dilations"]),
+    }
+
+
+# --- derivatives -------------------------------------------------------------------------------
+
+
+def _unfold(x: Any, pad_value: Any, params: dict[str, Any]) -> Any:
+    """Every window's elements stacked on a new leading axis: (window size, *result shape).
+
+    The sum is linear and needs none of this; max, min, mul and logaddexp differentiate through
+    it with the same formulas as `reduce`. Memory grows with the window size, as for cumulative
+    ops along long axes (n x n).
+    """
+    padded = pad(
+        x,
+        pad_value,
+        [
+            (lo, hi, b - 1)
+            for (lo, hi), b in zip(params["padding"], params["base_dilation"], strict=True)
+        ],
+    )
+    out_shape = reduce_window_shape_tuple(
+        aval_of(x).shape,
+        params["window_dimensions"],
+        params["window_strides"],
+        params["padding"],
+        params["base_dilation"],
+        params["window_dilation"],
+    )
+    strides = params["window_strides"]
+    windows = []
+    for offset in np.ndindex(*params["window_dimensions"]):
+        start = [k * d for k, d in zip(offset, params["window_dilation"], strict=True)]
+        limit = [
+            lo + (n - 1) * s + 1 if n else lo
+            for lo, n, s in zip(start, out_shape, strides, strict=True)
+        ]
+        windows.append(reshape(slice_op(padded, start, limit, strides), (1, *out_shape)))
+    return concatenate(windows, 0)
+
+
+def _reduce_window_jvp(primals, tangents, **params):
+    x, init = primals
+    tx, t_init = tangents
+    out = bind("stablehlo.reduce_window", x, init, **params)
+    computation = params["computation"]
+    if computation == "add":
+        tx = zeros_like(x) if tx is None else tx
+        t_init = zeros_like(init) if t_init is None else t_init
+        return out, bind("stablehlo.reduce_window", tx, t_init, **params)
+    if tx is None or computation in ("and", "or", "xor"):
+        return out, None  # an init value's tangent is not tracked
+    windows = _unfold(x, init, params)
+    window_tangents = _unfold(tx, zeros_like(init), params)
+    if computation in ("max", "min"):
+        return out, chooser_tangent(windows, out, window_tangents, (0,), init)
+    if computation == "mul":
+        products = exclusive_products(windows, (0,))
+        return out, ew.mul(reduce_sum(ew.mul(window_tangents, products), (0,)), init)
+    # logaddexp: d/dx_k log(sum exp x) = exp(x_k - out); padding (-inf) gets weight 0.
+    stacked_out = broadcast_in_dim(out, aval_of(windows).shape, range(1, aval_of(windows).ndim))
+    weights = ew.exp(ew.sub(windows, stacked_out))
+    weights = ew.select(ew.eq(windows, full_like(windows, -np.inf)), zeros_like(windows), weights)
+    return out, reduce_sum(ew.mul(window_tangents, weights), (0,))
+
+
+def _reduce_window_transpose(ct, x, init, **params):
+    # y[o] = sum of x over window o, so x[i] collects ct[o] from every window covering it: a
+    # window sum over ct dilated by the strides, padded so that windows land on the dilated and
+    # padded positions of x (strided by the base dilation).
+    if params["computation"] != "add":
+        raise NotImplementedError("[transpose] reduce_window is only linear as a sum")
+    ct_x = ct_init = None
+    if is_undefined(x):
+        config = []
+        ct_shape = aval_of(ct).shape
+        for n, o, w, s, (lo, _), b, d in zip(
+            x.aval.shape,
+            ct_shape,
+            params["window_dimensions"],
+            params["window_strides"],
+            params["padding"],
+            params["base_dilation"],
+            params["window_dilation"],
+            strict=True,
+        ):
+            low = (w - 1) * d - lo
+            total = (n - 1) * b + (w - 1) * d + 1 if n else 0
+            config.append((low, total - low - dilate_dim(o, s), s - 1))
+        padded = pad(ct, zeros_like(init), config)
+        ones = (1,) * len(config)
+        ct_x = bind(
+            "stablehlo.reduce_window",
+            padded,
+            zeros_like(init),
+            computation="add",
+            window_dimensions=params["window_dimensions"],
+            window_strides=params["base_dilation"],
+            padding=((0, 0),) * len(config),
+            base_dilation=ones,
+            window_dilation=params["window_dilation"],
+        )
+    if is_undefined(init):
+        ct_init = reduce_sum(ct, tuple(range(aval_of(ct).ndim)))
+    return [ct_x, ct_init]
+
+
+def_op(
+    "stablehlo.reduce_window",
+    _reduce_window_rule,
+    _reduce_window_lowering,
+    decode=_reduce_window_decode,
+    jvp=_reduce_window_jvp,
+    transpose=_reduce_window_transpose,
+)
+
+
+def reduce_window(
+    operand: Any,
+    init_value: Any,
+    computation: Any,
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int] | None = None,
+    padding: str | Sequence[tuple[int, int]] = "VALID",
+    base_dilation: Sequence[int] | None = None,
+    window_dilation: Sequence[int] | None = None,
+) -> Any:
+    """Reduces each window of `operand` with a monoid (`stablehlo.reduce_window`).
+
+    Args:
+      operand: the array to slide windows over.
+      init_value: a scalar starting every window's reduction (usually the monoid's identity).
+      computation: one of `lax.add`, `lax.mul`, `lax.max`, `lax.min`, `lax.bitwise_and`,
+        `lax.bitwise_or`, `lax.bitwise_xor`.
+      window_dimensions: the window's size in every dimension.
+      window_strides: the step between windows (default 1).
+      padding: 'VALID', 'SAME', 'SAME_LOWER' or a (low, high) pair per dimension.
+      base_dilation: dilation of the operand (default 1: none).
+      window_dilation: dilation of the window (default 1: none).
+
+    Returns:
+      One reduced value per window position.
+
+    Example:
+      2x2 max pooling: `reduce_window(x, -inf, lax.max, (2, 2), (2, 2))`.
+    """
+    name = MONOID_FUNCTIONS.get(computation)
+    if name is None or isinstance(operand, (tuple, list)):
+        raise NotImplementedError(
+            "lax.reduce_window supports one operand with a monoid computation (lax.add, lax.mul, "
+            "lax.max, lax.min, lax.bitwise_and, lax.bitwise_or, lax.bitwise_xor); got "
+            f"{getattr(computation, '__name__', computation)!r}{mlir.where_suffix()}"
+        )
+    aval = aval_of(operand)
+    ndim = aval.ndim
+    window_dimensions = _ints(window_dimensions, "window_dimensions", "reduce_window")
+    ones = (1,) * ndim
+    strides = (
+        ones if window_strides is None else _ints(window_strides, "window_strides", "reduce_window")
+    )
+    if len(window_dimensions) != ndim or len(strides) != ndim:
+        raise TypeError(
+            f"lax.reduce_window: window_dimensions {window_dimensions} and "
+            f"window_strides {strides} must have one entry per dimension of the "
+            f"operand {aval.str_short()}{mlir.where_suffix()}"
+        )
+    base = ones if base_dilation is None else _ints(base_dilation, "base_dilation", "reduce_window")
+    dilation = (
+        ones
+        if window_dilation is None
+        else _ints(window_dilation, "window_dilation", "reduce_window")
+    )
+    if isinstance(padding, str):  # 'SAME' and friends see the dilated operand and window
+        if len(base) != ndim or len(dilation) != ndim:
+            raise TypeError(
+                f"lax.reduce_window: base_dilation {base} and window_dilation "
+                f"{dilation} must have one entry per dimension of the operand "
+                f"{aval.str_short()}{mlir.where_suffix()}"
+            )
+        padding = padtype_to_pads(
+            [dilate_dim(n, b) for n, b in zip(aval.shape, base, strict=True)],
+            [dilate_dim(w, d) for w, d in zip(window_dimensions, dilation, strict=True)],
+            strides,
+            padding,
+            "reduce_window",
+        )
+    pads = normalize_padding(padding, (), (), (), "reduce_window")
+    return bind(
+        "stablehlo.reduce_window",
+        operand,
+        init_operand(init_value, aval.dtype),
+        computation=name,
+        window_dimensions=window_dimensions,
+        window_strides=strides,
+        padding=pads,
+        base_dilation=base,
+        window_dilation=dilation,
+    )
+
+
+# --- cumulative reductions ---------------------------------------------------------------------
+
+
+def _cumulative(computation: str, opname: str, operand: Any, axis: int, reverse: bool) -> Any:
+    aval = aval_of(operand)
+    check_dtype(opname, aval.dtype, (FLOAT,) if computation == "logaddexp" else NUMBER)
+    axis = operator.index(axis)
+    if not -aval.ndim <= axis < aval.ndim:
+        raise ValueError(
+            f"lax.{opname}: axis {axis} is out of bounds for an array of shape "
+            f"{aval.shape}{mlir.where_suffix()}"
+        )
+    axis %= aval.ndim
+    n = aval.shape[axis]
+    if n == 0:
+        return operand
+    window = tuple(n if d == axis else 1 for d in range(aval.ndim))
+    pad = (0, n - 1) if reverse else (n - 1, 0)
+    padding = tuple(pad if d == axis else (0, 0) for d in range(aval.ndim))
+    identity = identity_element("max" if computation == "logaddexp" else computation, aval.dtype)
+    ones = (1,) * aval.ndim
+    return bind(
+        "stablehlo.reduce_window",
+        operand,
+        init_operand(identity, aval.dtype),
+        computation=computation,
+        window_dimensions=window,
+        window_strides=ones,
+        padding=padding,
+        base_dilation=ones,
+        window_dilation=ones,
+    )
+
+
+def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running sum along `axis` (from the end if `reverse`), as a `stablehlo.reduce_window`.
+
+    Args:
+      operand: an integer, floating or complex array.
+      axis: the axis to accumulate along.
+      reverse: accumulate from the last element towards the first.
+
+    Returns:
+      An array like `operand` whose element i is the sum of elements 0..i along `axis`.
+    """
+    return _cumulative("add", "cumsum", operand, axis, reverse)
+
+
+def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running product along `axis` (see `cumsum`)."""
+    return _cumulative("mul", "cumprod", operand, axis, reverse)
+
+
+def cummax(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running maximum along `axis` (see `cumsum`); NaN propagates."""
+    return _cumulative("max", "cummax", operand, axis, reverse)
+
+
+def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running minimum along `axis` (see `cumsum`); NaN propagates."""
+    return _cumulative("min", "cummin", operand, axis, reverse)
+
+
+def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running log(sum(exp(x))) along `axis`, computed stably (see `cumsum`); floats only."""
+    return _cumulative("logaddexp", "cumlogsumexp", operand, axis, reverse)
+
+
+__all__ = [
+    "reduce_window",
+    "reduce_window_shape_tuple",
+    "padtype_to_pads",
+    "cumsum",
+    "cumprod",
+    "cummax",
+    "cummin",
+    "cumlogsumexp",
+]
