@@ -6,6 +6,8 @@ identity; second order (x64) for ops with smooth float64 cases.
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -33,7 +35,7 @@ def _float_cases(x64: bool):
 
 
 def _args(record, shapes, dtype):
-    rng = np.random.default_rng(abs(hash((record.name, shapes, dtype.name, "ad"))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((record.name, shapes, dtype.name, "ad")).encode()))
     return [jnp.asarray(a) for a in record.make_args(rng, shapes, dtype)]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -47,7 +49,7 @@ def _assert_close(actual, expected, record, dtype):
 
 
 def _run_case(record, shapes, dtype):
-    rng = np.random.default_rng(abs(hash((record.name, shapes, dtype.name))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((record.name, shapes, dtype.name)).encode()))
     args = record.make_args(rng, shapes, dtype)
     expected = _reference(record, args, dtype)
     eager = record.fun(*[jnp.asarray(a) for a in args])

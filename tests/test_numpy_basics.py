@@ -89,24 +89,7 @@ CASES = [
 ]
 
 
-# jnp.var/std subtract a keepdims mean with lax.sub, which does not broadcast.
-_VAR_BUG = "_reductions._var_impl: lax.sub(a, mean(keepdims=True)) needs a broadcast"
-_XFAIL = {
-    "var": _VAR_BUG,
-    "var-axis": _VAR_BUG,
-    "var-ddof": _VAR_BUG,
-    "std": _VAR_BUG,
-    "std-axis": _VAR_BUG,
-}
-PARAMS = [
-    pytest.param(
-        fn,
-        args,
-        id=name,
-        marks=[pytest.mark.xfail(strict=True, reason=_XFAIL[name])] if name in _XFAIL else [],
-    )
-    for name, fn, args in CASES
-]
+PARAMS = [pytest.param(fn, args, id=name) for name, fn, args in CASES]
 
 
 def _check(got, want, rtol=2e-5, atol=2e-6):
@@ -263,13 +246,11 @@ def test_shape_errors_name_the_function():
         jnp.stack([jnp.ones(2), jnp.ones(3)])
 
 
-@pytest.mark.xfail(strict=True, reason="_reductions: the builtin any() is shadowed by jnp.any")
 def test_max_of_empty_array_raises_value_error():
     with pytest.raises(ValueError, match="zero-size"):
         jnp.max(jnp.ones((0,)))
 
 
-@pytest.mark.xfail(strict=True, reason="jnp.expand_dims accepts repeated axes (JAX: ValueError)")
 def test_expand_dims_rejects_repeated_axes():
     with pytest.raises(ValueError):
         jnp.expand_dims(jnp.ones((2, 3)), (0, 0))

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import tree_util
+from stablax._src import dtypes, tree_util
 from stablax._src.transforms import ad_api
 
 _DEFAULT_EPS = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-2, np.dtype(np.float64): 1e-5}
@@ -28,7 +28,7 @@ def _inner(xs: Any, ys: Any) -> float:
     # conjugating, so <vjp(c), t> == <c, jvp(t)> holds in this form for complex values too.
     total = 0.0
     for x, y in zip(_leaves(xs), _leaves(ys), strict=True):
-        if x.dtype.kind == "V" or y.dtype.kind == "V":  # float0
+        if _is_float0(x) or _is_float0(y):
             continue
         total += float(np.real(np.sum(np.asarray(x, np.complex128) * np.asarray(y, np.complex128))))
     return total
@@ -41,7 +41,7 @@ def _random_like(rng: np.random.Generator, tree: Any) -> Any:
             return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(
                 x.dtype
             )
-        if x.dtype.kind == "f" or str(x.dtype) == "bfloat16":
+        if _real_dtype(x.dtype) is not None:
             return rng.standard_normal(x.shape).astype(x.dtype)
         return np.zeros(x.shape, dtype=[("float0", np.void, 0)])
 
@@ -52,7 +52,7 @@ def _scaled_add(xs: Any, ts: Any, scale: float) -> Any:
     def add(x, t):
         x = np.asarray(x)
         t = np.asarray(t)
-        if t.dtype.kind == "V":
+        if _is_float0(t):
             return x
         return (x.astype(np.float64 if x.dtype.kind == "f" else x.dtype) + scale * t).astype(
             x.dtype
@@ -61,18 +61,35 @@ def _scaled_add(xs: Any, ts: Any, scale: float) -> Any:
     return tree_util.tree_map(add, xs, ts)
 
 
+def _is_float0(x: np.ndarray) -> bool:
+    return x.dtype == dtypes.float0
+
+
+def _real_dtype(dtype: np.dtype) -> np.dtype | None:
+    """The precision class of a differentiable dtype (complex -> its real part), else None."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        return np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+    if dtypes.issubdtype(dtype, np.floating):
+        return dtype if dtype in _DEFAULT_EPS else np.dtype(np.float16)  # bfloat16, float8
+    return None
+
+
 def _tolerance(args: Any, given: float | None, table: dict) -> float:
+    """The loosest entry of `table` over the floating-point leaves of `args`."""
     if given is not None:
         return given
     worst = 0.0
     for x in _leaves(args):
-        worst = max(worst, table.get(np.dtype(x.dtype), 1e-2 if x.dtype.kind != "c" else 2e-2))
-    return worst or 1e-5
+        real = _real_dtype(x.dtype)
+        if real is not None:
+            worst = max(worst, table[real])
+    return worst or table[np.dtype(np.float32)]
 
 
 def _assert_close(a: Any, b: Any, atol: float, rtol: float, what: str) -> None:
     for x, y in zip(_leaves(a), _leaves(b), strict=True):
-        if x.dtype.kind == "V" or y.dtype.kind == "V":
+        if _is_float0(x) or _is_float0(y):
             continue
         np.testing.assert_allclose(
             np.asarray(x, np.complex128),
@@ -96,9 +113,14 @@ def check_jvp(
     args = tuple(args)
     tol = _tolerance(args, atol, _DEFAULT_TOL)
     rtol = tol if rtol is None else rtol
-    eps = _tolerance(args, eps, _DEFAULT_EPS)
     tangents = _random_like(rng, args)
-    _, out_tangent = ad_api.jvp(f, args, tangents)
+    out, out_tangent = ad_api.jvp(f, args, tangents)
+    # The step must also be coarse enough for the outputs' precision (e.g. f32 -> bf16).
+    eps = (
+        eps
+        if eps is not None
+        else max(_tolerance(args, None, _DEFAULT_EPS), _tolerance(out, None, _DEFAULT_EPS))
+    )
     plus = f(*_scaled_add(args, tangents, eps))
     minus = f(*_scaled_add(args, tangents, -eps))
     numeric = tree_util.tree_map(

@@ -502,13 +502,25 @@ def pow(x, y):  # noqa: A001 (lax.pow is JAX's public name)
 
 
 def max(x, y):  # noqa: A001
-    """Elementwise maximum, NaN-propagating (`stablehlo.maximum`)."""
-    return _binary("max", x, y)
+    """Elementwise maximum, NaN-propagating (`stablehlo.maximum`); complex: lexicographic."""
+    x, y = _prepare("max", x, y)
+    if _aval_of(x) is not None and _aval_of(x).dtype.kind == "c":
+        return select(_complex_ge(x, y), x, y)
+    return bind("stablehlo.maximum", x, y)
 
 
 def min(x, y):  # noqa: A001
-    """Elementwise minimum, NaN-propagating (`stablehlo.minimum`)."""
-    return _binary("min", x, y)
+    """Elementwise minimum, NaN-propagating (`stablehlo.minimum`); complex: lexicographic."""
+    x, y = _prepare("min", x, y)
+    if _aval_of(x) is not None and _aval_of(x).dtype.kind == "c":
+        return select(_complex_ge(y, x), x, y)
+    return bind("stablehlo.minimum", x, y)
+
+
+def _complex_ge(x, y):
+    # XLA's CPU maximum compares only real parts; order by real part, then imaginary part.
+    xr, yr = real(x), real(y)
+    return bitwise_or(gt(xr, yr), bitwise_and(eq(xr, yr), ge(imag(x), imag(y))))
 
 
 def atan2(x, y):

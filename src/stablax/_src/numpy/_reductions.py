@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import operator
 from typing import Any
 
@@ -58,9 +59,7 @@ def _reduction(name, lax_reduce, widen=False, bool_result=False):
             target = _sum_dtype(a.aval.dtype)
             if target != a.aval.dtype:
                 a = lax.convert_element_type(a, target)
-        elif a.aval.dtype == np.bool_ and name in ("max", "min"):
-            pass
-        if a.aval.size == 0 and name in ("max", "min") and any(a.aval.shape[i] == 0 for i in axes):
+        if name in ("max", "min") and builtins.any(a.aval.shape[i] == 0 for i in axes):
             raise ValueError(
                 f"jnp.{name}: zero-size array to reduction operation {name} which has no identity"
             )
@@ -114,23 +113,21 @@ def _var_impl(a, axis=None, dtype=None, ddof=0, keepdims=False, correction=None)
         else dtypes.default_float_dtype()
     )
     a = lax.convert_element_type(a, compute)
-    centered = lax.sub(a, _mean_impl(a, axes, keepdims=True)) if axes else lax.sub(a, a)
+    from stablax._src.numpy._ufuncs import subtract
+
+    centered = subtract(a, _mean_impl(a, axes, keepdims=True))
     if compute.kind == "c":
         sq = lax.real(lax.mul(centered, lax.conj(centered)))
     else:
         sq = lax.mul(centered, centered)
     count = int(np.prod([a.aval.shape[i] for i in axes], dtype=np.int64))
     total = lax.reduce_sum(sq, axes)
-    out = lax.div(total, lax.full_like(total, builtins_max(count - ddof, 0)))
+    out = lax.div(total, lax.full_like(total, builtins.max(count - ddof, 0)))
     if dtype is not None:
         out = lax.convert_element_type(out, dtype)
     if keepdims:
         out = lax.reshape(out, _keepdims_shape(a.aval.shape, axes))
     return out
-
-
-def builtins_max(a, b):
-    return a if a > b else b
 
 
 var = _eager(_var_impl, static_argnames=_STATIC)

@@ -112,6 +112,8 @@ def expand_dims(a: Any, axis: Any) -> Any:
     axes = np.atleast_1d(axis).tolist()
     out_ndim = a.aval.ndim + len(axes)
     axes = sorted(normalize_axis(x, out_ndim, "jnp.expand_dims") for x in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"jnp.expand_dims: repeated axis in {axis}{mlir.where_suffix()}")
     shape = list(a.aval.shape)
     for x in axes:
         shape.insert(x, 1)

@@ -174,7 +174,9 @@ def floor_divide(x, y):
         return _int_floor_div(x, y)
     if dt.kind == "c":
         raise TypeError("jnp.floor_divide does not support complex inputs")
-    return lax.floor(lax.div(lax.sub(x, _mod(x, y)), y))
+    # floor((x - x mod y) / y) is exact where y != 0; x / 0 is +-inf or nan, as in NumPy.
+    quotient = lax.floor(lax.div(lax.sub(x, _mod(x, y)), y))
+    return lax.select(lax.eq(y, lax.full_like(y, 0)), lax.div(x, y), quotient)
 
 
 def _mod(x, y):
@@ -218,7 +220,7 @@ def _power(x, y):
 def power(x, y):
     """Elementwise x ** y; a static Python int exponent becomes a chain of multiplies."""
     if type(y) is int and not isinstance(x, (bool, int, float, complex)):
-        (x,) = promote_dtypes(x)
+        x, _ = promote_dtypes(x, y)
         if x.aval.dtype.kind in "iu" and y < 0:
             raise ValueError("Integers to negative integer powers are not allowed.")
         return lax.integer_pow(x, y)

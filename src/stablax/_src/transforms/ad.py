@@ -124,15 +124,17 @@ class Linearized:
         self.out_tangent_zero = out_tangent_zero
 
 
-def linearize_traced(traced: core.TracedFunction, tangent_mask: Sequence[bool]) -> Linearized:
+def linearize_traced(traced: core.TracedFunction, tangent_mask: Sequence[bool],
+                     sources: Sequence[Any] | None = None) -> Linearized:
     """Splits the JVP of `traced` into a primal and a linear function.
 
     `tangent_mask[i]` says whether input i has a tangent (inputs without one are treated as
-    constants: their symbolic zero tangents cost nothing).
+    constants: their symbolic zero tangents cost nothing). `sources`, the values the inputs
+    stand for, let jvp rules (custom_jvp's) branch on primal values outside jit.
     """
     in_avals = traced.in_avals
     linear_avals = [tangent_aval(a) for a, m in zip(in_avals, tangent_mask, strict=True) if m]
-    primal_trace = core.FuncTrace(in_avals, name="main")
+    primal_trace = core.FuncTrace(in_avals, name="main", sources=sources)
     linear_trace = core.FuncTrace(linear_avals, name="main")
     with primal_trace:
         with linear_trace:
