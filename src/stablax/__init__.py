@@ -47,6 +47,7 @@ from stablax._src.transforms.custom_derivatives import (
     custom_vjp,
     remat,
 )
+from stablax._src.transforms.vmap_api import vmap
 from stablax._src.tree_util import (
     tree_flatten,
     tree_leaves,
@@ -75,6 +76,7 @@ __all__ = [
     "linearize",
     "value_and_grad",
     "vjp",
+    "vmap",
     "block_until_ready",
     "config",
     "default_backend",

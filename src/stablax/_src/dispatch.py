@@ -38,6 +38,10 @@ lowering_rules: dict[str, Lowering] = {}
 param_decoders: dict[str, Decoder] = {}
 jvp_rules: dict[str, JvpRule] = {}
 transpose_rules: dict[str, TransposeRule] = {}
+# batching rule: (values, dims: list[int | None], *, axis_size, **params) -> (outs, out_dims);
+# see transforms/batching.py.
+BatchRule = Callable[..., tuple[Any, Any]]
+batch_rules: dict[str, BatchRule] = {}
 # Ops whose outputs have zero derivative everywhere they are defined (comparisons, integer ops,
 # rounding, bit manipulation): jvp gives symbolic zeros instead of a rule.
 not_differentiable: set[str] = set()

@@ -347,12 +347,20 @@ def _lhs_cotangent(
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     n = len(lhs_spec) - 2
     groups = max(feature_group_count, batch_group_count)
-    kernel = transpose(rhs, rhs_spec)  # (O, I, *window)
-    out_features, in_features, *window = aval_of(kernel).shape
-    kernel = reshape(kernel, (groups, out_features // groups, in_features, *window))
-    kernel = transpose(kernel, (0, 2, 1, *range(3, 3 + n)))
-    kernel = reshape(kernel, (groups * in_features, out_features // groups, *window))
-    kernel = rev(kernel, tuple(range(2, 2 + n)))
+    rhs_shape = aval_of(rhs).shape
+    out_features, in_features = rhs_shape[rhs_spec[0]], rhs_shape[rhs_spec[1]]
+    window = [rhs_shape[rhs_spec[2 + d]] for d in range(n)]
+    if groups == 1:
+        # Keep the kernel's layout: flip its window and swap the roles of its feature dims.
+        kernel = rev(rhs, tuple(rhs_spec[2:]))
+        kernel_spec = _swap_roles(rhs_spec)
+    else:
+        kernel = transpose(rhs, rhs_spec)  # (O, I, *window)
+        kernel = reshape(kernel, (groups, out_features // groups, in_features, *window))
+        kernel = transpose(kernel, (0, 2, 1, *range(3, 3 + n)))
+        kernel = reshape(kernel, (groups * in_features, out_features // groups, *window))
+        kernel = rev(kernel, tuple(range(2, 2 + n)))
+        kernel_spec = tuple(range(n + 2))
     pads = []
     for d in range(n):
         size, k = lhs_aval.shape[lhs_spec[2 + d]], window[d]
@@ -374,7 +382,7 @@ def _lhs_cotangent(
         lhs_dilation=tuple(window_strides),
         rhs_dilation=rhs_dilation,
         dimension_numbers=ConvDimensionNumbers(
-            out_spec, canonical, canonical if batch_groups else lhs_spec
+            out_spec, kernel_spec, canonical if batch_groups else lhs_spec
         ),
         feature_group_count=groups,
         batch_group_count=1,

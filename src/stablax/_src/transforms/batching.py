@@ -1,0 +1,49 @@
+"""vmap as a rewrite of StableHLO functions: each op's batching rule moves or adds the batch
+dimension so the machine runs one batched op, not a loop.
+
+Values carry a batch dimension index or None (unbatched). Rules live in
+`dispatch.batch_rules[op]`: (values, dims, *, axis_size, **params) -> (outputs, output dims).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from stablax._src import core, dispatch
+from stablax._src.transforms.interpret import body, decode, emit_constant, op_key
+
+
+def batch_op(op: Any, values: list[Any], dims: list[int | None], axis_size: int):
+    name = op_key(op)
+    if name == "stablehlo.constant":
+        return [emit_constant(op)], [None]
+    params = decode(op)
+    if all(d is None for d in dims):
+        out = dispatch.bind(name, *values, **params)
+        outs = list(out) if isinstance(out, tuple) else [out]
+        return outs, [None] * len(outs)
+    rule = dispatch.batch_rules.get(name)
+    if rule is None:
+        raise NotImplementedError(f"[vmap] batching rule for '{name}' not implemented")
+    outs, out_dims = rule(values, dims, axis_size=axis_size, **params)
+    if not isinstance(outs, (list, tuple)):
+        outs, out_dims = [outs], [out_dims]
+    return list(outs), list(out_dims)
+
+
+def batch_traced(
+    traced: core.TracedFunction, args: Sequence[Any], dims: Sequence[int | None], axis_size: int
+) -> tuple[list[Any], list[int | None]]:
+    """The batched version of a traced function, emitted into the current trace."""
+    arguments, ops, returned = body(traced)
+    env = dict(zip(arguments, [*args, *traced.captured], strict=True))
+    denv = dict(zip(arguments, [*dims, *([None] * len(traced.captured))], strict=True))
+    for op in ops:
+        outs, out_dims = batch_op(
+            op, [env[v] for v in op.operands], [denv[v] for v in op.operands], axis_size
+        )
+        for r, value, d in zip(op.results, outs, out_dims, strict=True):
+            env[r] = value
+            denv[r] = d
+    return [env[v] for v in returned], [denv[v] for v in returned]
