@@ -87,4 +87,4 @@ from stablax._src.lax._conv import (
 from stablax._src.lax import _elementwise_ad
 from stablax._src.lax import _custom
 from stablax._src.lax._custom import stop_gradient
-from stablax._src.lax import _batch_rules  # noqa: E402  (registers batching rules)
+from stablax._src.lax import _batch_rules  # registers batching rules

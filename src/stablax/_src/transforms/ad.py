@@ -124,8 +124,9 @@ class Linearized:
         self.out_tangent_zero = out_tangent_zero
 
 
-def linearize_traced(traced: core.TracedFunction, tangent_mask: Sequence[bool],
-                     sources: Sequence[Any] | None = None) -> Linearized:
+def linearize_traced(
+    traced: core.TracedFunction, tangent_mask: Sequence[bool], sources: Sequence[Any] | None = None
+) -> Linearized:
     """Splits the JVP of `traced` into a primal and a linear function.
 
     `tangent_mask[i]` says whether input i has a tangent (inputs without one are treated as

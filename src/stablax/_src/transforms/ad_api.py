@@ -64,12 +64,27 @@ def _trace_flat(fun: Callable, in_tree: Any, leaves: Sequence[Any], has_aux: boo
 
 
 def _check_output(leaf: Any) -> None:
-    if not (hasattr(leaf, "aval") or dtypes.is_python_scalar(leaf)
-            or isinstance(leaf, (np.ndarray, np.generic))):
+    if not (
+        hasattr(leaf, "aval")
+        or dtypes.is_python_scalar(leaf)
+        or isinstance(leaf, (np.ndarray, np.generic))
+    ):
         raise TypeError(
             f"The function being differentiated must return arrays or pytrees of arrays, got "
             f"{type(leaf).__name__}"
         )
+
+
+def _restore_weak_types(outs: Sequence[Any], avals: Sequence[ShapedArray]) -> list[Any]:
+    # Rewrites re-emit constants strongly typed: give outputs the weak types fun's outputs had.
+    from stablax._src import lax
+
+    return [
+        lax.convert_element_type(o, a.dtype, weak_type=True)
+        if a.weak_type and not aval_of(o).weak_type
+        else o
+        for o, a in zip(outs, avals, strict=True)
+    ]
 
 
 def _float0_zeros(aval: ShapedArray) -> np.ndarray:
@@ -79,8 +94,9 @@ def _float0_zeros(aval: ShapedArray) -> np.ndarray:
 # --- jvp and linearize -------------------------------------------------------------------------
 
 
-def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any],
-        has_aux: bool = False) -> Any:
+def jvp(
+    fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool = False
+) -> Any:
     """Forward mode: `(fun(*primals), d fun(primals) · tangents)`.
 
     Args:
@@ -113,8 +129,11 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any],
                 "jvp called with different primal and tangent shapes; got primal shape "
                 f"{p_aval.shape} and tangent shape as {t_aval.shape}"
             )
-        if expected.dtype != t_aval.dtype and not (t_aval.weak_type and
-                                                   is_differentiable_dtype(expected.dtype)):
+        if expected.dtype != t_aval.dtype and not (
+            t_aval.weak_type
+            and is_differentiable_dtype(t_aval.dtype)
+            and is_differentiable_dtype(expected.dtype)
+        ):
             raise TypeError(
                 "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or "
                 f"in case of int/bool primal dtype the tangent dtype must be float0. Got primal "
@@ -130,23 +149,31 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any],
         primals_in, tangents_in = flat[:n], iter(flat[n:])
         traced, out_tree, aux_tree, num_out = _trace_flat(fun, p_tree, primals_in, has_aux)
         boxes.update(out_tree=out_tree, aux_tree=aux_tree, num_out=num_out)
-        tangents_full = [_as_tangent(next(tangents_in), aval_of(p)) if m else None
-                         for p, m in zip(primals_in, mask, strict=True)]
+        tangents_full = [
+            _as_tangent(next(tangents_in), aval_of(p)) if m else None
+            for p, m in zip(primals_in, mask, strict=True)
+        ]
         outs, out_tangents = jvp_traced(traced, primals_in, tangents_full)
+        outs = _restore_weak_types(outs, traced.out_avals)
         boxes["out_avals"] = [aval_of(o) for o in outs]
-        boxes["zero"] = [t is None or not is_differentiable_dtype(aval_of(o).dtype)
-                         for o, t in zip(outs, out_tangents, strict=True)]
-        live = [t for t, z in zip(out_tangents[:num_out], boxes["zero"][:num_out], strict=True)
-                if not z]
-        zero_float = [zeros_like_aval(tangent_aval(aval_of(o)))
-                      for o, z in zip(outs[:num_out], boxes["zero"][:num_out], strict=True)
-                      if z and is_differentiable_dtype(aval_of(o).dtype)]
+        boxes["zero"] = [
+            t is None or not is_differentiable_dtype(aval_of(o).dtype)
+            for o, t in zip(outs, out_tangents, strict=True)
+        ]
+        live = [
+            t for t, z in zip(out_tangents[:num_out], boxes["zero"][:num_out], strict=True) if not z
+        ]
+        zero_float = [
+            zeros_like_aval(tangent_aval(aval_of(o)))
+            for o, z in zip(outs[:num_out], boxes["zero"][:num_out], strict=True)
+            if z and is_differentiable_dtype(aval_of(o).dtype)
+        ]
         return [*outs, *live, *zero_float]
 
     results = run_staged(impl, [*p_leaves, *live_tangents])
     num_out = boxes["num_out"]
     outs = results[: len(boxes["out_avals"])]
-    rest = iter(results[len(boxes["out_avals"]):])
+    rest = iter(results[len(boxes["out_avals"]) :])
     live = [next(rest) for z in boxes["zero"][:num_out] if not z]
     zeros = iter(list(rest))
     live_iter = iter(live)
@@ -183,11 +210,15 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     def f_jvp(*tangents: Any) -> Any:
         t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
         if t_tree != info["in_tree"]:
-            raise TypeError(f"linearized function called with tangents of structure {t_tree}, "
-                            f"expected {info['in_tree']}")
+            raise TypeError(
+                f"linearized function called with tangents of structure {t_tree}, "
+                f"expected {info['in_tree']}"
+            )
         live = [t for t, m in zip(t_leaves, info["mask"], strict=True) if m]
-        res = run_staged(lambda *xs: interpret(lin.linear_fn, xs[: len(live)])
-                         if lin.linear_fn.out_avals else [], [*live, *captured_values(captured)])
+        n = len(live)
+        res = run_staged(
+            lambda *xs: interpret(_with_captured(lin.linear_fn, xs[n:]), xs[:n]), [*live, *captured]
+        )
         return _assemble_out_tangents(info, res)
 
     primal_out = tree_util.tree_unflatten(info["out_tree"], outs[:num_out])
@@ -196,41 +227,63 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     return primal_out, f_jvp
 
 
-def captured_values(captured: Sequence[Any]) -> list[Any]:
-    return list(captured)
+def _with_captured(fn: core.TracedFunction, captured: Sequence[Any]) -> core.TracedFunction:
+    # L's captured residuals are tracers of the finished K; bind the values K produced instead.
+    return core.TracedFunction(fn.module, fn.in_avals, fn.out_avals, captured, fn.trace)
 
 
 def _assemble_out_tangents(info, live):
     live_iter = iter(live)
     out = []
-    for aval, zero in zip(info["out_avals"][: info["num_out"]], info["zero"][: info["num_out"]],
-                          strict=True):
+    for aval, zero in zip(
+        info["out_avals"][: info["num_out"]], info["zero"][: info["num_out"]], strict=True
+    ):
         if not zero:
             out.append(next(live_iter))
         elif is_differentiable_dtype(aval.dtype):
-            out.append(zeros_like_aval(tangent_aval(aval)) if core.current_trace()
-                       else np.zeros(aval.shape, aval.dtype))
+            out.append(
+                zeros_like_aval(tangent_aval(aval))
+                if core.current_trace()
+                else np.zeros(aval.shape, aval.dtype)
+            )
         else:
             out.append(_float0_zeros(aval))
     return tree_util.tree_unflatten(info["out_tree"], out)
 
 
-def _linearize_and_run(fun: Callable, primals: Sequence[Any], has_aux: bool,
-                       mask_override: Sequence[bool] | None = None):
+def _linearize_and_run(
+    fun: Callable,
+    primals: Sequence[Any],
+    has_aux: bool,
+    mask_override: Sequence[bool] | None = None,
+):
     """Linearizes fun at primals; runs K. Returns (Linearized, outputs, L's captured, info)."""
     leaves, in_tree = tree_util.tree_flatten(tuple(primals))
-    mask = list(mask_override) if mask_override is not None else [
-        is_differentiable_dtype(aval_of(x).dtype) for x in leaves]
-    info: dict[str, Any] = {"in_tree": in_tree, "mask": mask,
-                            "in_avals": [aval_of(x) for x in leaves]}
+    mask = (
+        list(mask_override)
+        if mask_override is not None
+        else [is_differentiable_dtype(aval_of(x).dtype) for x in leaves]
+    )
+    info: dict[str, Any] = {
+        "in_tree": in_tree,
+        "mask": mask,
+        "in_avals": [aval_of(x) for x in leaves],
+    }
 
     def impl(*flat):
         traced, out_tree, aux_tree, num_out = _trace_flat(fun, in_tree, flat, has_aux)
-        lin = linearize_traced(traced, mask)
+        lin = linearize_traced(traced, mask, sources=flat)
         outs, captured = call_primal(lin, flat)
-        info.update(lin=lin, out_tree=out_tree, aux_tree=aux_tree, num_out=num_out,
-                    out_avals=[aval_of(o) for o in outs], zero=lin.out_tangent_zero,
-                    num_outs_total=len(outs))
+        outs = _restore_weak_types(outs, traced.out_avals)
+        info.update(
+            lin=lin,
+            out_tree=out_tree,
+            aux_tree=aux_tree,
+            num_out=num_out,
+            out_avals=[aval_of(o) for o in outs],
+            zero=lin.out_tangent_zero,
+            num_outs_total=len(outs),
+        )
         return [*outs, *captured]
 
     results = run_staged(impl, leaves)
@@ -287,13 +340,13 @@ def _pull_back(lin, info, captured, cotangent) -> tuple[Any, ...]:
     # Outputs beyond num_out (aux) are never differentiated.
     n_live = len(live_cts)
     num_linear_outs = len(lin.linear_fn.out_avals)
+    live_in = [a for a, m in zip(info["in_avals"], info["mask"], strict=True) if m]
 
     def impl(*flat):
         cts = [_as_tangent(c, a) for c, a in zip(flat[:n_live], _live_avals(info), strict=True)]
         cts += [None] * (num_linear_outs - len(cts))
         in_cts = transpose_traced(lin.linear_fn, flat[n_live:], cts)
-        return [c if c is not None else zeros_like_aval(a)
-                for c, a in zip(in_cts, lin.linear_fn.in_avals, strict=True)]
+        return [_input_cotangent(c, a) for c, a in zip(in_cts, live_in, strict=True)]
 
     results = iter(run_staged(impl, [*live_cts, *captured]))
     grads = []
@@ -302,10 +355,22 @@ def _pull_back(lin, info, captured, cotangent) -> tuple[Any, ...]:
     return tree_util.tree_unflatten(info["in_tree"], grads)
 
 
+def _input_cotangent(ct: Any, primal_aval: ShapedArray) -> Any:
+    # Zeros for a symbolic zero; weakly typed like its primal (grad(f)(1.0) is weak, as in JAX).
+    from stablax._src import lax
+
+    aval = tangent_aval(primal_aval)
+    ct = zeros_like_aval(aval) if ct is None else ct
+    return lax.convert_element_type(ct, aval.dtype, weak_type=True) if primal_aval.weak_type else ct
+
+
 def _live_avals(info) -> list[ShapedArray]:
     num_out = info["num_out"]
-    return [tangent_aval(a) for a, z in zip(info["out_avals"][:num_out], info["zero"][:num_out],
-                                            strict=True) if not z]
+    return [
+        tangent_aval(a)
+        for a, z in zip(info["out_avals"][:num_out], info["zero"][:num_out], strict=True)
+        if not z
+    ]
 
 
 def _normalize_argnums(argnums: int | Sequence[int], nargs: int, name: str) -> tuple[int, ...]:
@@ -325,8 +390,10 @@ def _check_input_dtypes(leaves, holomorphic: bool, allow_int: bool, name: str) -
         dt = aval_of(x).dtype
         if holomorphic:
             if dt.kind != "c":
-                raise TypeError(f"{name} with holomorphic=True requires inputs with complex "
-                                f"dtype, but got {dt.name}.")
+                raise TypeError(
+                    f"{name} with holomorphic=True requires inputs with complex "
+                    f"dtype, but got {dt.name}."
+                )
         elif dt.kind in "biu" or dt == dtypes.float0:
             if not allow_int:
                 raise TypeError(
@@ -338,9 +405,14 @@ def _check_input_dtypes(leaves, holomorphic: bool, allow_int: bool, name: str) -
             raise TypeError(f"{name} requires numerical-valued inputs, but got {dt.name}.")
 
 
-def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-                   holomorphic: bool = False, allow_int: bool = False,
-                   reduce_axes: Sequence[Any] = ()) -> Callable:
+def value_and_grad(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
+    reduce_axes: Sequence[Any] = (),
+) -> Callable:
     """A function returning `(fun(*args), gradient of fun w.r.t. args[argnums])`.
 
     fun must return a real scalar (complex with holomorphic=True).
@@ -350,8 +422,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     def value_and_grad_fn(*args: Any, **kwargs: Any) -> Any:
         nums = _normalize_argnums(argnums, len(args), "grad")
         diff_args = tuple(args[i] for i in nums)
-        leaves, _ = tree_util.tree_flatten(diff_args)
-        _check_input_dtypes(leaves, holomorphic, allow_int, "grad")
+        _check_input_dtypes(tree_util.tree_leaves(diff_args), holomorphic, allow_int, "grad")
 
         def partial_fun(*diff):
             full = list(args)
@@ -359,43 +430,77 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
                 full[i] = value
             return fun(*full, **kwargs)
 
-        lin, outs, captured, info = _linearize_and_run(partial_fun, diff_args, has_aux)
-        num_out = info["num_out"]
-        if num_out != 1 or info["out_avals"][0].shape != ():
-            shape = info["out_avals"][0].shape if num_out == 1 else None
-            raise TypeError(
-                "Gradient only defined for scalar-output functions. Output "
-                + (f"had shape: {shape}." if num_out == 1 else f"was a pytree of {num_out} "
-                   "leaves.")
+        leaves, in_tree = tree_util.tree_flatten(diff_args)
+        mask = [is_differentiable_dtype(aval_of(x).dtype) for x in leaves]
+        boxes: dict[str, Any] = {}
+
+        def forward_and_backward(*flat):
+            # K and the transpose of L in one program: an un-jitted grad compiles once.
+            lin, outs, captured, info = _linearize_and_run(
+                partial_fun, tree_util.tree_unflatten(in_tree, list(flat)), has_aux
             )
-        out_aval = info["out_avals"][0]
-        if holomorphic:
-            if out_aval.dtype.kind != "c":
-                raise TypeError("grad with holomorphic=True requires outputs with complex dtype, "
-                                f"but got {out_aval.dtype.name}.")
-        elif not dtypes.issubdtype(out_aval.dtype, np.floating):
-            raise TypeError(
-                "grad requires real-valued outputs (output dtype that is a sub-dtype of "
-                f"np.floating), but got {out_aval.dtype.name}. For holomorphic differentiation, "
-                "pass holomorphic=True. For differentiation of non-holomorphic functions "
-                "involving complex outputs, use jax.vjp directly."
-            )
-        value = outs[0]
-        one = np.ones((), out_aval.dtype)
-        grads = _pull_back(lin, info, captured, tree_util.tree_unflatten(info["out_tree"],
-                                                                         [one]))
+            out_aval = _check_grad_output(info, holomorphic)
+            one = tree_util.tree_unflatten(info["out_tree"], [np.ones((), out_aval.dtype)])
+            grads = tree_util.tree_leaves(_pull_back(lin, info, captured, one))
+            boxes["info"] = info
+            return [*outs, *[g for g, m in zip(grads, mask, strict=True) if m]]
+
+        results = run_staged(forward_and_backward, leaves)
+        info = boxes["info"]
+        num_out, num_outs_total = info["num_out"], len(info["out_avals"])
+        live = iter(results[num_outs_total:])
+        grads = [
+            next(live) if m else _float0_zeros(aval_of(x))
+            for x, m in zip(leaves, mask, strict=True)
+        ]
+        grads = tree_util.tree_unflatten(in_tree, grads)
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
+        value = results[0]
         if has_aux:
-            aux = tree_util.tree_unflatten(info["aux_tree"], outs[num_out:])
+            aux = tree_util.tree_unflatten(info["aux_tree"], results[num_out:num_outs_total])
             return (value, aux), grads
         return value, grads
 
     return value_and_grad_fn
 
 
-def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-         holomorphic: bool = False, allow_int: bool = False,
-         reduce_axes: Sequence[Any] = ()) -> Callable:
+def _check_grad_output(info: dict[str, Any], holomorphic: bool) -> ShapedArray:
+    num_out = info["num_out"]
+    if (
+        num_out != 1
+        or not tree_util.treedef_is_leaf(info["out_tree"])
+        or info["out_avals"][0].shape != ()
+    ):
+        shape = info["out_avals"][0].shape if num_out == 1 else None
+        raise TypeError(
+            "Gradient only defined for scalar-output functions. Output "
+            + (f"had shape: {shape}." if shape else f"was a pytree {info['out_tree']}.")
+        )
+    out_aval = info["out_avals"][0]
+    if holomorphic:
+        if out_aval.dtype.kind != "c":
+            raise TypeError(
+                "grad with holomorphic=True requires outputs with complex dtype, "
+                f"but got {out_aval.dtype.name}."
+            )
+    elif not dtypes.issubdtype(out_aval.dtype, np.floating):
+        raise TypeError(
+            "grad requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {out_aval.dtype.name}. For holomorphic differentiation, "
+            "pass holomorphic=True. For differentiation of non-holomorphic functions "
+            "involving complex outputs, use jax.vjp directly."
+        )
+    return out_aval
+
+
+def grad(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
+    reduce_axes: Sequence[Any] = (),
+) -> Callable:
     """The gradient of a scalar function w.r.t. `args[argnums]` (reverse mode).
 
     Example: `grad(jnp.tanh)(1.0)` is 0.41997434.
@@ -416,43 +521,49 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 # --- Jacobians ---------------------------------------------------------------------------------
 
 
-def _stack_leaves(pieces: list[Any], axis_shape: tuple[int, ...], trailing_first: bool) -> Any:
-    from stablax._src import lax
-
-    stacked = lax.concatenate([lax.reshape(p, (1, *aval_of(p).shape)) for p in pieces], 0)
-    return stacked, axis_shape
-
-
-def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False) -> Callable:
+def jacfwd(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
     """The Jacobian by forward mode: output shape + input shape, column by column."""
-    return _jacobian(fun, argnums, has_aux, holomorphic, forward=True, name="jacfwd")
+    return _jacobian(fun, argnums, has_aux, holomorphic, False, forward=True, name="jacfwd")
 
 
-def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False, allow_int: bool = False) -> Callable:
+def jacrev(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
+) -> Callable:
     """The Jacobian by reverse mode: output shape + input shape, row by row."""
-    return _jacobian(fun, argnums, has_aux, holomorphic, forward=False, name="jacrev")
+    return _jacobian(fun, argnums, has_aux, holomorphic, allow_int, forward=False, name="jacrev")
 
 
 jacobian = jacrev
 
 
-def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-            holomorphic: bool = False) -> Callable:
+def hessian(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
     """The Hessian, as jacfwd(jacrev(fun))."""
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
-def _jacobian(fun, argnums, has_aux, holomorphic, forward: bool, name: str) -> Callable:
-    from stablax._src import lax
-
+def _jacobian(fun, argnums, has_aux, holomorphic, allow_int, forward: bool, name: str) -> Callable:
     @functools.wraps(fun, updated=())
     def jac_fn(*args: Any, **kwargs: Any) -> Any:
+        from stablax._src import lax
+
         nums = _normalize_argnums(argnums, len(args), name)
         diff_args = tuple(args[i] for i in nums)
         in_leaves, in_tree = tree_util.tree_flatten(diff_args)
-        _check_input_dtypes(in_leaves, holomorphic, False, name)
+        _check_input_dtypes(in_leaves, holomorphic, allow_int, name)
 
         def partial_fun(*diff):
             full = list(args)
@@ -464,115 +575,105 @@ def _jacobian(fun, argnums, has_aux, holomorphic, forward: bool, name: str) -> C
         boxes: dict[str, Any] = {}
 
         def impl(*flat):
-            traced, out_tree, aux_tree, num_out = _trace_flat(partial_fun, in_tree, flat,
-                                                              has_aux)
+            traced, out_tree, aux_tree, num_out = _trace_flat(partial_fun, in_tree, flat, has_aux)
             boxes.update(out_tree=out_tree, aux_tree=aux_tree, num_out=num_out)
-            lin = linearize_traced(traced, [True] * len(flat))
+            lin = linearize_traced(
+                traced, [is_differentiable_dtype(a.dtype) for a in in_avals], sources=flat
+            )
             outs, captured = call_primal(lin, flat)
             out_avals = [aval_of(o) for o in outs[:num_out]]
-            boxes["out_avals"] = out_avals
-            live_out = [a for a, z in zip(out_avals, lin.out_tangent_zero[:num_out], strict=True)
-                        if not z]
-            in_sizes = [a.size for a in in_avals]
-            out_sizes = [a.size for a in out_avals]
-            # blocks[i][j]: d out_i / d in_j as an array of shape out_i.shape + in_j.shape
-            blocks = [[None] * len(in_avals) for _ in out_avals]
+            # L's first outputs are the tangents of the main outputs that have one.
+            live_out = [i for i, z in enumerate(lin.out_tangent_zero[:num_out]) if not z]
+            live_in = [j for j, a in enumerate(in_avals) if is_differentiable_dtype(a.dtype)]
+            # pieces[i][j]: d out_i / d in_j as a list of out-shaped columns (forward) or of
+            # in-shaped rows (reverse); absent pieces are zeros.
+            pieces = [[[] for _ in in_avals] for _ in out_avals]
             if forward:
-                columns = [[] for _ in out_avals]
-                for j, aval in enumerate(in_avals):
-                    for k in range(in_sizes[j]):
-                        tangents = [_basis(a, k) if jj == j else zeros_like_aval(a)
-                                    for jj, a in enumerate(in_avals)]
-                        res = iter(interpret(lin.linear_fn, tangents, ) if lin.linear_fn
-                                   .out_avals else [])
-                        _ = captured
-                        for i, z in enumerate(lin.out_tangent_zero[:num_out]):
-                            columns[i].append(None if z else next(res))
-                offset = 0
-                for j, aval in enumerate(in_avals):
-                    for i, out_aval in enumerate(out_avals):
-                        cols = columns[i][offset: offset + in_sizes[j]]
-                        blocks[i][j] = _assemble(cols, out_aval, aval, column_major=True)
-                    offset += in_sizes[j]
+                linear_fn = _with_captured(lin.linear_fn, captured)
+                for j in live_in:
+                    for k in range(in_avals[j].size):
+                        tangents = [
+                            _basis(in_avals[jj], k)
+                            if jj == j
+                            else zeros_like_aval(tangent_aval(in_avals[jj]))
+                            for jj in live_in
+                        ]
+                        column = interpret(linear_fn, tangents)
+                        for i, t in zip(live_out, column, strict=False):
+                            pieces[i][j].append(t)
             else:
-                for i, out_aval in enumerate(out_avals):
-                    rows = []
-                    for k in range(out_sizes[i]):
-                        cts = []
-                        for ii, (a, z) in enumerate(zip(out_avals, lin.out_tangent_zero[:num_out],
-                                                        strict=True)):
-                            if not z:
-                                cts.append(_basis(a, k) if ii == i else None)
-                        cts += [None] * (len(lin.linear_fn.out_avals) - len(cts))
-                        rows.append(transpose_traced(lin.linear_fn, captured_for(lin, captured),
-                                                     cts) if out_aval in live_out or True
-                                    else None)
-                    for j, aval in enumerate(in_avals):
-                        blocks[i][j] = _assemble([r[j] for r in rows], out_aval, aval,
-                                                 column_major=False)
-            flat_blocks = [b for row in blocks for b in row]
-            return [*flat_blocks, *outs[num_out:]]
+                num_linear_outs = len(lin.linear_fn.out_avals)
+                for i in live_out:
+                    for k in range(out_avals[i].size):
+                        cts = [_basis(out_avals[ii], k) if ii == i else None for ii in live_out]
+                        cts += [None] * (num_linear_outs - len(cts))
+                        row = transpose_traced(lin.linear_fn, captured, cts)
+                        for j, ct in zip(live_in, row, strict=True):
+                            pieces[i][j].append(ct)
+            boxes["out_avals"] = out_avals
+            blocks = [
+                _assemble(pieces[i][j], out_avals[i], in_avals[j], forward)
+                for i in range(num_out)
+                for j in range(len(in_avals))
+                if _block_dtype(out_avals[i], in_avals[j], forward) != dtypes.float0
+            ]
+            return [*blocks, *outs[num_out:]]
 
-        results = run_staged(impl, in_leaves)
-        num_out = boxes["num_out"]
-        n_blocks = num_out * len(in_avals)
-        blocks = results[:n_blocks]
+        results = iter(run_staged(impl, in_leaves))
         rows = []
-        for i in range(num_out):
-            row = blocks[i * len(in_avals): (i + 1) * len(in_avals)]
+        for out_aval in boxes["out_avals"]:
+            row = [
+                # Integer rows (columns) are zeros of the integer dtype, as in JAX.
+                lax.full((*out_aval.shape, *a.shape), 0, (out_aval if forward else a).dtype)
+                if _block_dtype(out_aval, a, forward) == dtypes.float0
+                else next(results)
+                for a in in_avals
+            ]
             row_tree = tree_util.tree_unflatten(in_tree, row)
-            rows.append(row_tree if not isinstance(argnums, int) else row_tree[0])
+            rows.append(row_tree[0] if isinstance(argnums, int) else row_tree)
         jac = tree_util.tree_unflatten(boxes["out_tree"], rows)
         if has_aux:
-            return jac, tree_util.tree_unflatten(boxes["aux_tree"], results[n_blocks:])
+            return jac, tree_util.tree_unflatten(boxes["aux_tree"], list(results))
         return jac
 
-    _ = lax
     return jac_fn
 
 
-def captured_for(lin, captured):
-    return captured
-
-
 def _basis(aval: ShapedArray, k: int) -> Any:
-    from stablax._src import lax
-
-    flat = np.zeros(aval.size, tangent_aval(aval).dtype)
-    flat[k] = 1
-    return lax.reshape(flat.reshape(aval.shape) if aval.size <= 256 else
-                       _device_basis(aval, k), aval.shape)
-
-
-def _device_basis(aval: ShapedArray, k: int) -> Any:
+    """The k-th unit vector in the tangent space of `aval`."""
     from stablax._src import lax
 
     dtype = tangent_aval(aval).dtype
-    idx = lax.iota(np.int32, aval.size)
-    return lax.convert_element_type(lax.eq(idx, np.int32(k)), dtype)
+    if aval.size <= 256:
+        flat = np.zeros(aval.size, dtype)
+        flat[k] = 1
+        return flat.reshape(aval.shape)
+    one_hot = lax.eq(lax.iota(np.int32, aval.size), np.int32(k))
+    return lax.reshape(lax.convert_element_type(one_hot, dtype), aval.shape)
 
 
-def _assemble(pieces: list[Any], out_aval: ShapedArray, in_aval: ShapedArray,
-              column_major: bool) -> Any:
+def _block_dtype(out_aval: ShapedArray, in_aval: ShapedArray, column_major: bool) -> np.dtype:
+    return tangent_aval(out_aval if column_major else in_aval).dtype
+
+
+def _assemble(
+    pieces: list[Any], out_aval: ShapedArray, in_aval: ShapedArray, column_major: bool
+) -> Any:
+    """Stacks columns (out-shaped, one per input element) or rows into out.shape + in.shape."""
     from stablax._src import lax
 
-    dtype = tangent_aval(out_aval).dtype if column_major else tangent_aval(in_aval).dtype
-    if column_major:  # pieces: one out-shaped tangent per input element
-        shape_each = out_aval.shape
-    else:  # pieces: one in-shaped cotangent per output element
-        shape_each = in_aval.shape
-    if not pieces:
-        return lax.full((*out_aval.shape, *in_aval.shape), 0, dtype)
-    filled = [p if p is not None else zeros_like_aval(ShapedArray(shape_each, dtype))
-              for p in pieces]
+    dtype = _block_dtype(out_aval, in_aval, column_major)
+    shape_each = out_aval.shape if column_major else in_aval.shape
+    shape = (*out_aval.shape, *in_aval.shape)
+    if not pieces or all(p is None for p in pieces):
+        return lax.full(shape, 0, dtype)
+    filled = [
+        p if p is not None else zeros_like_aval(ShapedArray(shape_each, dtype)) for p in pieces
+    ]
     stacked = lax.concatenate([lax.reshape(p, (1, *shape_each)) for p in filled], 0)
-    if column_major:
-        # (in_size, *out_shape) -> (*out_shape, *in_shape)
-        n_out = len(out_aval.shape)
-        perm = (*range(1, n_out + 1), 0)
-        moved = lax.transpose(stacked, perm)
-        return lax.reshape(moved, (*out_aval.shape, *in_aval.shape))
-    return lax.reshape(stacked, (*out_aval.shape, *in_aval.shape))
+    if column_major:  # (in_size, *out_shape) -> (*out_shape, in_size)
+        stacked = lax.transpose(stacked, (*range(1, len(shape_each) + 1), 0))
+    return lax.reshape(stacked, shape)
 
 
 # --- misc --------------------------------------------------------------------------------------
@@ -584,21 +685,24 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Sequence[Any] = 
     in_avals = [aval_of(x) for x in leaves]
     for aval in in_avals:
         if not is_differentiable_dtype(aval.dtype):
-            raise TypeError("linear_transpose only supports [float or complex] -> "
-                            f"[float or complex], got input dtype {aval.dtype.name}")
+            raise TypeError(
+                "linear_transpose only supports [float or complex] -> "
+                f"[float or complex], got input dtype {aval.dtype.name}"
+            )
 
     def transposed(*cotangents: Any) -> Any:
-        ct_leaves, _ = tree_util.tree_flatten(cotangents if len(cotangents) != 1
-                                              else cotangents[0])
+        ct_leaves, _ = tree_util.tree_flatten(cotangents if len(cotangents) != 1 else cotangents[0])
         info: dict[str, Any] = {}
 
         def impl(*flat):
-            cts, xs = flat[: len(ct_leaves)], flat[len(ct_leaves):]
+            cts, xs = flat[: len(ct_leaves)], flat[len(ct_leaves) :]
             traced, out_tree, _, _ = _trace_flat(fun, in_tree, xs)
             info["out_tree"] = out_tree
             in_cts = transpose_traced(_as_linear(traced), traced.captured, list(cts))
-            return [c if c is not None else zeros_like_aval(a)
-                    for c, a in zip(in_cts, in_avals, strict=True)]
+            return [
+                c if c is not None else zeros_like_aval(a)
+                for c, a in zip(in_cts, in_avals, strict=True)
+            ]
 
         placeholders = [np.zeros(a.shape, a.dtype) for a in in_avals]
         outs = run_staged(impl, [*ct_leaves, *placeholders])
@@ -613,8 +717,18 @@ def _as_linear(traced: core.TracedFunction) -> core.TracedFunction:
 
 from stablax._src.lax._custom import stop_gradient  # noqa: E402  (re-exported)
 
-
 __all__ = [
-    "jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
-    "hessian", "linear_transpose", "stop_gradient", "add_tangents", "mlir",
+    "jvp",
+    "linearize",
+    "vjp",
+    "grad",
+    "value_and_grad",
+    "jacfwd",
+    "jacrev",
+    "jacobian",
+    "hessian",
+    "linear_transpose",
+    "stop_gradient",
+    "add_tangents",
+    "mlir",
 ]

@@ -31,8 +31,9 @@ _by_content: dict[tuple, str] = {}
 _counter = itertools.count()
 
 
-def register_callee(kind: str, traced: core.TracedFunction, rule: Any,
-                    rule_key: Any) -> tuple[Callee, list[Any]]:
+def register_callee(
+    kind: str, traced: core.TracedFunction, rule: Any, rule_key: Any
+) -> tuple[Callee, list[Any]]:
     """The callee for this traced body and rule, and the captured values to pass this time.
 
     Callees are shared by content (the body's text and the rule), so repeated calls emit
@@ -74,8 +75,10 @@ def _call_shape_rule(*avals: ShapedArray, callee: str) -> tuple[ShapedArray, ...
     expected = [*traced.in_avals, *[_aval(c) for c in traced.captured]]
     got = [a.strip_weak_type() for a in avals]
     if [a.strip_weak_type() for a in expected] != got:
-        raise TypeError(f"call of {callee}: argument types {[a.str_short() for a in got]} do not "
-                        f"match {[a.str_short() for a in expected]}")
+        raise TypeError(
+            f"call of {callee}: argument types {[a.str_short() for a in got]} do not "
+            f"match {[a.str_short() for a in expected]}"
+        )
     return tuple(traced.out_avals)
 
 
@@ -90,8 +93,12 @@ def _call_lowering(operands, in_avals, out_avals, *, callee):
 
     trace = core.current_trace()
     _ensure_callee_in_module(_trace_of_insertion(trace), callees[callee])
-    op = mlir.emit("func.call", operands, [mlir.aval_type(a) for a in out_avals],
-                   {"callee": ir.FlatSymbolRefAttr.get(callee)})
+    op = mlir.emit(
+        "func.call",
+        operands,
+        [mlir.aval_type(a) for a in out_avals],
+        {"callee": ir.FlatSymbolRefAttr.get(callee)},
+    )
     return list(op.results)
 
 

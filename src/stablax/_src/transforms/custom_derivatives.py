@@ -47,8 +47,14 @@ def _hashable(values: Sequence[Any]) -> Any:
         return tuple(id(v) for v in values)
 
 
-def _trace_call(kind: str, fun: Callable, nondiff_argnums: Sequence[int], args: Sequence[Any],
-                rule: Any, rule_key: Any):
+def _trace_call(
+    kind: str,
+    fun: Callable,
+    nondiff_argnums: Sequence[int],
+    args: Sequence[Any],
+    rule: Any,
+    rule_key: Any,
+):
     nondiff, diff = _split_args(args, nondiff_argnums)
     leaves, in_tree = tree_util.tree_flatten(diff)
     boxes: dict[str, Any] = {}
@@ -61,8 +67,9 @@ def _trace_call(kind: str, fun: Callable, nondiff_argnums: Sequence[int], args: 
 
     traced = core.trace_to_func(flat, [aval_of(x) for x in leaves])
     info = {"rule": rule, "nondiff": nondiff, "in_tree": in_tree, "out_tree": boxes["out_tree"]}
-    callee, captured = calls.register_callee(kind, traced, info,
-                                             (rule_key, _hashable(nondiff), in_tree))
+    callee, captured = calls.register_callee(
+        kind, traced, info, (rule_key, _hashable(nondiff), in_tree)
+    )
     # The tree structures of this call are the callee's too (same text, same rule).
     callee.rule.update(out_tree=boxes["out_tree"])
     outs = calls.call(callee, leaves, captured)
@@ -99,8 +106,9 @@ class custom_jvp:  # noqa: N801 (JAX's public name)
                 if rule is None or t is None:
                     continue
                 term = rule(t, out, *primals)
-                total = term if total is None else tree_util.tree_map(
-                    lambda a, b: a + b, total, term)
+                total = (
+                    term if total is None else tree_util.tree_map(lambda a, b: a + b, total, term)
+                )
             if total is None:
                 total = tree_util.tree_map(lambda o: o * 0, out)
             return out, total
@@ -137,8 +145,13 @@ class custom_vjp:  # noqa: N801 (JAX's public name)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
 
-    def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
-               optimize_remat: bool = False) -> None:
+    def defvjp(
+        self,
+        fwd: Callable,
+        bwd: Callable,
+        symbolic_zeros: bool = False,
+        optimize_remat: bool = False,
+    ) -> None:
         self.fwd, self.bwd = fwd, bwd
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
@@ -178,17 +191,28 @@ class checkpoint_policies:  # noqa: N801 (JAX's public name)
     dots_with_no_batch_dims_saveable = "dots_with_no_batch_dims_saveable"
 
 
-_POLICIES = {None, "nothing_saveable", "everything_saveable", "dots_saveable",
-             "dots_with_no_batch_dims_saveable"}
+_POLICIES = {
+    None,
+    "nothing_saveable",
+    "everything_saveable",
+    "dots_saveable",
+    "dots_with_no_batch_dims_saveable",
+}
 
 
-def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Any = None,
-               static_argnums: int | Sequence[int] = ()) -> Callable:
+def checkpoint(
+    fun: Callable,
+    *,
+    prevent_cse: bool = True,
+    policy: Any = None,
+    static_argnums: int | Sequence[int] = (),
+) -> Callable:
     """Rematerialization: under reverse mode, recompute fun's intermediates instead of saving
     them (all of them by default; `policy=checkpoint_policies.dots_saveable` keeps matmuls)."""
     if policy not in _POLICIES:
-        raise ValueError(f"checkpoint: unknown policy {policy!r}; use a checkpoint_policies "
-                         "attribute")
+        raise ValueError(
+            f"checkpoint: unknown policy {policy!r}; use a checkpoint_policies attribute"
+        )
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @functools.wraps(fun, updated=())
@@ -222,8 +246,12 @@ def _call_jvp(primals, tangents, *, callee):
 def _custom_jvp_rule(entry, info, args, arg_tangents):
     custom = info["rule"]
     in_tree = info["in_tree"]
-    tangents = [instantiate(t, tangent_aval(aval_of(a))) if is_differentiable_dtype(
-        aval_of(a).dtype) else _float0_like(a) for a, t in zip(args, arg_tangents, strict=True)]
+    tangents = [
+        instantiate(t, tangent_aval(aval_of(a)))
+        if is_differentiable_dtype(aval_of(a).dtype)
+        else _float0_like(a)
+        for a, t in zip(args, arg_tangents, strict=True)
+    ]
     primals_tree = tree_util.tree_unflatten(in_tree, args)
     tangents_tree = tree_util.tree_unflatten(in_tree, tangents)
     nondiff = info["nondiff"]
@@ -256,9 +284,11 @@ def _custom_vjp_rule(entry, info, args, arg_tangents):
     out_leaves, _ = tree_util.tree_flatten(out)
     res_leaves, res_tree = tree_util.tree_flatten(residuals)
     _vjp_calls[entry.name] = (res_tree, len(res_leaves))
-    tangents = [instantiate(t, tangent_aval(aval_of(a)))
-                for a, t in zip(args, arg_tangents, strict=True)
-                if is_differentiable_dtype(aval_of(a).dtype)]
+    tangents = [
+        instantiate(t, tangent_aval(aval_of(a)))
+        for a, t in zip(args, arg_tangents, strict=True)
+        if is_differentiable_dtype(aval_of(a).dtype)
+    ]
     lin = dispatch.bind(_VJP_LIN, *tangents, *res_leaves, callee=entry.name)
     return out_leaves, list(lin)
 
@@ -269,17 +299,20 @@ def _remat_rule(entry, info, args, captured, arg_tangents):
     traced = entry.traced
     if primal_trace is None or primal_trace is linear_trace:
         return jvp_traced(traced, args, arg_tangents)  # plain forward mode: nothing to save
-    outs = calls.call(entry, args, captured)  # the primal values, computed in K
-    saved = {}
     policy = info["rule"]["policy"]
     if policy in ("everything_saveable", "dots_saveable", "dots_with_no_batch_dims_saveable"):
-        saved = _saved_values(traced, args, captured, policy)
+        outs, saved = _saved_values(traced, args, captured, policy)  # the body inlined in K
+    else:
+        outs, saved = calls.call(entry, args, captured), {}  # the primal values, computed in K
     # Recompute the body inside L from its (lifted) inputs: its intermediates are not residuals.
-    lifted = [linear_trace.lift(a, aval_of(a)) if isinstance(a, core.Tracer) else a
-              for a in [*args, *captured]]
+    lifted = [
+        linear_trace.lift(a, aval_of(a)) if isinstance(a, core.Tracer) else a
+        for a in [*args, *captured]
+    ]
     with core.emitting_into(linear_trace):
-        _, tangents = jvp_traced(_without_captures(traced), lifted, arg_tangents + [None] * len(
-            captured), saved=saved)
+        _, tangents = jvp_traced(
+            _without_captures(traced), lifted, arg_tangents + [None] * len(captured), saved=saved
+        )
     return outs, tangents
 
 
@@ -290,10 +323,10 @@ def _without_captures(traced: core.TracedFunction) -> core.TracedFunction:
 
 
 def _saved_values(traced, args, captured, policy):
-    """The intermediates the policy saves, computed in K: {value in the body: K value}."""
+    """The body evaluated in K: (its outputs, {value the policy saves: its K value})."""
     from stablax._src.transforms.interpret import body, eval_op
 
-    arguments, ops, _ = body(traced)
+    arguments, ops, returned = body(traced)
     env = dict(zip(arguments, [*args, *captured], strict=True))
     saved = {}
     for op in ops:
@@ -301,11 +334,12 @@ def _saved_values(traced, args, captured, policy):
         for r, v in zip(op.results, outs, strict=True):
             env[r] = v
         if policy == "everything_saveable" or (
-            op.name == "stablehlo.dot_general" and (
-                policy == "dots_saveable" or not _has_batch_dims(op))):
+            op.name == "stablehlo.dot_general"
+            and (policy == "dots_saveable" or not _has_batch_dims(op))
+        ):
             for r in op.results:
                 saved[r] = env[r]
-    return saved
+    return [env[v] for v in returned], saved
 
 
 def _has_batch_dims(op) -> bool:
@@ -331,9 +365,11 @@ def _vjp_lin_lowering(operands, in_avals, out_avals, *, callee):
         "stablehlo.custom_call",
         operands,
         [mlir.aval_type(a) for a in out_avals],
-        {"call_target_name": ir.StringAttr.get("stablax.custom_vjp_lin"),
-         "backend_config": ir.StringAttr.get(callee),
-         "has_side_effect": ir.BoolAttr.get(False)},
+        {
+            "call_target_name": ir.StringAttr.get("stablax.custom_vjp_lin"),
+            "backend_config": ir.StringAttr.get(callee),
+            "has_side_effect": ir.BoolAttr.get(False),
+        },
     )
     return list(op.results)
 
@@ -359,12 +395,26 @@ def _vjp_lin_transpose(ct, *operands, callee):
             "Custom VJP bwd rule must produce a tuple of cotangents, one per primal input, got "
             f"{type(in_cts).__name__}"
         )
-    leaves = tree_util.tree_flatten(tuple(in_cts), is_leaf=lambda x: x is None)[0]
+    arg_trees = tree_util.treedef_children(info["in_tree"])
+    if len(in_cts) != len(arg_trees):
+        raise TypeError(
+            "Custom VJP bwd rule must produce a tuple of length equal to the number of "
+            f"arguments of the primal function less nondiff_argnums ({len(arg_trees)}), got "
+            f"{len(in_cts)}"
+        )
+    leaves = []
+    for ct, tree in zip(in_cts, arg_trees, strict=True):
+        # None stands for a zero cotangent of a whole argument.
+        is_none = lambda x: x is None  # noqa: E731
+        ct_leaves = [None] * tree.num_leaves if ct is None else tree_util.tree_leaves(ct, is_none)
+        if len(ct_leaves) != tree.num_leaves:
+            raise TypeError(
+                f"Custom VJP bwd rule produced a cotangent with {len(ct_leaves)} leaves for an "
+                f"argument with structure {tree}"
+            )
+        leaves += ct_leaves
     differentiable = [is_differentiable_dtype(a.dtype) for a in entry.traced.in_avals]
     kept = [c for c, d in zip(leaves, differentiable, strict=True) if d]
-    if len(kept) != num_tangents:
-        raise TypeError(f"Custom VJP bwd rule returned {len(leaves)} cotangents; expected one "
-                        f"per primal input ({len(entry.traced.in_avals)})")
     return [*kept, *([None] * num_res)]
 
 
@@ -374,5 +424,6 @@ def _zeros(aval: ShapedArray) -> Any:
     return zeros_like_aval(tangent_aval(aval))
 
 
-dispatch.def_op(_VJP_LIN, _vjp_lin_rule, _vjp_lin_lowering, decode=_decode_vjp_lin,
-                transpose=_vjp_lin_transpose)
+dispatch.def_op(
+    _VJP_LIN, _vjp_lin_rule, _vjp_lin_lowering, decode=_decode_vjp_lin, transpose=_vjp_lin_transpose
+)
