@@ -583,7 +583,10 @@ def _complex_rule(x: ShapedArray, y: ShapedArray) -> ShapedArray:
             f"{y.str_short()}.{mlir.where_suffix()}"
         )
     if x.dtype not in (np.float32, np.float64):
-        raise TypeError(f"lax.complex requires float32 or float64 operands, got {x.dtype.name}")
+        raise TypeError(
+            f"lax.complex requires float32 or float64 operands, got {x.dtype.name}"
+            f"{mlir.where_suffix()}"
+        )
     dt = np.complex64 if x.dtype == np.float32 else np.complex128
     return ShapedArray(x.shape, dt, x.weak_type and y.weak_type)
 
@@ -693,7 +696,9 @@ def ge(x, y):
 
 def _select_rule(pred: ShapedArray, on_true: ShapedArray, on_false: ShapedArray) -> ShapedArray:
     if pred.dtype != np.bool_:
-        raise TypeError(f"lax.select_n: predicate must be boolean here, got {pred.dtype.name}")
+        raise TypeError(
+            f"lax.select: predicate must be boolean, got {pred.dtype.name}{mlir.where_suffix()}"
+        )
     if on_false.dtype != on_true.dtype or on_false.shape != on_true.shape:
         raise TypeError(
             "lax.select_n requires all cases to have the same shape and dtype, got "
@@ -713,6 +718,12 @@ def_op("stablehlo.select", _select_rule)
 
 def select(pred, on_true, on_false):
     """Elementwise `on_true if pred else on_false` (`stablehlo.select`)."""
+    pred_aval = _aval_of(pred)
+    pred_dtype = pred_aval.dtype if pred_aval is not None else dtypes.dtype_of(pred)
+    if pred_dtype != np.bool_:
+        raise TypeError(
+            f"lax.select: predicate must be boolean, got {pred_dtype.name}{mlir.where_suffix()}"
+        )
     return select_n(pred, on_false, on_true)
 
 
@@ -727,10 +738,16 @@ def select_n(which, *cases):
     which_dtype = which_aval.dtype if which_aval is not None else dtypes.dtype_of(which)
     if which_dtype == np.bool_:
         if len(cases) != 2:
-            raise TypeError(f"lax.select_n: a boolean selector needs 2 cases, got {len(cases)}")
+            raise TypeError(
+                f"lax.select_n: a boolean selector needs 2 cases, got {len(cases)}"
+                f"{mlir.where_suffix()}"
+            )
         return bind("stablehlo.select", which, cases[1], cases[0])
     if which_dtype.kind not in "iu":
-        raise TypeError(f"lax.select_n: selector must be bool or int32, got {which_dtype.name}")
+        raise TypeError(
+            f"lax.select_n: selector must be bool or int32, got {which_dtype.name}"
+            f"{mlir.where_suffix()}"
+        )
     # Binary tree of selects on the bits of `which`, as JAX lowers it.
     mid = len(cases) // 2
     low = select_n(which, *cases[:mid])
