@@ -42,6 +42,9 @@ transpose_rules: dict[str, TransposeRule] = {}
 # see transforms/batching.py.
 BatchRule = Callable[..., tuple[Any, Any]]
 batch_rules: dict[str, BatchRule] = {}
+# Ops whose batching rule runs even when no operand is batched: collectives over a named vmap axis
+# (psum of an unbatched x is axis_size * x), see lax/_parallel.py.
+named_axis_ops: set[str] = set()
 # Ops whose outputs have zero derivative everywhere they are defined (comparisons, integer ops,
 # rounding, bit manipulation): jvp gives symbolic zeros instead of a rule.
 not_differentiable: set[str] = set()
@@ -237,7 +240,8 @@ def weak_scalar(value: Any, dtype: np.dtype, weak_type: bool = True) -> Any:
     trace = current_trace()
     host = np.asarray(value, dtype=dtype)
     if trace is not None:
-        return trace.constant(host, weak_type=weak_type)
+        # During linearize, constants belong to the primal function (trace_state.target).
+        return (trace_state.target or trace).constant(host, weak_type=weak_type)
     key = (weak_type, dtype, value) if (type(value) is not float or value != 0.0) else None
     cached = _scalar_cache.get(key) if key is not None else None
     if cached is None:

@@ -88,3 +88,12 @@ from stablax._src.lax import _elementwise_ad
 from stablax._src.lax import _custom
 from stablax._src.lax._custom import stop_gradient
 from stablax._src.lax import _batch_rules  # registers batching rules
+from stablax._src.lax._parallel import (
+    all_gather,
+    axis_index,
+    pmax,
+    pmean,
+    pmin,
+    psum,
+    psum_scatter,
+)

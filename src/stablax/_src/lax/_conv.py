@@ -17,9 +17,10 @@ import numpy as np
 from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
-from stablax._src.dispatch import bind, def_op
+from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
+from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._dot import Precision, canonicalize_precision, dot_general
 from stablax._src.lax._elementwise import ANY, check_dtype
 from stablax._src.lax._reductions import int_tuple, is_undefined, pad_pairs
@@ -464,6 +465,67 @@ def_op(
     jvp=_conv_jvp,
     transpose=_conv_transpose_rule,
 )
+
+
+# --- batching ----------------------------------------------------------------------------------
+
+
+def _fold_batch(x, bdim: int, axis: int, groups: int = 1):
+    """Merges batch dim `bdim` of x into its `axis` (an index of the unbatched layout).
+
+    The batch becomes the major part of each of the axis' `groups` contiguous groups: the
+    merged axis is laid out (groups, batch, size // groups).
+    """
+    x = moveaxis(x, bdim, axis)
+    shape = aval_of(x).shape
+    batch, size = shape[axis], shape[axis + 1]
+    before, after = shape[:axis], shape[axis + 2 :]
+    if groups > 1:
+        x = reshape(x, (*before, batch, groups, size // groups, *after))
+        x = moveaxis(x, axis + 1, axis)
+    return reshape(x, (*before, batch * size, *after))
+
+
+def _unfold_batch(x, axis: int, batch: int, groups: int = 1):
+    """The inverse of `_fold_batch` on a result: `axis` splits into (batch, the rest), with the
+    batch as a new dimension at `axis`."""
+    shape = aval_of(x).shape
+    size = shape[axis] // batch
+    before, after = shape[:axis], shape[axis + 1 :]
+    if groups > 1:
+        x = reshape(x, (*before, groups, batch, size // groups, *after))
+        x = moveaxis(x, axis + 1, axis)
+    return reshape(x, (*before, batch, size, *after))
+
+
+def _conv_batch(values, dims, *, axis_size, **params):
+    # Still one convolution: a batched lhs folds the vmap axis into the conv's batch, a batched
+    # rhs into its output features, and both batched into feature (or batch) groups, one group
+    # of features per example.
+    (lhs, rhs), (lhs_dim, rhs_dim) = values, dims
+    lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
+    feature_groups, batch_groups = params["feature_group_count"], params["batch_group_count"]
+    if lhs_dim is not None and rhs_dim is not None:
+        if batch_groups > 1:
+            lhs = _fold_batch(lhs, lhs_dim, lhs_spec[0])
+            params = dict(params, batch_group_count=batch_groups * axis_size)
+        else:
+            lhs = _fold_batch(lhs, lhs_dim, lhs_spec[1])
+            params = dict(params, feature_group_count=feature_groups * axis_size)
+        rhs = _fold_batch(rhs, rhs_dim, rhs_spec[0])
+        out = bind("stablehlo.convolution", lhs, rhs, **params)
+        return _unfold_batch(out, out_spec[1], axis_size), out_spec[1]
+    if lhs_dim is not None:
+        lhs = _fold_batch(lhs, lhs_dim, lhs_spec[0], batch_groups)
+        out = bind("stablehlo.convolution", lhs, rhs, **params)
+        return _unfold_batch(out, out_spec[0], axis_size), out_spec[0]
+    groups = max(feature_groups, batch_groups)  # either splits the output features
+    rhs = _fold_batch(rhs, rhs_dim, rhs_spec[0], groups)
+    out = bind("stablehlo.convolution", lhs, rhs, **params)
+    return _unfold_batch(out, out_spec[1], axis_size, groups), out_spec[1]
+
+
+batch_rules["stablehlo.convolution"] = _conv_batch
 
 
 def _spatial(values: Any, n: int, what: str, opname: str) -> tuple[int, ...]:

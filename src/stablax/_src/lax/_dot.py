@@ -15,6 +15,7 @@ from stablax._src.core import ShapedArray
 from stablax._src.dispatch import bind, def_op
 from stablax._src.ir import ir
 from stablax._src.lax._elementwise import ANY, check_dtype
+from stablax._src.lax._shapes import aval_of
 
 
 class Precision(enum.Enum):
@@ -297,3 +298,30 @@ def _dot_general_jvp(primals, tangents, *, dimension_numbers, precision, preferr
 dispatch.param_decoders["stablehlo.dot_general"] = _decode_dot_general
 dispatch.jvp_rules["stablehlo.dot_general"] = _dot_general_jvp
 dispatch.transpose_rules["stablehlo.dot_general"] = _dot_general_transpose
+
+
+def _dot_general_batch(values, dims, *, axis_size, dimension_numbers, **params):
+    # Two batched operands: the vmap axis becomes one more dot batch dimension (the last one, so
+    # nothing moves). One batched operand: the vmap axis is one more free dimension of it.
+    (lhs, rhs), (lhs_dim, rhs_dim) = values, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+
+    def past(axes, bdim):
+        return axes if bdim is None else tuple(a + (a >= bdim) for a in axes)
+
+    def free_before(bdim, contracting, batch):
+        return sum(1 for a in range(bdim) if a not in contracting and a not in batch)
+
+    lc, lb, rc, rb = past(lc, lhs_dim), past(lb, lhs_dim), past(rc, rhs_dim), past(rb, rhs_dim)
+    if lhs_dim is not None and rhs_dim is not None:
+        lb, rb, out_dim = (*lb, lhs_dim), (*rb, rhs_dim), len(lb)
+    elif lhs_dim is not None:
+        out_dim = len(lb) + free_before(lhs_dim, lc, lb)
+    else:
+        lhs_free = aval_of(lhs).ndim - len(lc) - len(lb)
+        out_dim = len(lb) + lhs_free + free_before(rhs_dim, rc, rb)
+    out = bind("stablehlo.dot_general", lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)), **params)
+    return out, out_dim
+
+
+dispatch.batch_rules["stablehlo.dot_general"] = _dot_general_batch

@@ -16,7 +16,7 @@ import numpy as np
 from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray, Tracer, current_trace, to_tracer
-from stablax._src.dispatch import bind, def_op, weak_scalar
+from stablax._src.dispatch import batch_rules, bind, def_op, weak_scalar
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax._elementwise import ANY, BOOL, FLOAT, INT, INT_OR_BOOL, check_dtype
@@ -496,6 +496,56 @@ def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequen
     dims = _normalize_axes(dimensions, aval_of(operand).ndim, "reduce")
     result = _reduce(name, operand, dims, init)
     return result if single else (result,)
+
+
+# --- batching ----------------------------------------------------------------------------------
+
+
+def batch_at(x: Any, bdim: int | None, dst: int, axis_size: int) -> Any:
+    """x with its batch dimension at `dst`, broadcasting an unbatched x (shared by the rules of
+    multi-operand ops, which need one batch position for all operands)."""
+    from stablax._src.lax._batch_rules import moveaxis
+
+    if bdim is not None:
+        return moveaxis(x, bdim, dst)
+    shape = list(aval_of(x).shape)
+    shape.insert(dst, axis_size)
+    return broadcast_in_dim(x, shape, [d for d in range(len(shape)) if d != dst])
+
+
+def _reduce_batch(values, dims, *, axis_size, computation, axes):
+    half = len(values) // 2
+    if any(d is not None for d in dims[half:]):
+        return _reduce_batch_init(values, dims, axis_size, computation, axes)
+    # The batch dim stays where it is: the reduced axes shift past it.
+    bdim = next(d for d in dims[:half] if d is not None)
+    arrays = [
+        batch_at(x, d, bdim, axis_size) for x, d in zip(values[:half], dims[:half], strict=True)
+    ]
+    shifted = tuple(a + (a >= bdim) for a in axes)
+    out = bind("stablehlo.reduce", *arrays, *values[half:], computation=computation, axes=shifted)
+    outs = list(out) if isinstance(out, tuple) else [out]
+    return outs, [bdim - sum(a < bdim for a in axes)] * len(outs)
+
+
+def _reduce_batch_init(values, dims, axis_size, computation, axes):
+    # A batched init of a monoid: reduce from the identity, then combine with the init once.
+    if computation in ARG_REDUCTIONS:
+        raise NotImplementedError(f"[vmap] {computation} with a batched init value")
+    (x, init), (x_dim, init_dim) = values, dims
+    dtype = aval_of(x).dtype
+    identity = init_operand(identity_element(computation, dtype), dtype)
+    if x_dim is not None:
+        x, axes = batch_at(x, x_dim, 0, axis_size), tuple(a + 1 for a in axes)
+    reduced = bind("stablehlo.reduce", x, identity, computation=computation, axes=axes)
+    reduced = batch_at(reduced, None if x_dim is None else 0, 0, axis_size)
+    init = broadcast_in_dim(batch_at(init, init_dim, 0, axis_size), aval_of(reduced).shape, (0,))
+    return [MONOID_COMBINE[computation](reduced, init)], [0]
+
+
+MONOID_COMBINE = {name: fn for fn, name in MONOID_FUNCTIONS.items()}
+
+batch_rules["stablehlo.reduce"] = _reduce_batch
 
 
 __all__ = [

@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dtypes
+from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import bind, def_op, weak_scalar
-from stablax._src.lax._elementwise import FLOAT, _scalar_operand, check_dtype
+from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
+from stablax._src.lax._elementwise import FLOAT, _scalar_operand, check_dtype, select
 
 
 def _ints(values: Any, what: str, opname: str) -> tuple[int, ...]:
@@ -78,6 +79,16 @@ def _linear_jvp(name: str):
     return jvp
 
 
+def _same_bdim_batch(name: str):
+    """The batching rule of a one-operand op that maps each element on its own, whatever the
+    shape: the op applies to the batched operand as it is."""
+
+    def rule(values, dims, *, axis_size, **params):
+        return bind(name, values[0], **params), dims[0]
+
+    return rule
+
+
 # --- convert_element_type ----------------------------------------------------------------------
 
 
@@ -104,6 +115,7 @@ def_op(
     jvp=_convert_jvp,
     transpose=_convert_transpose,
 )
+dispatch.batch_rules["stablehlo.convert"] = _same_bdim_batch("stablehlo.convert")
 
 
 def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) -> Any:
@@ -150,6 +162,17 @@ def_op(
     _bitcast_rule,
     decode=lambda op: {"new_dtype": _result_aval(op).dtype},
 )
+
+
+def _bitcast_batch(values, dims, *, axis_size, new_dtype):
+    (x,), (d,) = values, dims
+    aval = aval_of(x)
+    if d == aval.ndim - 1 and aval.dtype.itemsize < new_dtype.itemsize:  # the last dim is eaten
+        x, d = moveaxis(x, d, 0), 0
+    return bind("stablehlo.bitcast_convert", x, new_dtype=new_dtype), d
+
+
+dispatch.batch_rules["stablehlo.bitcast_convert"] = _bitcast_batch
 
 
 def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
@@ -219,6 +242,15 @@ def_op(
 )
 
 
+def _broadcast_in_dim_batch(values, dims, *, axis_size, shape, broadcast_dimensions):
+    x = moveaxis(values[0], dims[0], 0)
+    target = (0, *(d + 1 for d in broadcast_dimensions))
+    return broadcast_in_dim(x, (axis_size, *shape), target), 0
+
+
+dispatch.batch_rules["stablehlo.broadcast_in_dim"] = _broadcast_in_dim_batch
+
+
 def _unbroadcast(ct: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
     """Sums `ct` over the dimensions a broadcast created or stretched, back to `shape`."""
     from stablax._src.lax._reductions import reduce_sum
@@ -269,6 +301,11 @@ def_op(
     jvp=_linear_jvp("stablehlo.reshape"),
     transpose=lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)],
 )
+# Row-major order only survives with the batch dim first.
+dispatch.batch_rules["stablehlo.reshape"] = lambda values, dims, *, axis_size, new_sizes: (
+    reshape(moveaxis(values[0], dims[0], 0), (axis_size, *new_sizes)),
+    0,
+)
 
 
 def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
@@ -316,6 +353,14 @@ def_op(
 )
 
 
+def _transpose_batch(values, dims, *, axis_size, permutation):
+    b = dims[0]  # the batch dim goes first, the others are permuted around it
+    return transpose(values[0], (b, *(p + (p >= b) for p in permutation))), 0
+
+
+dispatch.batch_rules["stablehlo.transpose"] = _transpose_batch
+
+
 def transpose(operand: Any, permutation: Sequence[int]) -> Any:
     """Permutes the axes: output axis i is operand axis `permutation[i]` (`stablehlo.transpose`)."""
     permutation = _ints(permutation, "permutation", "transpose")
@@ -351,6 +396,11 @@ def _iota_decode(op: Any) -> dict[str, Any]:
 
 
 def_op("stablehlo.iota", _iota_rule, _iota_lowering, decode=_iota_decode)
+# No operands, so never batched: vmap emits it as it is (the rule is here for the table's sake).
+dispatch.batch_rules["stablehlo.iota"] = lambda values, dims, *, axis_size, **params: (
+    bind("stablehlo.iota", **params),
+    None,
+)
 
 
 def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
@@ -469,6 +519,14 @@ def_op(
 )
 
 
+def _concatenate_batch(values, dims, *, axis_size, dimension):
+    moved = [bdim_at_front(x, d, axis_size) for x, d in zip(values, dims, strict=True)]
+    return concatenate(moved, dimension + 1), 0
+
+
+dispatch.batch_rules["stablehlo.concatenate"] = _concatenate_batch
+
+
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
     """Joins arrays along `dimension` (`stablehlo.concatenate`)."""
     operands = list(operands)
@@ -541,6 +599,18 @@ def_op(
 )
 
 
+def _slice_batch(values, dims, *, axis_size, start_indices, limit_indices, strides):
+    b = dims[0]  # the whole batch dim, where it is
+    starts, limits, steps = list(start_indices), list(limit_indices), list(strides)
+    starts.insert(b, 0)
+    limits.insert(b, axis_size)
+    steps.insert(b, 1)
+    return slice(values[0], starts, limits, steps), b
+
+
+dispatch.batch_rules["stablehlo.slice"] = _slice_batch
+
+
 def slice(  # noqa: A001
     operand: Any,
     start_indices: Sequence[int],
@@ -581,6 +651,10 @@ def_op(
     decode=lambda op: {"dimensions": _i64s(op, "dimensions")},
     jvp=_linear_jvp("stablehlo.reverse"),
     transpose=lambda ct, x, *, dimensions: [rev(ct, dimensions)],
+)
+dispatch.batch_rules["stablehlo.reverse"] = lambda values, dims, *, axis_size, dimensions: (
+    rev(values[0], tuple(d + (d >= dims[0]) for d in dimensions)),
+    dims[0],
 )
 
 
@@ -825,6 +899,26 @@ def_op(
 )
 
 
+def _pad_batch(values, dims, *, axis_size, padding_config):
+    (x, value), (x_dim, value_dim) = values, dims
+    if value_dim is None:
+        config = list(padding_config)
+        config.insert(x_dim, (0, 0, 0))
+        return pad(x, value, config), x_dim
+    # One padding value per example: pad with zeros, then select the value where a pad of a
+    # mask of the same shape says padding.
+    x = bdim_at_front(x, x_dim, axis_size)
+    aval = aval_of(x)
+    config = ((0, 0, 0), *padding_config)
+    padded = pad(x, _zeros(ShapedArray((), aval.dtype)), config)
+    inside = pad(full(aval.shape, True, np.bool_), False, config)
+    shape = aval_of(padded).shape
+    return select(inside, padded, broadcast_in_dim(value, shape, (0,))), 0
+
+
+dispatch.batch_rules["stablehlo.pad"] = _pad_batch
+
+
 def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:
     """Pads each dimension with `padding_value`: low/high at the edges, interior between elements.
 
@@ -897,6 +991,7 @@ def_op(
     jvp=_linear_jvp("stablehlo.reduce_precision"),
     transpose=lambda ct, x, **params: [bind("stablehlo.reduce_precision", ct, **params)],
 )
+dispatch.batch_rules["stablehlo.reduce_precision"] = _same_bdim_batch("stablehlo.reduce_precision")
 
 
 def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:

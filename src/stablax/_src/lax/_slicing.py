@@ -13,11 +13,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from stablax._src import dtypes
+from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import bind, def_op, weak_scalar
 from stablax._src.ir import ir
+from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._elementwise import (
     ANY,
     _scalar_operand,
@@ -288,6 +289,92 @@ def_op(
 )
 
 
+# Batching: with unbatched start indices the batch dim is one more sliced dim, starting at 0;
+# with batched ones, every example has its own window, a gather (or scatter) over the batch.
+
+
+def _zero_start(starts: Sequence[Any]) -> Any:
+    dtype = aval_of(starts[0]).dtype if starts else np.dtype(np.int32)
+    return weak_scalar(0, dtype, False)
+
+
+def _batched_at(x: Any, dim: int | None, target: int, axis_size: int) -> Any:
+    """x with its batch dim at `target`, broadcasting an unbatched x."""
+    if dim is not None:
+        return moveaxis(x, dim, target)
+    shape = aval_of(x).shape
+    out_dims = tuple(d for d in range(len(shape) + 1) if d != target)
+    return broadcast_in_dim(x, (*shape[:target], axis_size, *shape[target:]), out_dims)
+
+
+def _stacked_starts(starts: Sequence[Any], dims: Sequence[int | None], axis_size: int) -> Any:
+    """The scalar start indices as one (batch, n) array of index vectors."""
+    columns = [
+        broadcast_in_dim(s, (axis_size, 1), () if d is None else (0,))
+        for s, d in zip(starts, dims, strict=True)
+    ]
+    return concatenate(columns, 1)
+
+
+def _dynamic_slice_batch(values, dims, *, axis_size, slice_sizes):
+    (x, *starts), (x_dim, *start_dims) = values, dims
+    if all(d is None for d in start_dims):
+        starts.insert(x_dim, _zero_start(starts))
+        sizes = list(slice_sizes)
+        sizes.insert(x_dim, axis_size)
+        return bind("stablehlo.dynamic_slice", x, *starts, slice_sizes=tuple(sizes)), x_dim
+    # Gather clamps windows into bounds exactly as dynamic_slice does.
+    indices = _stacked_starts(starts, start_dims, axis_size)
+    window = tuple(range(1, len(slice_sizes) + 1))
+    if x_dim is None:
+        dn = GatherDimensionNumbers(window, (), tuple(range(len(slice_sizes))))
+        sizes = tuple(slice_sizes)
+    else:
+        x = moveaxis(x, x_dim, 0)
+        dn = GatherDimensionNumbers(window, (), window, (0,), (0,))
+        sizes = (1, *slice_sizes)
+    out = bind(
+        "stablehlo.gather",
+        x,
+        indices,
+        dimension_numbers=dn,
+        slice_sizes=sizes,
+        indices_are_sorted=False,
+    )
+    return out, 0
+
+
+def _dynamic_update_slice_batch(values, dims, *, axis_size):
+    (x, update, *starts), (x_dim, update_dim, *start_dims) = values, dims
+    if all(d is None for d in start_dims):
+        b = x_dim if x_dim is not None else 0
+        x = _batched_at(x, x_dim, b, axis_size)
+        update = _batched_at(update, update_dim, b, axis_size)
+        starts.insert(b, _zero_start(starts))
+        return bind("stablehlo.dynamic_update_slice", x, update, *starts), b
+    x = bdim_at_front(x, x_dim, axis_size)
+    update = bdim_at_front(update, update_dim, axis_size)
+    indices = _stacked_starts(starts, start_dims, axis_size)
+    window = tuple(range(1, len(starts) + 1))
+    # dynamic_update_slice clamps the window into bounds where scatter would drop it.
+    upper = _window_bounds(aval_of(x).shape, window, aval_of(update).shape, aval_of(indices).dtype)
+    out = bind(
+        "stablehlo.scatter",
+        x,
+        _clamp_indices(indices, upper),
+        update,
+        computation="replace",
+        dimension_numbers=ScatterDimensionNumbers(window, (), window, (0,), (0,)),
+        indices_are_sorted=True,
+        unique_indices=True,
+    )
+    return out, 0
+
+
+dispatch.batch_rules["stablehlo.dynamic_slice"] = _dynamic_slice_batch
+dispatch.batch_rules["stablehlo.dynamic_update_slice"] = _dynamic_update_slice_batch
+
+
 def _dynamic_slice(
     opname: str,
     operand: Any,
@@ -299,6 +386,8 @@ def _dynamic_slice(
     aval = aval_of(operand)
     _check_slice_sizes(opname, aval, sizes)
     indices = _start_operands(opname, start_indices, aval.shape, sizes, allow_negative)
+    if not aval.shape and hasattr(operand, "aval"):
+        return operand  # nothing to slice; XLA's parser rejects an empty `sizes` list
     return bind("stablehlo.dynamic_slice", operand, *indices, slice_sizes=sizes)
 
 
@@ -737,6 +826,59 @@ def_op(
 )
 
 
+def _shifted(dims: Sequence[int]) -> tuple[int, ...]:
+    return tuple(d + 1 for d in dims)
+
+
+def _gather_batch(values, dims, *, axis_size, dimension_numbers, slice_sizes, indices_are_sorted):
+    (x, indices), (x_dim, indices_dim), dn = values, dims, dimension_numbers
+    if indices_dim is None:  # the batch dim is one more window dim, first in operand and output
+        x = moveaxis(x, x_dim, 0)
+        dn = GatherDimensionNumbers(
+            (0, *_shifted(dn.offset_dims)),
+            _shifted(dn.collapsed_slice_dims),
+            _shifted(dn.start_index_map),
+            _shifted(dn.operand_batching_dims),
+            dn.start_indices_batching_dims,
+        )
+        sizes = (axis_size, *slice_sizes)
+    else:
+        # The batch dim leads the indices and so the output's batch dims.
+        indices = moveaxis(indices, indices_dim, 0)
+        if x_dim is None:
+            dn = GatherDimensionNumbers(
+                _shifted(dn.offset_dims),
+                dn.collapsed_slice_dims,
+                dn.start_index_map,
+                dn.operand_batching_dims,
+                _shifted(dn.start_indices_batching_dims),
+            )
+            sizes = tuple(slice_sizes)
+        else:  # a pair of batching dims: example i gathers from operand i
+            x = moveaxis(x, x_dim, 0)
+            dn = GatherDimensionNumbers(
+                _shifted(dn.offset_dims),
+                _shifted(dn.collapsed_slice_dims),
+                _shifted(dn.start_index_map),
+                (0, *_shifted(dn.operand_batching_dims)),
+                (0, *_shifted(dn.start_indices_batching_dims)),
+            )
+            sizes = (1, *slice_sizes)
+        indices_are_sorted = False  # sorted per example, not across the batch
+    out = bind(
+        "stablehlo.gather",
+        x,
+        indices,
+        dimension_numbers=dn,
+        slice_sizes=sizes,
+        indices_are_sorted=indices_are_sorted,
+    )
+    return out, 0
+
+
+dispatch.batch_rules["stablehlo.gather"] = _gather_batch
+
+
 def _default_fill(dtype: np.dtype) -> Any:
     if dtype == np.bool_:
         return True
@@ -1101,6 +1243,45 @@ def_op(
     jvp=_scatter_jvp,
     transpose=_scatter_transpose,
 )
+
+
+def _scatter_batch(values, dims, *, axis_size, dimension_numbers, indices_are_sorted, **params):
+    (x, indices, updates), (x_dim, indices_dim, updates_dim) = values, dims
+    dn = dimension_numbers
+    # Every example updates its own operand: operand and updates get the batch dim first.
+    x = bdim_at_front(x, x_dim, axis_size)
+    updates = bdim_at_front(updates, updates_dim, axis_size)
+    if indices_dim is None:  # the batch dim is one more window dim
+        dn = ScatterDimensionNumbers(
+            (0, *_shifted(dn.update_window_dims)),
+            _shifted(dn.inserted_window_dims),
+            _shifted(dn.scatter_dims_to_operand_dims),
+            _shifted(dn.operand_batching_dims),
+            dn.scatter_indices_batching_dims,
+        )
+    else:  # a pair of batching dims: example i scatters into operand i
+        indices = moveaxis(indices, indices_dim, 0)
+        dn = ScatterDimensionNumbers(
+            _shifted(dn.update_window_dims),
+            _shifted(dn.inserted_window_dims),
+            _shifted(dn.scatter_dims_to_operand_dims),
+            (0, *_shifted(dn.operand_batching_dims)),
+            (0, *_shifted(dn.scatter_indices_batching_dims)),
+        )
+        indices_are_sorted = False
+    out = bind(
+        "stablehlo.scatter",
+        x,
+        indices,
+        updates,
+        dimension_numbers=dn,
+        indices_are_sorted=indices_are_sorted,
+        **params,
+    )
+    return out, 0
+
+
+dispatch.batch_rules["stablehlo.scatter"] = _scatter_batch
 
 
 def _scatter(

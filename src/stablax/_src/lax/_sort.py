@@ -15,12 +15,13 @@ import numpy as np
 from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
-from stablax._src.dispatch import bind, def_op
+from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
+from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._dot import dot_general
 from stablax._src.lax._elementwise import ANY, BOOL, FLOAT, INT, check_dtype
-from stablax._src.lax._reductions import emit_region_body, is_undefined
+from stablax._src.lax._reductions import batch_at, emit_region_body, is_undefined
 from stablax._src.lax._shapes import (
     aval_of,
     broadcast_in_dim,
@@ -164,6 +165,24 @@ def_op(
 )
 
 
+def _sort_batch(values, dims, *, axis_size, dimension, is_stable, num_keys):
+    # One batch position for all operands (unbatched ones broadcast); the sorted axis shifts
+    # past it.
+    bdim = next(d for d in dims if d is not None)
+    operands = [batch_at(x, d, bdim, axis_size) for x, d in zip(values, dims, strict=True)]
+    outs = bind(
+        "stablehlo.sort",
+        *operands,
+        dimension=dimension + (dimension >= bdim),
+        is_stable=is_stable,
+        num_keys=num_keys,
+    )
+    return list(outs), [bdim] * len(outs)
+
+
+batch_rules["stablehlo.sort"] = _sort_batch
+
+
 def _normalize_axis(axis: int, ndim: int, opname: str, what: str = "dimension") -> int:
     axis = operator.index(axis)
     if not -ndim <= axis < ndim:
@@ -266,6 +285,17 @@ def_op(
     decode=lambda op: {"k": ir.IntegerAttr(op.attributes["k"]).value},
     jvp=_top_k_jvp,
 )
+
+
+def _top_k_batch(values, dims, *, axis_size, k):
+    # chlo.top_k reads the last axis: a batch dim there moves to the front.
+    (x,), (bdim,) = values, dims
+    if bdim == aval_of(x).ndim - 1:
+        x, bdim = moveaxis(x, bdim, 0), 0
+    return list(bind("chlo.top_k", x, k=k)), [bdim, bdim]
+
+
+batch_rules["chlo.top_k"] = _top_k_batch
 
 
 def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:

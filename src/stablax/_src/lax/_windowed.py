@@ -15,12 +15,14 @@ import numpy as np
 
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
-from stablax._src.dispatch import bind, def_op
+from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax._elementwise import FLOAT, NUMBER, check_dtype
 from stablax._src.lax._reductions import (
+    MONOID_COMBINE,
     MONOID_FUNCTIONS,
     MONOIDS,
+    batch_at,
     chooser_tangent,
     computation_of,
     emit_monoid_body,
@@ -362,6 +364,45 @@ def_op(
     jvp=_reduce_window_jvp,
     transpose=_reduce_window_transpose,
 )
+
+
+def _with_batch_window(params: dict[str, Any], at: int) -> dict[str, Any]:
+    # A window of size 1 over the batch dimension: no padding, stride or dilation there.
+    def insert(values, value):
+        return (*values[:at], value, *values[at:])
+
+    return dict(
+        params,
+        window_dimensions=insert(params["window_dimensions"], 1),
+        window_strides=insert(params["window_strides"], 1),
+        padding=insert(params["padding"], (0, 0)),
+        base_dilation=insert(params["base_dilation"], 1),
+        window_dilation=insert(params["window_dilation"], 1),
+    )
+
+
+def _reduce_window_batch(values, dims, *, axis_size, **params):
+    (x, init), (x_dim, init_dim) = values, dims
+    if init_dim is None:
+        return bind("stablehlo.reduce_window", x, init, **_with_batch_window(params, x_dim)), x_dim
+    # A batched init: reduce each window from the identity, then combine with the init once
+    # (as XLA computes it: padding and dilation holes add nothing to a window).
+    computation = params["computation"]
+    dtype = aval_of(x).dtype
+    identity = init_operand(
+        identity_element("max" if computation == "logaddexp" else computation, dtype), dtype
+    )
+    if x_dim is not None:
+        x, params = batch_at(x, x_dim, 0, axis_size), _with_batch_window(params, 0)
+    out = bind("stablehlo.reduce_window", x, identity, **params)
+    out = batch_at(out, None if x_dim is None else 0, 0, axis_size)
+    init = broadcast_in_dim(batch_at(init, init_dim, 0, axis_size), aval_of(out).shape, (0,))
+    if computation == "logaddexp":
+        return _logaddexp(out, init)[0], 0
+    return MONOID_COMBINE[computation](out, init), 0
+
+
+batch_rules["stablehlo.reduce_window"] = _reduce_window_batch
 
 
 def reduce_window(

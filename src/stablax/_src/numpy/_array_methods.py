@@ -27,6 +27,22 @@ def _binary_operator(fn, reflected: bool = False):
     return method
 
 
+def _reduction_method(fn):
+    # NumPy's np.sum(x) etc. call x.sum(axis=..., out=None, ...): accept out=None only.
+    def method(self, axis=None, *args, out=None, **kwargs):
+        if out is not None:
+            raise NotImplementedError(
+                f"The 'out' argument to {fn.__name__} is not supported: stablax arrays are "
+                "immutable."
+            )
+        if args:  # NumPy's positional order after axis is (dtype, out, ...) for sum-like ones
+            kwargs.setdefault("dtype", args[0])
+        return fn(self, axis=axis, **kwargs)
+
+    method.__name__ = fn.__name__
+    return method
+
+
 def _astype(self, dtype, copy=False, device=None):
     return lax.convert_element_type(self, dtypes.check_user_dtype(dtype, "astype"))
 
@@ -102,33 +118,10 @@ _METHODS: dict[str, Any] = {
     "flatten": lambda self, order="C": _shape.ravel(self, order),
     "squeeze": lambda self, axis=None: _shape.squeeze(self, axis),
     "swapaxes": lambda self, a, b: _shape.swapaxes(self, a, b),
-    "sum": lambda self, axis=None, dtype=None, keepdims=False: _reductions.sum(
-        self, axis=axis, dtype=dtype, keepdims=keepdims
-    ),
-    "prod": lambda self, axis=None, dtype=None, keepdims=False: _reductions.prod(
-        self, axis=axis, dtype=dtype, keepdims=keepdims
-    ),
-    "max": lambda self, axis=None, keepdims=False: _reductions.max(
-        self, axis=axis, keepdims=keepdims
-    ),
-    "min": lambda self, axis=None, keepdims=False: _reductions.min(
-        self, axis=axis, keepdims=keepdims
-    ),
-    "mean": lambda self, axis=None, dtype=None, keepdims=False: _reductions.mean(
-        self, axis=axis, dtype=dtype, keepdims=keepdims
-    ),
-    "var": lambda self, axis=None, dtype=None, ddof=0, keepdims=False: _reductions.var(
-        self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims
-    ),
-    "std": lambda self, axis=None, dtype=None, ddof=0, keepdims=False: _reductions.std(
-        self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims
-    ),
-    "any": lambda self, axis=None, keepdims=False: _reductions.any(
-        self, axis=axis, keepdims=keepdims
-    ),
-    "all": lambda self, axis=None, keepdims=False: _reductions.all(
-        self, axis=axis, keepdims=keepdims
-    ),
+    **{
+        name: _reduction_method(getattr(_reductions, name))
+        for name in ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all")
+    },
     "clip": lambda self, min=None, max=None: _ufuncs.clip(self, min, max),  # noqa: A006
     "round": lambda self, decimals=0: _ufuncs.round(self, decimals),
     "copy": lambda self: _creation.copy(self),

@@ -19,7 +19,7 @@ def batch_op(op: Any, values: list[Any], dims: list[int | None], axis_size: int)
     if name == "stablehlo.constant":
         return [emit_constant(op)], [None]
     params = decode(op)
-    if all(d is None for d in dims):
+    if all(d is None for d in dims) and name not in dispatch.named_axis_ops:
         out = dispatch.bind(name, *values, **params)
         outs = list(out) if isinstance(out, tuple) else [out]
         return outs, [None] * len(outs)

@@ -240,7 +240,8 @@ def _call_jvp(primals, tangents, *, callee):
         return _custom_jvp_rule(entry, info, args, arg_tangents)
     if entry.kind == "custom_vjp":
         return _custom_vjp_rule(entry, info, args, arg_tangents)
-    return _remat_rule(entry, info, args, captured, arg_tangents)
+    # A checkpointed body is differentiated w.r.t. the values it closes over too.
+    return _remat_rule(entry, info, args, captured, [*arg_tangents, *tangents[n:]])
 
 
 def _custom_jvp_rule(entry, info, args, arg_tangents):
@@ -293,12 +294,13 @@ def _custom_vjp_rule(entry, info, args, arg_tangents):
     return out_leaves, list(lin)
 
 
-def _remat_rule(entry, info, args, captured, arg_tangents):
+def _remat_rule(entry, info, args, captured, tangents):
     primal_trace = core.trace_state.target
     linear_trace = core.current_trace()
     traced = entry.traced
     if primal_trace is None or primal_trace is linear_trace:
-        return jvp_traced(traced, args, arg_tangents)  # plain forward mode: nothing to save
+        # Plain forward mode: nothing to save. This call's captured values, not the callee's.
+        return jvp_traced(_without_captures(traced), [*args, *captured], tangents)
     policy = info["rule"]["policy"]
     if policy in ("everything_saveable", "dots_saveable", "dots_with_no_batch_dims_saveable"):
         outs, saved = _saved_values(traced, args, captured, policy)  # the body inlined in K
@@ -310,10 +312,8 @@ def _remat_rule(entry, info, args, captured, arg_tangents):
         for a in [*args, *captured]
     ]
     with core.emitting_into(linear_trace):
-        _, tangents = jvp_traced(
-            _without_captures(traced), lifted, arg_tangents + [None] * len(captured), saved=saved
-        )
-    return outs, tangents
+        _, out_tangents = jvp_traced(_without_captures(traced), lifted, tangents, saved=saved)
+    return outs, out_tangents
 
 
 def _without_captures(traced: core.TracedFunction) -> core.TracedFunction:
