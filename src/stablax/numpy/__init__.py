@@ -65,3 +65,4 @@ generic = _np.generic
 
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
+from stablax._src.numpy._vectorize import vectorize

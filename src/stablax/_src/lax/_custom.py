@@ -67,6 +67,12 @@ def stop_gradient(x: Any) -> Any:
     return tree_util.tree_map(stop_gradient_op, x)
 
 
+_COLLECTIVES = {
+    f"{MARKER_PREFIX}{name}"
+    for name in ("psum", "pmax", "pmin", "all_gather", "psum_scatter", "axis_index")
+}
+
+
 def strip_markers(module: Any) -> None:
     """Replaces every `stablax.*` marker custom call in `module` by its operand (in place)."""
 
@@ -81,6 +87,11 @@ def strip_markers(module: Any) -> None:
                 if target == "stablax.custom_vjp_lin":
                     raise TypeError(
                         "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
+                    )
+                if target in _COLLECTIVES:
+                    raise NameError(
+                        f"unbound axis name in {target[len(MARKER_PREFIX) :]}: collectives need "
+                        "an enclosing vmap (or pmap) with that axis_name"
                     )
                 if target.startswith(MARKER_PREFIX):
                     for result, operand in zip(operation.results, operation.operands, strict=True):

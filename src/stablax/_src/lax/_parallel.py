@@ -1,0 +1,499 @@
+"""Collectives over named vmap axes: psum, pmean, pmax, pmin, all_gather, psum_scatter, axis_index.
+
+Each is a marker op (`stablehlo.custom_call:stablax.<name>`, see _custom.py) carrying its axis
+names. vmap's batching rule turns it into a reduction (or a reshuffle) of the batch dimension when
+the named axis is the one being rewritten, so no compiled program ever holds one.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import math
+import threading
+from collections.abc import Hashable, Iterator
+from typing import Any
+
+import numpy as np
+
+from stablax._src import dispatch, dtypes, tree_util
+from stablax._src import ir as mlir
+from stablax._src.core import ShapedArray, current_trace, to_tracer
+from stablax._src.ir import ir
+from stablax._src.lax._batch_rules import aval_of, moveaxis
+from stablax._src.lax._elementwise import add, div, mul
+from stablax._src.lax._reductions import reduce_max, reduce_min, reduce_sum
+from stablax._src.lax._shapes import (
+    broadcast_in_dim,
+    convert_element_type,
+    full_like,
+    iota,
+    reshape,
+)
+
+PSUM = "stablehlo.custom_call:stablax.psum"
+PMAX = "stablehlo.custom_call:stablax.pmax"
+PMIN = "stablehlo.custom_call:stablax.pmin"
+ALL_GATHER = "stablehlo.custom_call:stablax.all_gather"
+PSUM_SCATTER = "stablehlo.custom_call:stablax.psum_scatter"
+AXIS_INDEX = "stablehlo.custom_call:stablax.axis_index"
+
+# --- the axis environment ----------------------------------------------------------------------
+
+
+class _AxisEnv(threading.local):
+    def __init__(self) -> None:
+        # Named axes of the enclosing vmaps, outermost first, and the axis of each running batch
+        # rewrite (None for an unnamed vmap).
+        self.frames: list[tuple[Hashable, int]] = []
+        self.rewriting: list[Hashable] = []
+
+
+_env = _AxisEnv()
+
+
+@contextlib.contextmanager
+def axis_frame(name: Hashable, size: int) -> Iterator[None]:
+    """Binds axis `name` of `size` for the collectives traced inside (no-op for name None)."""
+    if name is None:
+        yield
+        return
+    _env.frames.append((name, size))
+    try:
+        yield
+    finally:
+        _env.frames.pop()
+
+
+@contextlib.contextmanager
+def rewriting_axis(name: Hashable) -> Iterator[None]:
+    """Marks the batch rewrite running inside as the one that maps axis `name`."""
+    _env.rewriting.append(name)
+    try:
+        yield
+    finally:
+        _env.rewriting.pop()
+
+
+def bound_axis_size(name: Hashable) -> int:
+    """The size of the innermost vmap axis called `name`; NameError when none is bound."""
+    for bound, size in reversed(_env.frames):
+        if bound == name:
+            return size
+    available = [bound for bound, _ in _env.frames]
+    raise NameError(
+        f"unbound axis name: {name}. Collectives (psum, pmean, all_gather, axis_index, ...) "
+        f"reduce over an axis bound by an enclosing vmap(..., axis_name={name!r}); the axis "
+        f"names bound here are {available}."
+    )
+
+
+def _rewritten_axis() -> Hashable:
+    return _env.rewriting[-1] if _env.rewriting else None
+
+
+def _axis_names(axis_name: Any) -> tuple:
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _check_groups(name: str, axis_index_groups: Any) -> None:
+    if axis_index_groups is not None:
+        raise NotImplementedError(
+            f"lax.{name}: axis_index_groups not supported in vmap collectives."
+        )
+
+
+# --- marker ops --------------------------------------------------------------------------------
+
+# Params travel in the marker's backend_config as their repr; this maps the text back to the
+# params (axis names may be any hashable, so the repr alone cannot always be parsed).
+_params_by_text: dict[str, dict[str, Any]] = {}
+
+
+def _encode(params: dict[str, Any]) -> str:
+    text = repr(sorted(params.items()))
+    _params_by_text.setdefault(text, dict(params))
+    return text
+
+
+def _decode(op: Any) -> dict[str, Any]:
+    text = ir.StringAttr(op.attributes["backend_config"]).value
+    params = _params_by_text.get(text)
+    return dict(params) if params is not None else dict(ast.literal_eval(text))
+
+
+def _lowering(target: str):
+    def lower(operands, in_avals, out_avals, **params):
+        op = mlir.emit(
+            "stablehlo.custom_call",
+            operands,
+            [mlir.aval_type(a) for a in out_avals],
+            {
+                "call_target_name": ir.StringAttr.get(target),
+                "has_side_effect": ir.BoolAttr.get(False),
+                "backend_config": ir.StringAttr.get(_encode(params)),
+            },
+        )
+        return list(op.results)
+
+    return lower
+
+
+def _same_aval(x: ShapedArray, **params: Any) -> ShapedArray:
+    return x
+
+
+def _all_gather_aval(x: ShapedArray, *, axis_name, axis, tiled, size) -> ShapedArray:
+    shape = list(x.shape)
+    if tiled:
+        shape[axis] *= size
+    else:
+        shape.insert(axis, size)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _psum_scatter_aval(x: ShapedArray, *, axis_name, scatter_dimension, tiled, size) -> ShapedArray:
+    shape = list(x.shape)
+    if tiled:
+        shape[scatter_dimension] //= size
+    else:
+        shape.pop(scatter_dimension)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _axis_index_aval(*, axis_name) -> ShapedArray:
+    return ShapedArray((), np.dtype(np.int32))
+
+
+def _linear_jvp(name: str):
+    def jvp(primals, tangents, **params):
+        return dispatch.bind(name, *primals, **params), dispatch.bind(name, *tangents, **params)
+
+    return jvp
+
+
+def _no_jvp(short: str):
+    def jvp(primals, tangents, **params):
+        raise NotImplementedError(f"Differentiation rule for '{short}' not implemented")
+
+    return jvp
+
+
+def _psum_transpose(ct, x, **params):
+    return [dispatch.bind(PSUM, ct, **params)]
+
+
+def _all_gather_transpose(ct, x, *, axis_name, axis, tiled, size):
+    params = dict(axis_name=axis_name, scatter_dimension=axis, tiled=tiled, size=size)
+    return [dispatch.bind(PSUM_SCATTER, ct, **params)]
+
+
+def _psum_scatter_transpose(ct, x, *, axis_name, scatter_dimension, tiled, size):
+    params = dict(axis_name=axis_name, axis=scatter_dimension, tiled=tiled, size=size)
+    return [dispatch.bind(ALL_GATHER, ct, **params)]
+
+
+for _key, _shape_rule, _jvp, _transpose in (
+    (PSUM, _same_aval, _linear_jvp(PSUM), _psum_transpose),
+    (PMAX, _same_aval, _no_jvp("pmax"), None),
+    (PMIN, _same_aval, _no_jvp("pmin"), None),
+    (ALL_GATHER, _all_gather_aval, _linear_jvp(ALL_GATHER), _all_gather_transpose),
+    (PSUM_SCATTER, _psum_scatter_aval, _linear_jvp(PSUM_SCATTER), _psum_scatter_transpose),
+    (AXIS_INDEX, _axis_index_aval, None, None),
+):
+    dispatch.def_op(
+        _key,
+        _shape_rule,
+        _lowering(_key.split(":", 1)[1]),
+        decode=_decode,
+        jvp=_jvp,
+        transpose=_transpose,
+        differentiable=_key != AXIS_INDEX,
+    )
+    # Their batching rules run even on unbatched operands (psum of an unbatched x is size * x).
+    dispatch.named_axis_ops.add(_key)
+
+
+# --- batching rules: where the collectives are computed ----------------------------------------
+
+
+def _reduce_rule(name: str, reduce: Any, unbatched: Any):
+    """psum/pmax/pmin: reduce over the batch dim for the axis being rewritten (the result is the
+    same in every instance: unbatched); over other axes the op stays, one per instance."""
+
+    def rule(values, dims, *, axis_size, axis_name):
+        (x,), (d,) = values, dims
+        here = _rewritten_axis()
+        if here is None or here not in axis_name:
+            return dispatch.bind(name, x, axis_name=axis_name), d
+        out = unbatched(x, axis_size) if d is None else reduce(x, (d,))
+        rest = tuple(n for n in axis_name if n != here)
+        if rest:
+            out = dispatch.bind(name, out, axis_name=rest)
+        return out, None
+
+    return rule
+
+
+for _key, _reduce, _unbatched in (
+    (PSUM, reduce_sum, lambda x, n: mul(x, full_like(x, n))),
+    (PMAX, reduce_max, lambda x, n: x),
+    (PMIN, reduce_min, lambda x, n: x),
+):
+    dispatch.batch_rules[_key] = _reduce_rule(_key, _reduce, _unbatched)
+
+
+def _all_gather_batch(values, dims, *, axis_size, axis_name, axis, tiled, size):
+    (x,), (d,) = values, dims
+    params = dict(axis_name=axis_name, tiled=tiled, size=size)
+    if _rewritten_axis() not in axis_name:
+        if d is None:
+            return dispatch.bind(ALL_GATHER, x, axis=axis, **params), None
+        return dispatch.bind(ALL_GATHER, moveaxis(x, d, 0), axis=axis + 1, **params), 0
+    shape = aval_of(x).shape
+    if d is None:  # every instance holds x: the gathered array is x repeated
+        full = (*shape[:axis], axis_size, *shape[axis:])
+        kept = tuple(i for i in range(len(full)) if i != axis)
+        out = broadcast_in_dim(x, full, kept)
+    else:  # the batch dim becomes the gathered dim
+        out = moveaxis(x, d, axis)
+    if tiled:
+        gathered = aval_of(out).shape
+        merged = (*gathered[:axis], axis_size * gathered[axis + 1], *gathered[axis + 2 :])
+        out = reshape(out, merged)
+    return out, None
+
+
+def _psum_scatter_batch(values, dims, *, axis_size, axis_name, scatter_dimension, tiled, size):
+    (x,), (d,) = values, dims
+    params = dict(axis_name=axis_name, tiled=tiled, size=size)
+    sd = scatter_dimension
+    if _rewritten_axis() not in axis_name:
+        if d is None:
+            return dispatch.bind(PSUM_SCATTER, x, scatter_dimension=sd, **params), None
+        moved = moveaxis(x, d, 0)
+        return dispatch.bind(PSUM_SCATTER, moved, scatter_dimension=sd + 1, **params), 0
+    # Instance i gets chunk i of the sum over instances: the summed array, with the scatter
+    # dimension as the batch dimension.
+    total = mul(x, full_like(x, axis_size)) if d is None else reduce_sum(x, (d,))
+    if tiled:
+        shape = aval_of(total).shape
+        split = (*shape[:sd], axis_size, shape[sd] // axis_size, *shape[sd + 1 :])
+        total = reshape(total, split)
+    return total, sd
+
+
+def _axis_index_batch(values, dims, *, axis_size, axis_name):
+    if _rewritten_axis() != axis_name:
+        return dispatch.bind(AXIS_INDEX, axis_name=axis_name), None
+    return iota(np.int32, axis_size), 0
+
+
+dispatch.batch_rules[ALL_GATHER] = _all_gather_batch
+dispatch.batch_rules[PSUM_SCATTER] = _psum_scatter_batch
+dispatch.batch_rules[AXIS_INDEX] = _axis_index_batch
+
+
+# --- the public functions ----------------------------------------------------------------------
+
+
+def _as_operand(x: Any) -> Any:
+    # The collective must land in the current trace (the vmapped function's), even when its
+    # operand comes from outside it (an unbatched argument): lift it in.
+    trace = current_trace()
+    if trace is None:
+        return x if hasattr(x, "aval") else dispatch.to_array(x)
+    return to_tracer(trace, x)
+
+
+def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
+    """Sums `x` (a pytree) over the named vmap axis (or axes): every instance gets the total.
+
+    Args:
+      x: a pytree of arrays; booleans are summed as int32.
+      axis_name: the `axis_name` of an enclosing vmap, or a tuple of them.
+      axis_index_groups: unsupported under vmap (must be None).
+
+    Returns:
+      The sum over the axis, shaped like `x`. `psum(1, name)` is the size of the axis.
+
+    A marker op that vmap rewrites into `stablehlo.reduce` over the batch dimension.
+    """
+    names = _axis_names(axis_name)
+    _check_groups("psum", axis_index_groups)
+    size = math.prod(bound_axis_size(n) for n in names)
+
+    def one(leaf):
+        if dtypes.is_python_scalar(leaf) and not isinstance(leaf, bool):
+            return leaf * size  # constant across the axis
+        leaf = _as_operand(leaf)
+        if aval_of(leaf).dtype == np.bool_:
+            leaf = convert_element_type(leaf, np.int32)
+        return dispatch.bind(PSUM, leaf, axis_name=names)
+
+    return tree_util.tree_map(one, x)
+
+
+def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
+    """The mean of `x` (a pytree) over the named vmap axis (or axes); integers give floats.
+
+    Args:
+      x: a pytree of arrays.
+      axis_name: the `axis_name` of an enclosing vmap, or a tuple of them.
+      axis_index_groups: unsupported under vmap (must be None).
+
+    Returns:
+      `psum(x, axis_name) / axis size`.
+    """
+    names = _axis_names(axis_name)
+    _check_groups("pmean", axis_index_groups)
+    size = math.prod(bound_axis_size(n) for n in names)
+
+    def one(leaf):
+        total = psum(leaf, names)
+        if dtypes.is_python_scalar(total):
+            return total / size
+        dtype = aval_of(total).dtype
+        if not dtypes.issubdtype(dtype, np.inexact):
+            total = convert_element_type(total, dtypes.default_float_dtype())
+        return div(total, full_like(total, size))
+
+    return tree_util.tree_map(one, x)
+
+
+def _extremum(fname: str, key: str, x: Any, axis_name: Any, axis_index_groups: Any) -> Any:
+    names = _axis_names(axis_name)
+    _check_groups(fname, axis_index_groups)
+    for n in names:
+        bound_axis_size(n)
+    return tree_util.tree_map(
+        lambda leaf: dispatch.bind(key, _as_operand(leaf), axis_name=names), x
+    )
+
+
+def pmax(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
+    """The maximum of `x` (a pytree) over the named vmap axis (or axes).
+
+    Args:
+      x: a pytree of arrays.
+      axis_name: the `axis_name` of an enclosing vmap, or a tuple of them.
+      axis_index_groups: unsupported under vmap (must be None).
+
+    Returns:
+      The elementwise maximum over the axis, shaped like `x` (not differentiable, as in JAX).
+    """
+    return _extremum("pmax", PMAX, x, axis_name, axis_index_groups)
+
+
+def pmin(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
+    """The minimum of `x` (a pytree) over the named vmap axis (or axes).
+
+    Args:
+      x: a pytree of arrays.
+      axis_name: the `axis_name` of an enclosing vmap, or a tuple of them.
+      axis_index_groups: unsupported under vmap (must be None).
+
+    Returns:
+      The elementwise minimum over the axis, shaped like `x` (not differentiable, as in JAX).
+    """
+    return _extremum("pmin", PMIN, x, axis_name, axis_index_groups)
+
+
+def _single_axis(fname: str, axis_name: Any) -> Hashable:
+    names = _axis_names(axis_name)
+    if len(names) != 1:
+        raise NotImplementedError(f"lax.{fname}: gathering over several axes {names} under vmap")
+    return names[0]
+
+
+def all_gather(
+    x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: int = 0, tiled: bool = False
+) -> Any:
+    """Every instance gets the values of `x` from all instances of the named axis, stacked.
+
+    Args:
+      x: a pytree of arrays.
+      axis_name: the `axis_name` of an enclosing vmap.
+      axis_index_groups: unsupported under vmap (must be None).
+      axis: where the new axis of size `axis size` goes (or, when tiled, which axis grows).
+      tiled: concatenate along `axis` instead of stacking.
+
+    Returns:
+      The gathered arrays; under vmap, the batch dimension moved to `axis`.
+    """
+    name = _single_axis("all_gather", axis_name)
+    _check_groups("all_gather", axis_index_groups)
+    size = bound_axis_size(name)
+
+    def one(leaf):
+        leaf = _as_operand(leaf)
+        ndim = aval_of(leaf).ndim
+        rank = ndim if tiled else ndim + 1
+        if not -rank <= axis < rank or (tiled and ndim == 0):
+            raise ValueError(f"axis {axis} is out of bounds for array of dimension {rank}")
+        params = dict(axis_name=(name,), axis=axis % rank, tiled=bool(tiled), size=size)
+        return dispatch.bind(ALL_GATHER, leaf, **params)
+
+    return tree_util.tree_map(one, x)
+
+
+def psum_scatter(
+    x: Any,
+    axis_name: Any,
+    *,
+    scatter_dimension: int = 0,
+    axis_index_groups: Any = None,
+    tiled: bool = False,
+) -> Any:
+    """Sums `x` over the named axis and gives instance i the i-th chunk of the total.
+
+    Args:
+      x: a pytree of arrays whose `scatter_dimension` has the axis' size (a multiple of it when
+        tiled).
+      axis_name: the `axis_name` of an enclosing vmap.
+      axis_index_groups: unsupported under vmap (must be None).
+      scatter_dimension: the dimension split between the instances.
+      tiled: keep the scattered dimension (of size 1/axis size) instead of dropping it.
+
+    Returns:
+      This instance's chunk of the sum (the transpose of all_gather).
+    """
+    name = _single_axis("psum_scatter", axis_name)
+    _check_groups("psum_scatter", axis_index_groups)
+    size = bound_axis_size(name)
+
+    def one(leaf):
+        leaf = _as_operand(leaf)
+        aval = aval_of(leaf)
+        if not -aval.ndim <= scatter_dimension < aval.ndim:
+            raise ValueError(
+                f"lax.psum_scatter: scatter_dimension {scatter_dimension} is out of bounds for "
+                f"{aval.str_short()}"
+            )
+        sd = scatter_dimension % aval.ndim
+        if aval.shape[sd] % size if tiled else aval.shape[sd] != size:
+            raise ValueError(
+                f"lax.psum_scatter: dimension {sd} of {aval.str_short()} must "
+                f"{'be a multiple of' if tiled else 'equal'} the size {size} of axis {name!r}"
+            )
+        params = dict(axis_name=(name,), scatter_dimension=sd, tiled=bool(tiled), size=size)
+        return dispatch.bind(PSUM_SCATTER, leaf, **params)
+
+    return tree_util.tree_map(one, x)
+
+
+def axis_index(axis_name: Any) -> Any:
+    """This instance's index along the named vmap axis (int32; row-major over a tuple of names).
+
+    Args:
+      axis_name: the `axis_name` of an enclosing vmap, or a tuple of them.
+
+    Returns:
+      An int32 scalar; under vmap, `iota` over the batch.
+    """
+    index = None
+    for name in _axis_names(axis_name):
+        size = bound_axis_size(name)
+        here = dispatch.bind(AXIS_INDEX, axis_name=name)
+        index = here if index is None else add(mul(index, size), here)
+    return index
