@@ -16,6 +16,7 @@ import numpy as np
 from stablax._src import core, dtypes, tree_util
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
+from stablax._src.lax._batch_rules import bdim_at_front
 from stablax._src.transforms.ad import (
     add_tangents,
     aval_of,
@@ -27,6 +28,7 @@ from stablax._src.transforms.ad import (
     transpose_traced,
     zeros_like_aval,
 )
+from stablax._src.transforms.batching import batch_traced
 from stablax._src.transforms.interpret import interpret, run_staged
 
 # --- tracing user functions --------------------------------------------------------------------
@@ -587,29 +589,44 @@ def _jacobian(fun, argnums, has_aux, holomorphic, allow_int, forward: bool, name
             live_in = [j for j, a in enumerate(in_avals) if is_differentiable_dtype(a.dtype)]
             # pieces[i][j]: d out_i / d in_j as a list of out-shaped columns (forward) or of
             # in-shaped rows (reverse); absent pieces are zeros.
-            pieces = [[[] for _ in in_avals] for _ in out_avals]
+            # One batched program over the whole standard basis (vmap of the linear map, or of
+            # its transpose), as JAX builds Jacobians: no per-element unrolling.
+            pieces: list[list[Any]] = [[[] for _ in in_avals] for _ in out_avals]
             if forward:
                 linear_fn = _with_captured(lin.linear_fn, captured)
-                for j in live_in:
-                    for k in range(in_avals[j].size):
-                        tangents = [
-                            _basis(in_avals[jj], k)
-                            if jj == j
-                            else zeros_like_aval(tangent_aval(in_avals[jj]))
-                            for jj in live_in
-                        ]
-                        column = interpret(linear_fn, tangents)
-                        for i, t in zip(live_out, column, strict=False):
-                            pieces[i][j].append(t)
+                basis = _stacked_basis([in_avals[j] for j in live_in])
+                if basis:
+                    cols, dims = batch_traced(linear_fn, basis, [0] * len(basis), _total(basis))
+                    for i, col, d in zip(live_out, cols, dims, strict=False):
+                        col = bdim_at_front(col, d, _total(basis))
+                        for j, piece in zip(
+                            live_in, _split_rows(col, [in_avals[j] for j in live_in]), strict=True
+                        ):
+                            pieces[i][j] = piece
             else:
                 num_linear_outs = len(lin.linear_fn.out_avals)
-                for i in live_out:
-                    for k in range(out_avals[i].size):
-                        cts = [_basis(out_avals[ii], k) if ii == i else None for ii in live_out]
-                        cts += [None] * (num_linear_outs - len(cts))
-                        row = transpose_traced(lin.linear_fn, captured, cts)
-                        for j, ct in zip(live_in, row, strict=True):
-                            pieces[i][j].append(ct)
+                basis = _stacked_basis([out_avals[i] for i in live_out])
+                if basis:
+                    n_live = len(basis)
+
+                    def pull_back(*cts):
+                        full = [*cts, *([None] * (num_linear_outs - n_live))]
+                        rows = transpose_traced(lin.linear_fn, captured, full)
+                        return [
+                            r if r is not None else zeros_like_aval(tangent_aval(in_avals[j]))
+                            for j, r in zip(live_in, rows, strict=True)
+                        ]
+
+                    transposed = core.trace_to_func(pull_back, [_unbatched(b) for b in basis])
+                    rows, dims = batch_traced(transposed, basis, [0] * n_live, _total(basis))
+                    for j, row, d in zip(live_in, rows, dims, strict=True):
+                        row = bdim_at_front(row, d, _total(basis))
+                        for i, piece in zip(
+                            live_out,
+                            _split_rows(row, [out_avals[i] for i in live_out]),
+                            strict=True,
+                        ):
+                            pieces[i][j] = piece
             boxes["out_avals"] = out_avals
             blocks = [
                 _assemble(pieces[i][j], out_avals[i], in_avals[j], forward)
@@ -652,6 +669,51 @@ def _basis(aval: ShapedArray, k: int) -> Any:
     return lax.reshape(lax.convert_element_type(one_hot, dtype), aval.shape)
 
 
+def _stacked_basis(avals: list[ShapedArray]) -> list[Any]:
+    """The standard basis over all of `avals` at once: for each aval an array of shape
+    (total size, *aval.shape) holding its slice of the identity matrix."""
+    from stablax._src import lax
+
+    sizes = [a.size for a in avals]
+    total = sum(sizes)
+    if total == 0:
+        return []
+    eye = lax.eq(
+        lax.broadcasted_iota(np.int32, (total, total), 0),
+        lax.broadcasted_iota(np.int32, (total, total), 1),
+    )
+    out, offset = [], 0
+    for aval, size in zip(avals, sizes, strict=True):
+        block = lax.slice(eye, (0, offset), (total, offset + size))
+        block = lax.convert_element_type(block, tangent_aval(aval).dtype)
+        out.append(lax.reshape(block, (total, *aval.shape)))
+        offset += size
+    return out
+
+
+def _total(basis: list[Any]) -> int:
+    return aval_of(basis[0]).shape[0]
+
+
+def _unbatched(stacked: Any) -> ShapedArray:
+    aval = aval_of(stacked)
+    return ShapedArray(aval.shape[1:], aval.dtype)
+
+
+def _split_rows(stacked: Any, avals: list[ShapedArray]) -> list[Any]:
+    """Splits (total, ...) along axis 0 into one (aval.size, ...) piece per aval."""
+    from stablax._src import lax
+
+    out, offset = [], 0
+    shape = aval_of(stacked).shape
+    for aval in avals:
+        start = (offset, *([0] * (len(shape) - 1)))
+        limit = (offset + aval.size, *shape[1:])
+        out.append(lax.slice(stacked, start, limit))
+        offset += aval.size
+    return out
+
+
 def _block_dtype(out_aval: ShapedArray, in_aval: ShapedArray, column_major: bool) -> np.dtype:
     return tangent_aval(out_aval if column_major else in_aval).dtype
 
@@ -665,12 +727,11 @@ def _assemble(
     dtype = _block_dtype(out_aval, in_aval, column_major)
     shape_each = out_aval.shape if column_major else in_aval.shape
     shape = (*out_aval.shape, *in_aval.shape)
-    if not pieces or all(p is None for p in pieces):
-        return lax.full(shape, 0, dtype)
-    filled = [
-        p if p is not None else zeros_like_aval(ShapedArray(shape_each, dtype)) for p in pieces
-    ]
-    stacked = lax.concatenate([lax.reshape(p, (1, *shape_each)) for p in filled], 0)
+    if isinstance(pieces, list):
+        return lax.full(shape, 0, dtype)  # no batched piece: the block is zero
+    stacked = pieces  # (size, *shape_each), one row per basis vector
+    if aval_of(stacked).dtype != dtype:
+        stacked = lax.convert_element_type(stacked, dtype)
     if column_major:  # (in_size, *out_shape) -> (*out_shape, in_size)
         stacked = lax.transpose(stacked, (*range(1, len(shape_each) + 1), 0))
     return lax.reshape(stacked, shape)
