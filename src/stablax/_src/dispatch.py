@@ -64,6 +64,17 @@ def generic_lowering(name: str) -> Lowering:
     return lower
 
 
+def attribute_lowering(name: str, **attributes: tuple[str, Callable[[Any], Any]]) -> Lowering:
+    """Emits `name` one-to-one with attributes built from params: attr=(param, encoder)."""
+
+    def lower(operands, in_avals, out_avals, **params):
+        attrs = {attr: encode(params[param]) for attr, (param, encode) in attributes.items()}
+        op = mlir.emit(name, operands, [mlir.aval_type(a) for a in out_avals], attrs)
+        return list(op.results)
+
+    return lower
+
+
 def def_op(
     name: str,
     shape_rule: ShapeRule,

@@ -14,7 +14,7 @@ import numpy as np
 from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
-from stablax._src.dispatch import bind, def_op, weak_scalar
+from stablax._src.dispatch import attribute_lowering, bind, def_op, weak_scalar
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._elementwise import FLOAT, _scalar_operand, check_dtype, select
 
@@ -213,16 +213,6 @@ def _broadcast_in_dim_rule(x: ShapedArray, *, shape, broadcast_dimensions) -> Sh
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
-def _broadcast_in_dim_lowering(operands, in_avals, out_avals, *, shape, broadcast_dimensions):
-    op = mlir.emit(
-        "stablehlo.broadcast_in_dim",
-        operands,
-        [mlir.aval_type(out_avals[0])],
-        {"broadcast_dimensions": mlir.i64_array(broadcast_dimensions)},
-    )
-    return list(op.results)
-
-
 def _broadcast_in_dim_decode(op: Any) -> dict[str, Any]:
     return {
         "shape": _result_aval(op).shape,
@@ -233,7 +223,10 @@ def _broadcast_in_dim_decode(op: Any) -> dict[str, Any]:
 def_op(
     "stablehlo.broadcast_in_dim",
     _broadcast_in_dim_rule,
-    _broadcast_in_dim_lowering,
+    attribute_lowering(
+        "stablehlo.broadcast_in_dim",
+        broadcast_dimensions=("broadcast_dimensions", mlir.i64_array),
+    ),
     decode=_broadcast_in_dim_decode,
     jvp=_linear_jvp("stablehlo.broadcast_in_dim"),
     transpose=lambda ct, x, *, shape, broadcast_dimensions: [
@@ -333,20 +326,10 @@ def _transpose_rule(x: ShapedArray, *, permutation) -> ShapedArray:
     return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
 
 
-def _transpose_lowering(operands, in_avals, out_avals, *, permutation):
-    op = mlir.emit(
-        "stablehlo.transpose",
-        operands,
-        [mlir.aval_type(out_avals[0])],
-        {"permutation": mlir.i64_array(permutation)},
-    )
-    return list(op.results)
-
-
 def_op(
     "stablehlo.transpose",
     _transpose_rule,
-    _transpose_lowering,
+    attribute_lowering("stablehlo.transpose", permutation=("permutation", mlir.i64_array)),
     decode=lambda op: {"permutation": _i64s(op, "permutation")},
     jvp=_linear_jvp("stablehlo.transpose"),
     transpose=lambda ct, x, *, permutation: [transpose(ct, np.argsort(permutation))],
@@ -488,16 +471,6 @@ def _concatenate_rule(*operands: ShapedArray, dimension: int) -> ShapedArray:
     return ShapedArray(shape, first.dtype, all(x.weak_type for x in operands))
 
 
-def _concatenate_lowering(operands, in_avals, out_avals, *, dimension):
-    op = mlir.emit(
-        "stablehlo.concatenate",
-        operands,
-        [mlir.aval_type(out_avals[0])],
-        {"dimension": mlir.i64(dimension)},
-    )
-    return list(op.results)
-
-
 def _concatenate_transpose(ct, *operands, dimension):
     results, start = [], 0
     for x in operands:
@@ -512,7 +485,7 @@ def _concatenate_transpose(ct, *operands, dimension):
 def_op(
     "stablehlo.concatenate",
     _concatenate_rule,
-    _concatenate_lowering,
+    attribute_lowering("stablehlo.concatenate", dimension=("dimension", mlir.i64)),
     decode=lambda op: {"dimension": mlir.ir.IntegerAttr(op.attributes["dimension"]).value},
     jvp=_linear_jvp("stablehlo.concatenate"),
     transpose=_concatenate_transpose,
@@ -561,20 +534,6 @@ def _slice_rule(x: ShapedArray, *, start_indices, limit_indices, strides) -> Sha
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
-def _slice_lowering(operands, in_avals, out_avals, *, start_indices, limit_indices, strides):
-    op = mlir.emit(
-        "stablehlo.slice",
-        operands,
-        [mlir.aval_type(out_avals[0])],
-        {
-            "start_indices": mlir.i64_array(start_indices),
-            "limit_indices": mlir.i64_array(limit_indices),
-            "strides": mlir.i64_array(strides),
-        },
-    )
-    return list(op.results)
-
-
 def _slice_decode(op: Any) -> dict[str, Any]:
     names = ("start_indices", "limit_indices", "strides")
     return {name: _i64s(op, name) for name in names}
@@ -592,7 +551,12 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
 def_op(
     "stablehlo.slice",
     _slice_rule,
-    _slice_lowering,
+    attribute_lowering(
+        "stablehlo.slice",
+        start_indices=("start_indices", mlir.i64_array),
+        limit_indices=("limit_indices", mlir.i64_array),
+        strides=("strides", mlir.i64_array),
+    ),
     decode=_slice_decode,
     jvp=_linear_jvp("stablehlo.slice"),
     transpose=_slice_transpose,
@@ -634,20 +598,10 @@ def _rev_rule(x: ShapedArray, *, dimensions) -> ShapedArray:
     return x
 
 
-def _rev_lowering(operands, in_avals, out_avals, *, dimensions):
-    op = mlir.emit(
-        "stablehlo.reverse",
-        operands,
-        [mlir.aval_type(out_avals[0])],
-        {"dimensions": mlir.i64_array(dimensions)},
-    )
-    return list(op.results)
-
-
 def_op(
     "stablehlo.reverse",
     _rev_rule,
-    _rev_lowering,
+    attribute_lowering("stablehlo.reverse", dimensions=("dimensions", mlir.i64_array)),
     decode=lambda op: {"dimensions": _i64s(op, "dimensions")},
     jvp=_linear_jvp("stablehlo.reverse"),
     transpose=lambda ct, x, *, dimensions: [rev(ct, dimensions)],

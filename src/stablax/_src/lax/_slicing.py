@@ -16,7 +16,7 @@ import numpy as np
 from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
-from stablax._src.dispatch import bind, def_op, weak_scalar
+from stablax._src.dispatch import attribute_lowering, bind, def_op, weak_scalar
 from stablax._src.ir import ir
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._elementwise import (
@@ -220,16 +220,6 @@ def _dynamic_slice_rule(x: ShapedArray, *start_indices: ShapedArray, slice_sizes
     return ShapedArray(slice_sizes, x.dtype, x.weak_type)
 
 
-def _dynamic_slice_lowering(operands, in_avals, out_avals, *, slice_sizes):
-    op = mlir.emit(
-        "stablehlo.dynamic_slice",
-        operands,
-        [mlir.aval_type(out_avals[0])],
-        {"slice_sizes": mlir.i64_array(slice_sizes)},
-    )
-    return list(op.results)
-
-
 def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
     x, *indices = primals
     out = bind("stablehlo.dynamic_slice", x, *indices, slice_sizes=slice_sizes)
@@ -247,7 +237,7 @@ def _dynamic_slice_transpose(ct, x, *indices, slice_sizes):
 def_op(
     "stablehlo.dynamic_slice",
     _dynamic_slice_rule,
-    _dynamic_slice_lowering,
+    attribute_lowering("stablehlo.dynamic_slice", slice_sizes=("slice_sizes", mlir.i64_array)),
     decode=lambda op: {"slice_sizes": int_tuple(op.attributes["slice_sizes"])},
     jvp=_dynamic_slice_jvp,
     transpose=_dynamic_slice_transpose,
