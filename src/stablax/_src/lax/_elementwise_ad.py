@@ -132,21 +132,22 @@ def _zero_if_none(t, like):
 
 
 def _max_min_jvp(op_name):
-    # Ties split the tangent evenly, as JAX does.
+    # Ties split the tangent evenly, as JAX does. The weight is written as JAX writes it,
+    # select(x == out, 1, 0) / select(y == out, 2, 1): the divide makes XLA compute the weight
+    # once and share it instead of duplicating it into every consumer fusion.
+    def weight(a, b, out):
+        one, zero, two = full_like(out, 1), full_like(out, 0), full_like(out, 2)
+        return div(select(eq(a, out), one, zero), select(eq(b, out), two, one))
+
     def jvp(primals, tangents):
         x, y = primals
         tx, ty = tangents
         out = dispatch.bind(op_name, x, y)
-        half, one, zero = full_like(out, 0.5), full_like(out, 1), full_like(out, 0)
-        x_weight = select(eq(x, out), select(eq(y, out), half, one), zero)
-        y_weight = sub(one, x_weight)
-        result = None
-        if tx is not None:
-            result = mul(tx, x_weight)
-        if ty is not None:
-            term = mul(ty, y_weight)
-            result = term if result is None else add(result, term)
-        return out, result
+        terms = [
+            mul(tx, weight(x, y, out)) if tx is not None else None,
+            mul(ty, weight(y, x, out)) if ty is not None else None,
+        ]
+        return out, _sum(terms)
 
     return jvp
 
@@ -155,6 +156,8 @@ def _mul_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     out = mul(x, y)
+    if x is y and tx is ty and tx is not None:  # x * x (square, integer_pow): 2x dx, one product
+        return out, mul(tx, mul(full_like(x, 2), x))
     terms = [mul(tx, y) if tx is not None else None, mul(x, ty) if ty is not None else None]
     return out, _sum(terms)
 
