@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dtypes, tree_util
+from stablax._src import core, dtypes, pytree_treedef, tree_util
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray, Tracer
 from stablax._src.ir import ir
@@ -54,7 +54,7 @@ def flatten_axes(name: str, tree: Any, spec: Any) -> list[int | None]:
     try:
         subtrees = spec_def.flatten_up_to(proxy)
     except ValueError:
-        error = tree_util._prefix_error(spec, proxy, lambda path, x: x is None)
+        error = pytree_treedef._prefix_error(spec, proxy, lambda path, x: x is None)
         details = f"\n  Mismatch details:\n  {error(name)}" if error is not None else ""
         raise ValueError(
             f"{name} specification must be a tree prefix of the corresponding value; {details}"
