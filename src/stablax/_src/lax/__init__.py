@@ -69,20 +69,20 @@ from stablax._src.lax._windowed import (
     reduce_window,
     reduce_window_shape_tuple,
 )
-from stablax._src.lax._conv import (
+from stablax._src.lax._conv import conv, conv_general_dilated, conv_with_general_padding
+from stablax._src.lax._conv_dimensions import (
     ConvDimensionNumbers,
     ConvGeneralDilatedDimensionNumbers,
-    conv,
     conv_dimension_numbers,
-    conv_general_dilated,
-    conv_general_dilated_local,
-    conv_general_dilated_patches,
     conv_general_permutations,
     conv_general_shape_tuple,
     conv_shape_tuple,
+)
+from stablax._src.lax._conv_variants import (
+    conv_general_dilated_local,
+    conv_general_dilated_patches,
     conv_transpose,
     conv_transpose_shape_tuple,
-    conv_with_general_padding,
 )
 from stablax._src.lax import _elementwise_ad
 from stablax._src.lax import _custom
