@@ -1,0 +1,393 @@
+"""lax.cond and lax.switch: the `stablax.cond` construct, a call of a wrapper holding a
+`stablehlo.case` whose regions call the branches; its jvp (split in two under linearize),
+transpose and batching rules.
+
+Operands are (index: int32[], xs...); every branch callee maps xs to the same output types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from stablax._src import dispatch, tree_util
+from stablax._src import ir as mlir
+from stablax._src.core import ShapedArray
+from stablax._src.lax import _control_flow_common as cf
+from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
+from stablax._src.lax._shapes import aval_of
+from stablax._src.transforms import ad
+from stablax._src.transforms.batching import batch_traced
+from stablax._src.transforms.interpret import interpret
+
+COND = "stablax.cond"
+
+# --- the construct -----------------------------------------------------------------------------
+
+
+def _cond_rule(index, *xs, branches):
+    fns = [cf.body_fn(b) for b in branches]
+    where = mlir.where_suffix()
+    if index.shape != () or index.dtype != np.int32:
+        raise TypeError(
+            f"lax.cond: the branch index must be int32[], got {index.str_short()}{where}"
+        )
+    got = [a.strip_weak_type() for a in xs]
+    if any([a.strip_weak_type() for a in fn.in_avals] != got for fn in fns):
+        raise TypeError(
+            f"lax.cond: operands {[a.str_short() for a in xs]} do not match the branches' "
+            f"inputs {[a.str_short() for a in fns[0].in_avals]}{where}"
+        )
+    outs = fns[0].out_avals
+    return tuple(
+        a.update(weak_type=all(fn.out_avals[i].weak_type for fn in fns)) for i, a in enumerate(outs)
+    )
+
+
+def _build_cond(*, branches):
+    fns = [cf.body_fn(b) for b in branches]
+    out_avals = [a.strip_weak_type() for a in fns[0].out_avals]
+    in_avals = [ShapedArray((), np.int32), *fns[0].in_avals]
+
+    def emit_body(values):
+        index, xs = values[0], values[1:]
+        case = mlir.emit(
+            "stablehlo.case", [index], [mlir.aval_type(a) for a in out_avals], regions=len(fns)
+        )
+        for region, name in zip(case.regions, branches, strict=True):
+            with mlir.ir.InsertionPoint(region.blocks.append()):
+                cf.emit_return(cf.emit_call(name, xs))
+        return list(case.results), out_avals
+
+    return cf.build_wrapper(in_avals, emit_body, list(branches))
+
+
+def bind_cond(index: Any, xs: Sequence[Any], branches: Sequence[str]) -> list[Any]:
+    return cf.bind_construct(COND, [index, *xs], branches=tuple(branches))
+
+
+# --- jvp ---------------------------------------------------------------------------------------
+
+
+def _cond_jvp(primals, tangents, *, branches):
+    index, xs = primals[0], primals[1:]
+    in_mask = [t is not None for t in tangents[1:]]
+    fns = [cf.body_fn(b) for b in branches]
+    if cf.is_split_mode():
+        return _cond_linearize(fns, index, xs, tangents[1:], in_mask)
+    out_mask = [False] * len(fns[0].out_avals)
+    for fn in fns:  # an output has a tangent if any branch gives it one
+        _, mask = _jvp_branch(fn, in_mask, out_mask)
+        out_mask = [a or b for a, b in zip(out_mask, mask, strict=True)]
+    names = [_jvp_branch(fn, in_mask, out_mask)[0] for fn in fns]
+    xt = [t for t in tangents[1:] if t is not None]
+    outs = bind_cond(index, [*xs, *xt], names)
+    n = len(fns[0].out_avals)
+    touts = iter(outs[n:])
+    return outs[:n], [next(touts) if m else None for m in out_mask]
+
+
+def _jvp_branch(fn, in_mask, force):
+    """(xs, nonzero x tangents) -> (outs, tangents of the outputs in `force` or nonzero)."""
+    t_avals = [ad.tangent_aval(a) for a, m in zip(fn.in_avals, in_mask, strict=True) if m]
+    n = len(fn.in_avals)
+    box: dict[str, Any] = {}
+
+    def branch(*args):
+        tangents = _scatter(args[n:], in_mask)
+        outs, touts = ad.jvp_traced(fn, args[:n], tangents)
+        mask = [t is not None or f for t, f in zip(touts, force, strict=True)]
+        box["mask"] = mask
+        live = [
+            ad.instantiate(t, ad.tangent_aval(a))
+            for t, a, m in zip(touts, fn.out_avals, mask, strict=True)
+            if m
+        ]
+        return [*outs, *live]
+
+    name = cf.trace_registered(branch, [*fn.in_avals, *t_avals])
+    return name, box["mask"]
+
+
+def _scatter(values: Sequence[Any], mask: Sequence[bool]) -> list[Any]:
+    it = iter(values)
+    return [next(it) if m else None for m in mask]
+
+
+def _cond_linearize(fns, index, xs, tangents, in_mask):
+    """A primal cond in the primal trace returning every branch's residuals (zeros for the
+    branches not taken), and a linear cond choosing the branch's linear part."""
+    lins = [ad.linearize_traced(fn, in_mask) for fn in fns]
+    n_out = len(fns[0].out_avals)
+    out_mask = [any(not lin.out_tangent_zero[i] for lin in lins) for i in range(n_out)]
+    # Residuals: per branch, the primal outputs its linear part reads (stacked across branches);
+    # values that are branch inputs, and constants, are passed to the linear cond directly.
+    res_avals: list[ShapedArray] = []
+    res_of: list[list[int]] = []  # per branch: its primal-output index of each residual
+    plans = []
+    constants: list[Any] = []
+    for lin in lins:
+        k_args = lin.primal_fn.trace.args
+        plan, own = [], []
+        for slot, value in zip(lin.residual_slots, lin.linear_fn.captured, strict=True):
+            arg = next((j for j, a in enumerate(k_args) if a is value), None)
+            if slot is None:
+                plan.append(("const", len(constants)))
+                constants.append(value)
+            elif arg is not None:
+                plan.append(("x", arg))
+            else:
+                plan.append(("res", len(res_avals)))
+                own.append(slot)
+                res_avals.append(lin.primal_fn.out_avals[slot])
+        plans.append(plan)
+        res_of.append(own)
+    offsets = np.cumsum([0, *(len(r) for r in res_of)])
+    fwd_names = []
+    for b, lin in enumerate(lins):
+        primal = cf.close(lin.primal_fn)
+
+        def forward(*args, primal=primal, b=b):
+            outs = interpret(primal, args)
+            res = [_zeros_of(a) for a in res_avals]
+            res[offsets[b] : offsets[b + 1]] = [outs[i] for i in res_of[b]]
+            return [*outs[:n_out], *res]
+
+        fwd_names.append(cf.trace_registered(forward, fns[b].in_avals))
+    outs = bind_cond(index, xs, fwd_names)
+    primal_outs, residuals = outs[:n_out], outs[n_out:]
+    t_avals = [ad.tangent_aval(a) for a, m in zip(fns[0].in_avals, in_mask, strict=True) if m]
+    x_avals = list(fns[0].in_avals)
+    c_avals = [aval_of(c) for c in constants]
+    lin_names = []
+    for lin, plan in zip(lins, plans, strict=True):
+        linear_body = cf.close(lin.linear_fn)
+        zero = lin.out_tangent_zero
+
+        def linear(*args, linear_body=linear_body, plan=plan, zero=zero):
+            ts, res, x, c = _split(args, len(t_avals), len(res_avals), len(x_avals))
+            captured = [{"res": res, "x": x, "const": c}[kind][i] for kind, i in plan]
+            touts = iter(interpret(linear_body, [*ts, *captured]))
+            full = [None if z else next(touts) for z in zero]
+            return [
+                ad.instantiate(t, ad.tangent_aval(a))
+                for t, a, m in zip(full, fns[0].out_avals, out_mask, strict=True)
+                if m
+            ]
+
+        lin_names.append(cf.trace_registered(linear, [*t_avals, *res_avals, *x_avals, *c_avals]))
+    live = [t for t in tangents if t is not None]
+    touts = iter(bind_cond(index, [*live, *residuals, *xs, *constants], lin_names))
+    return primal_outs, [next(touts) if m else None for m in out_mask]
+
+
+def _zeros_of(aval: ShapedArray) -> Any:
+    from stablax._src import lax
+
+    return lax.full(aval.shape, 0, aval.dtype)
+
+
+def _split(values: Sequence[Any], *sizes: int) -> list[list[Any]]:
+    out, start = [], 0
+    for n in sizes:
+        out.append(list(values[start : start + n]))
+        start += n
+    out.append(list(values[start:]))
+    return out
+
+
+# --- transpose ---------------------------------------------------------------------------------
+
+
+def _cond_transpose(cts, index, *xs, branches):
+    if ad.is_undefined(index):
+        raise TypeError("lax.cond: the branch index cannot be a linear input")
+    fns = [cf.body_fn(b) for b in branches]
+    cts = list(cts) if isinstance(cts, (list, tuple)) else [cts]
+    linear = [ad.is_undefined(x) for x in xs]
+    ct_mask = [c is not None for c in cts]
+    live_cts = [c for c in cts if c is not None]
+    res = [x for x, m in zip(xs, linear, strict=True) if not m]
+    lin_avals = [ad.tangent_aval(a) for a, m in zip(fns[0].in_avals, linear, strict=True) if m]
+    ct_avals = [ad.tangent_aval(a) for a, m in zip(fns[0].out_avals, ct_mask, strict=True) if m]
+    names = []
+    for fn in fns:
+        view = cf.linear_first(fn, linear)
+
+        def transposed(*args, view=view):
+            cs, rs = args[: len(live_cts)], args[len(live_cts) :]
+            in_cts = ad.transpose_traced(view, rs, _scatter(cs, ct_mask))
+            return [ad.instantiate(c, a) for c, a in zip(in_cts, lin_avals, strict=True)]
+
+        names.append(cf.trace_registered(transposed, [*ct_avals, *(aval_of(r) for r in res)]))
+    outs = iter(bind_cond(index, [*live_cts, *res], names))
+    return [None, *(next(outs) if m else None for m in linear)]
+
+
+# --- batching ----------------------------------------------------------------------------------
+
+
+def _cond_batch(values, dims, *, axis_size, branches):
+    fns = [cf.body_fn(b) for b in branches]
+    index, xs = values[0], values[1:]
+    xs = [x if d is None else moveaxis(x, d, 0) for x, d in zip(xs, dims[1:], strict=True)]
+    in_dims = [None if d is None else 0 for d in dims[1:]]
+    if dims[0] is not None:
+        # A batched index: every branch runs (they have no side effects) and each lane selects.
+        from stablax._src import lax
+
+        results = []
+        for fn in fns:
+            outs, out_dims = batch_traced(fn, xs, in_dims, axis_size)
+            results.append(
+                [bdim_at_front(o, d, axis_size) for o, d in zip(outs, out_dims, strict=True)]
+            )
+        index = moveaxis(index, dims[0], 0)
+        outs = []
+        for cases in zip(*results, strict=True):
+            shape = aval_of(cases[0]).shape
+            which = lax.broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
+            outs.append(lax.select_n(which, *cases))
+        return outs, [0] * len(outs)
+    out_mask = [False] * len(fns[0].out_avals)
+    for fn in fns:
+        _, mask = _batched_branch(fn, in_dims, out_mask, axis_size)
+        out_mask = [a or b for a, b in zip(out_mask, mask, strict=True)]
+    names = [_batched_branch(fn, in_dims, out_mask, axis_size)[0] for fn in fns]
+    outs = bind_cond(index, xs, names)
+    return outs, [0 if m else None for m in out_mask]
+
+
+def _batched_branch(fn, in_dims, force, axis_size):
+    in_avals = [
+        a if d is None else ShapedArray((axis_size, *a.shape), a.dtype, a.weak_type)
+        for a, d in zip(fn.in_avals, in_dims, strict=True)
+    ]
+    box: dict[str, Any] = {}
+
+    def branch(*args):
+        outs, out_dims = batch_traced(fn, args, in_dims, axis_size)
+        box["mask"] = [d is not None or f for d, f in zip(out_dims, force, strict=True)]
+        return [
+            bdim_at_front(o, d, axis_size) if m else o
+            for o, d, m in zip(outs, out_dims, box["mask"], strict=True)
+        ]
+
+    name = cf.trace_registered(branch, in_avals)
+    return name, box["mask"]
+
+
+dispatch.def_op(
+    COND,
+    _cond_rule,
+    cf.construct_lowering(COND, _build_cond),
+    decode=cf.decode_construct,
+    jvp=_cond_jvp,
+    transpose=_cond_transpose,
+)
+dispatch.batch_rules[COND] = _cond_batch
+
+
+# --- the user-facing functions -----------------------------------------------------------------
+
+
+def _trace_branches(funs: Sequence[Callable], operands: tuple, names: Sequence[str]):
+    """Traces every branch on the operands' avals; checks that their outputs agree."""
+    leaves, in_tree = tree_util.tree_flatten(operands)
+    avals = [aval_of(x) for x in leaves]
+    traced, captured, trees = [], [], []
+    for fun in funs:
+        box: dict[str, Any] = {}
+
+        def flat(*args, fun=fun, box=box):
+            out = fun(*tree_util.tree_unflatten(in_tree, list(args)))
+            out_leaves, box["tree"] = tree_util.tree_flatten(out)
+            return out_leaves
+
+        fn, caps = cf.trace_body(flat, avals)
+        traced.append(fn)
+        captured.append(caps)
+        trees.append(box["tree"])
+    where = mlir.where_suffix()
+    for i in range(1, len(funs)):
+        if trees[i] != trees[0]:
+            raise TypeError(
+                f"{_kind(names)} outputs must have the same pytree structure, but they differ: "
+                f"{names[0]} output is {trees[0]} but {names[i]} output is {trees[i]}{where}."
+            )
+        for a, b in zip(traced[0].out_avals, traced[i].out_avals, strict=True):
+            if a.shape != b.shape or a.dtype != b.dtype:
+                kind = "shapes" if a.shape != b.shape else "dtypes"
+                raise TypeError(
+                    f"{_kind(names)} must have equal output types but they differ: the output "
+                    f"of {names[0]} has type {a.str_short()} but the corresponding output of "
+                    f"{names[i]} has type {b.str_short()}, so the {kind} do not match{where}. "
+                    f"Revise {names[0]} and/or {names[i]} so that all output types match."
+                )
+    consts, positions = cf.union_consts(captured)
+    const_avals = [aval_of(c) for c in consts]
+    widened = [
+        cf.widen(fn, len(avals), pos, const_avals)
+        for fn, pos in zip(traced, positions, strict=True)
+    ]
+    return [cf.register_body(fn) for fn in widened], [*leaves, *consts], trees[0]
+
+
+def _kind(names: Sequence[str]) -> str:
+    return "cond branches" if names[0] == "true_fun" else "switch branches"
+
+
+def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
+    """`true_fun(*operands)` if pred else `false_fun(*operands)`, chosen when the program runs.
+
+    Lowers to `stablehlo.case`; both branches are traced and must return the same types.
+    Example: `lax.cond(x > 0, jnp.sin, jnp.cos, x)`.
+    """
+    if not callable(true_fun) or not callable(false_fun):
+        raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+    pred_aval = aval_of(pred)
+    if pred_aval.shape != ():
+        raise TypeError(
+            f"Pred must be a scalar, got {pred} of shape {pred_aval.shape}{mlir.where_suffix()}."
+        )
+    if pred_aval.dtype.kind not in "biufc":
+        raise TypeError(f"Pred type must be either boolean or number, got {pred_aval.dtype}.")
+    from stablax._src import lax
+
+    if pred_aval.dtype != np.bool_:
+        pred = lax.ne(pred, lax.full((), 0, pred_aval.dtype))
+    index = lax.convert_element_type(pred, np.int32)
+    names, xs, out_tree = _trace_branches(
+        (true_fun, false_fun), operands, ("true_fun", "false_fun")
+    )
+    # Index 0 is false_fun, 1 is true_fun.
+    return tree_util.tree_unflatten(out_tree, bind_cond(index, xs, names[::-1]))
+
+
+def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
+    """`branches[index](*operands)`, with index clamped to the valid range as in JAX.
+
+    Lowers to `stablehlo.case`. Example: `lax.switch(i, [jnp.sin, jnp.cos, jnp.tan], x)`.
+    """
+    branches = list(branches)
+    if not branches:
+        raise ValueError("Empty branch sequence")
+    index_aval = aval_of(index)
+    if index_aval.shape != ():
+        raise TypeError(
+            f"Branch index must be scalar, got {index} of shape {index_aval.shape}"
+            f"{mlir.where_suffix()}."
+        )
+    if index_aval.dtype.kind not in "iub":
+        raise TypeError(f"Index type must be an integer, got {index} as {index_aval.dtype}")
+    if len(branches) == 1:
+        return branches[0](*operands)
+    from stablax._src import lax
+
+    index = lax.convert_element_type(index, np.int32)
+    index = lax.clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    labels = [f"branch {i}" for i in range(len(branches))]
+    names, xs, out_tree = _trace_branches(branches, operands, labels)
+    return tree_util.tree_unflatten(out_tree, bind_cond(index, xs, names))

@@ -1,0 +1,382 @@
+"""lax.while_loop and lax.fori_loop: the `stablax.while` construct (a call of a wrapper holding
+a `stablehlo.while` whose regions call cond and body), its jvp and batching rules, and the
+bounded loops that become scans so that reverse mode works (static fori_loop, `max_steps`).
+
+Operands are (carry..., cond consts..., body consts...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from stablax._src import core, dispatch, dtypes, tree_util
+from stablax._src import ir as mlir
+from stablax._src.core import ShapedArray, Tracer
+from stablax._src.ir import ir
+from stablax._src.lax import _control_flow_common as cf
+from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
+from stablax._src.lax._control_flow_scan import scan
+from stablax._src.lax._shapes import aval_of
+from stablax._src.transforms import ad
+from stablax._src.transforms.batching import batch_traced
+from stablax._src.transforms.interpret import interpret
+
+WHILE = "stablax.while"
+
+_REVERSE_MODE_MESSAGE = (
+    "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic "
+    "start/stop values. Try using lax.scan, or using fori_loop with static start/stop."
+)
+
+# --- the construct -----------------------------------------------------------------------------
+
+
+def _split(values, *sizes):
+    out, start = [], 0
+    for n in sizes:
+        out.append(list(values[start : start + n]))
+        start += n
+    out.append(list(values[start:]))
+    return out
+
+
+def _while_rule(*avals, cond, body, num_carry):
+    cond_fn, body_fn = cf.body_fn(cond), cf.body_fn(body)
+    n_cc = len(cond_fn.in_avals) - num_carry
+    carry, cc, bc = _split(avals, num_carry, n_cc)
+    got_cond = [a.strip_weak_type() for a in [*carry, *cc]]
+    got_body = [a.strip_weak_type() for a in [*carry, *bc]]
+    if got_cond != [a.strip_weak_type() for a in cond_fn.in_avals] or got_body != [
+        a.strip_weak_type() for a in body_fn.in_avals
+    ]:
+        raise TypeError(
+            f"lax.while_loop: operands {[a.str_short() for a in avals]} do not match the loop's "
+            f"cond and body{mlir.where_suffix()}"
+        )
+    return tuple(carry)
+
+
+def _build_while(*, cond, body, num_carry):
+    cond_fn, body_fn = cf.body_fn(cond), cf.body_fn(body)
+    n_cc = len(cond_fn.in_avals) - num_carry
+    carry_avals = list(body_fn.in_avals[:num_carry])
+    in_avals = [*carry_avals, *cond_fn.in_avals[num_carry:], *body_fn.in_avals[num_carry:]]
+
+    def emit_body(values):
+        types = [v.type for v in values]
+        loop = mlir.emit("stablehlo.while", values, types, regions=2)
+        cond_block = loop.regions[0].blocks.append(*types)
+        with ir.InsertionPoint(cond_block):
+            carry, cc, _ = _split(list(cond_block.arguments), num_carry, n_cc)
+            cf.emit_return(cf.emit_call(cond, [*carry, *cc]))
+        body_block = loop.regions[1].blocks.append(*types)
+        with ir.InsertionPoint(body_block):
+            carry, cc, bc = _split(list(body_block.arguments), num_carry, n_cc)
+            cf.emit_return([*cf.emit_call(body, [*carry, *bc]), *cc, *bc])
+        return list(loop.results)[:num_carry], carry_avals
+
+    return cf.build_wrapper(in_avals, emit_body, [cond, body])
+
+
+def bind_while(operands, *, cond, body, num_carry) -> list[Any]:
+    return cf.bind_construct(WHILE, operands, cond=cond, body=body, num_carry=num_carry)
+
+
+# --- jvp ---------------------------------------------------------------------------------------
+
+
+def _while_jvp(primals, tangents, *, cond, body, num_carry):
+    cond_fn, body_fn = cf.body_fn(cond), cf.body_fn(body)
+    n_c, n_cc = num_carry, len(cond_fn.in_avals) - num_carry
+    carry_mask = [t is not None for t in tangents[:n_c]]
+    bc_mask = [t is not None for t in tangents[n_c + n_cc :]]
+    while True:
+        body_name, out_mask = _jvp_body(body_fn, carry_mask, bc_mask, n_c)
+        if out_mask == carry_mask:
+            break
+        carry_mask = [a or b for a, b in zip(carry_mask, out_mask, strict=True)]
+    n_t = sum(carry_mask)
+    t_avals = [ad.tangent_aval(a) for a, m in zip(cond_fn.in_avals, carry_mask, strict=True) if m]
+    cond_name = cf.trace_registered(
+        lambda *a: interpret(cond_fn, [*a[:n_c], *a[n_c + n_t :]]),
+        [*cond_fn.in_avals[:n_c], *t_avals, *cond_fn.in_avals[n_c:]],
+    )
+    carry, cc, bc = _split(primals, n_c, n_cc)
+    ct, _, bt = _split(tangents, n_c, n_cc)
+    if cf.is_split_mode():
+        # Under linearize the primal loop runs in the primal function, and the loop with
+        # tangents in the linear one (recomputing the primal): forward mode works there, but it
+        # is not linear in a form that can be transposed; its transpose rule says so.
+        outs = bind_while(primals, cond=cond, body=body, num_carry=n_c)
+        with core.emitting_into(core.current_trace()):
+            ct = [ad.instantiate(t, a) for t, a in zip(ct, _tangent_avals(carry), strict=True)]
+    else:
+        outs = None
+        ct = [ad.instantiate(t, a) for t, a in zip(ct, _tangent_avals(carry), strict=True)]
+    ct = [t for t, m in zip(ct, carry_mask, strict=True) if m]
+    results = bind_while(
+        [*carry, *ct, *cc, *bc, *(t for t in bt if t is not None)],
+        cond=cond_name,
+        body=body_name,
+        num_carry=n_c + n_t,
+    )
+    touts = iter(results[n_c:])
+    out_tangents = [next(touts) if m else None for m in carry_mask]
+    return (results[:n_c] if outs is None else outs), out_tangents
+
+
+def _tangent_avals(values):
+    return [ad.tangent_aval(aval_of(v)) for v in values]
+
+
+def _jvp_body(fn, carry_mask, bc_mask, n_c):
+    """(carry, carry tangents, consts, const tangents) -> (carry, carry tangents)."""
+    c_avals, k_avals = fn.in_avals[:n_c], fn.in_avals[n_c:]
+
+    def tangents_of(avals, mask):
+        return [ad.tangent_aval(a) for a, m in zip(avals, mask, strict=True) if m]
+
+    in_avals = [
+        *c_avals,
+        *tangents_of(c_avals, carry_mask),
+        *k_avals,
+        *tangents_of(k_avals, bc_mask),
+    ]
+    box: dict[str, Any] = {}
+
+    def jvp_body(*args):
+        c, ct, k, kt = _split(args, n_c, sum(carry_mask), len(k_avals))
+        it_c, it_k = iter(ct), iter(kt)
+        tangents = [next(it_c) if m else None for m in carry_mask]
+        tangents += [next(it_k) if m else None for m in bc_mask]
+        outs, touts = ad.jvp_traced(fn, [*c, *k], tangents)
+        box["mask"] = [t is not None or m for t, m in zip(touts, carry_mask, strict=True)]
+        live = [
+            ad.instantiate(t, ad.tangent_aval(a))
+            for t, a, m in zip(touts, c_avals, carry_mask, strict=True)
+            if m
+        ]
+        return [*outs, *live]
+
+    name = cf.trace_registered(jvp_body, in_avals)
+    return name, box["mask"]
+
+
+def _while_transpose(cts, *operands, cond, body, num_carry):
+    raise ValueError(_REVERSE_MODE_MESSAGE)
+
+
+# --- batching ----------------------------------------------------------------------------------
+
+
+def _while_batch(values, dims, *, axis_size, cond, body, num_carry):
+    cond_fn, body_fn = cf.body_fn(cond), cf.body_fn(body)
+    n_c, n_cc = num_carry, len(cond_fn.in_avals) - num_carry
+    values = [v if d is None else moveaxis(v, d, 0) for v, d in zip(values, dims, strict=True)]
+    masks = [d is not None for d in dims]
+    carry_mask, cc_mask, bc_mask = _split(masks, n_c, n_cc)
+    while True:
+        _, pred_batched = _batched_fn(cond_fn, [*carry_mask, *cc_mask], [False], axis_size)
+        if pred_batched[0]:
+            carry_mask = [True] * n_c
+        _, out_mask = _batched_fn(body_fn, [*carry_mask, *bc_mask], carry_mask, axis_size)
+        if out_mask == carry_mask:
+            break
+        carry_mask = [a or b for a, b in zip(carry_mask, out_mask, strict=True)]
+    carry, cc, bc = _split(values, n_c, n_cc)
+    carry = [
+        bdim_at_front(v, d, axis_size) if m else v
+        for v, d, m in zip(carry, dims[:n_c], carry_mask, strict=True)
+    ]
+    cond_name, _ = _batched_fn(cond_fn, [*carry_mask, *cc_mask], [False], axis_size)
+    body_name, _ = _batched_fn(body_fn, [*carry_mask, *bc_mask], carry_mask, axis_size)
+    if not pred_batched[0]:
+        outs = bind_while([*carry, *cc, *bc], cond=cond_name, body=body_name, num_carry=n_c)
+        return outs, [0 if m else None for m in carry_mask]
+    # A batched predicate: loop while any lane is live; finished lanes keep their carry.
+    from stablax._src import lax
+
+    batched_cond, batched_body = cf.body_fn(cond_name), cf.body_fn(body_name)
+    any_name = cf.trace_registered(
+        lambda *a: [lax.reduce_or(interpret(batched_cond, a)[0], (0,))], batched_cond.in_avals
+    )
+
+    def masked_body(*args):
+        carry, cc, bc = _split(args, n_c, n_cc)
+        (live,) = interpret(batched_cond, [*carry, *cc])
+        new = interpret(batched_body, [*carry, *bc])
+        out = []
+        for old, x in zip(carry, new, strict=True):
+            shape = aval_of(x).shape
+            which = lax.broadcast_in_dim(live, shape, (0,)) if len(shape) > 1 else live
+            out.append(lax.select(which, x, old))
+        return out
+
+    body_avals = [*batched_body.in_avals[:n_c], *batched_cond.in_avals[n_c:]]
+    body_avals += batched_body.in_avals[n_c:]
+    masked_name = cf.trace_registered(masked_body, body_avals)
+    outs = bind_while([*carry, *cc, *cc, *bc], cond=any_name, body=masked_name, num_carry=n_c)
+    return outs, [0] * n_c
+
+
+def _batched_fn(fn, in_mask, force, axis_size):
+    """`fn` with inputs batched at 0 where `in_mask`; outputs in `force` or batched come out
+    batched at 0. Returns (name, which outputs are batched)."""
+    in_avals = [
+        ShapedArray((axis_size, *a.shape), a.dtype, a.weak_type) if m else a
+        for a, m in zip(fn.in_avals, in_mask, strict=True)
+    ]
+    box: dict[str, Any] = {}
+
+    def batched(*args):
+        outs, out_dims = batch_traced(fn, args, [0 if m else None for m in in_mask], axis_size)
+        box["mask"] = [d is not None or f for d, f in zip(out_dims, force, strict=True)]
+        return [
+            bdim_at_front(o, d, axis_size) if m else o
+            for o, d, m in zip(outs, out_dims, box["mask"], strict=True)
+        ]
+
+    name = cf.trace_registered(batched, in_avals)
+    return name, box["mask"]
+
+
+dispatch.def_op(
+    WHILE,
+    _while_rule,
+    cf.construct_lowering(WHILE, _build_while),
+    decode=cf.decode_construct,
+    jvp=_while_jvp,
+    transpose=_while_transpose,
+)
+dispatch.batch_rules[WHILE] = _while_batch
+
+
+# --- the user-facing functions -----------------------------------------------------------------
+
+
+def while_loop(
+    cond_fun: Callable, body_fun: Callable, init_val: Any, *, max_steps: int | None = None
+) -> Any:
+    """Repeats `val = body_fun(val)` while `cond_fun(val)` holds; returns the final val.
+
+    Lowers to `stablehlo.while`. Differentiable in forward mode; reverse mode raises as in JAX,
+    unless `max_steps=N` (a stablax extension) bounds the trip count: the loop then becomes a
+    scan of N masked steps, which reverse mode can differentiate.
+    """
+    if max_steps is not None:
+        return _bounded_while(cond_fun, body_fun, init_val, int(max_steps))
+    leaves, tree = tree_util.tree_flatten(init_val)
+    n_c = len(leaves)
+
+    def trace(carry):
+        avals = [aval_of(x) for x in carry]
+
+        def flat_cond(*args):
+            out = cond_fun(tree_util.tree_unflatten(tree, list(args)))
+            out_leaves = tree_util.tree_leaves(out)
+            out_avals = [aval_of(o) for o in out_leaves]
+            if len(out_avals) != 1 or out_avals[0].shape != () or out_avals[0].dtype != np.bool_:
+                raise TypeError(
+                    "cond_fun must return a boolean scalar, but got output type(s) "
+                    f"{[a.str_short() for a in out_avals]}{mlir.where_suffix()}."
+                )
+            return out_leaves
+
+        def flat_body(*args):
+            out = body_fun(tree_util.tree_unflatten(tree, list(args)))
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            if out_tree != tree:
+                raise TypeError(
+                    "while_loop body function carry input and carry output must have the same "
+                    f"pytree structure, but they differ: the input carry has structure {tree} "
+                    f"but the output has structure {out_tree}{mlir.where_suffix()}."
+                )
+            return out_leaves
+
+        return cf.trace_body(flat_cond, avals), cf.trace_body(flat_body, avals)
+
+    (cond_fn, cond_consts), (body_fn, body_consts) = trace(leaves)
+    leaves, changed = cf.weak_join(leaves, body_fn.out_avals)
+    if changed:
+        (cond_fn, cond_consts), (body_fn, body_consts) = trace(leaves)
+    cf.check_avals(
+        "while_loop",
+        [aval_of(x) for x in leaves],
+        body_fn.out_avals,
+        cf.leaf_paths(init_val, "c"),
+        "while_loop body function carry input and carry output must have equal types, but "
+        "they differ: the body returned {got} where the carry {path} is {expected}, so the "
+        "{kind} do not match. Revise the function so that all output types match the "
+        "corresponding input types",
+    )
+    outs = bind_while(
+        [*leaves, *cond_consts, *body_consts],
+        cond=cf.register_body(cond_fn),
+        body=cf.register_body(body_fn),
+        num_carry=n_c,
+    )
+    return tree_util.tree_unflatten(tree, outs)
+
+
+def _bounded_while(cond_fun: Callable, body_fun: Callable, init_val: Any, max_steps: int) -> Any:
+    """At most `max_steps` iterations as a scan: each step applies the body only while the
+    condition holds; once it fails the carry no longer changes, so it keeps failing."""
+    from stablax._src import lax
+
+    def step(carry, _):
+        live = cond_fun(carry)
+        new = body_fun(carry)
+        return tree_util.tree_map(lambda x, old: lax.select(live, x, old), new, carry), None
+
+    final, _ = scan(step, init_val, None, length=max_steps)
+    return final
+
+
+def fori_loop(
+    lower: Any, upper: Any, body_fun: Callable, init_val: Any, *, unroll: int | bool | None = None
+) -> Any:
+    """`for i in range(lower, upper): val = body_fun(i, val)`; returns val.
+
+    With static bounds (Python ints or concrete arrays) this is a scan, so reverse mode works;
+    with traced bounds it is a while loop (forward mode only, as in JAX).
+    """
+    from stablax._src import lax
+
+    dtype = dtypes.result_type(lower, upper)
+    if dtype.kind not in "iu":
+        raise TypeError(
+            f"lax.fori_loop: lower and upper must be integers, got {aval_of(lower).str_short()} "
+            f"and {aval_of(upper).str_short()}{mlir.where_suffix()}"
+        )
+    if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
+        start, stop = int(np.asarray(lower)), int(np.asarray(upper))
+
+        def step(carry, _):
+            i, x = carry
+            return (lax.add(i, lax.full((), 1, dtype)), body_fun(i, x)), None
+
+        start_value = lax.full((), start, dtype)
+        (_, out), _ = scan(
+            step, (start_value, init_val), None, length=max(0, stop - start), unroll=unroll or 1
+        )
+        return out
+    if unroll not in (None, 1, False):
+        raise ValueError(
+            "Can only use `unroll` in `fori_loop` if the loop bounds are statically known."
+        )
+
+    def loop_cond(carry):
+        i, stop, _ = carry
+        return lax.lt(i, stop)
+
+    def loop_body(carry):
+        i, stop, x = carry
+        return lax.add(i, lax.full((), 1, dtype)), stop, body_fun(i, x)
+
+    lower = lax.convert_element_type(lower, dtype)
+    upper = lax.convert_element_type(upper, dtype)
+    _, _, out = while_loop(loop_cond, loop_body, (lower, upper, init_val))
+    return out
