@@ -1,0 +1,405 @@
+"""lax.linalg: one op per matrix decomposition, and the public functions that bind them.
+
+Each decomposition is a `stablehlo.custom_call` to a `stablax.linalg.<name>` target, so the rule
+tables hold one jvp and one batching rule per decomposition, whatever the dtype or backend. Just
+before compilation `_linalg_kernels` replaces each call by the backend's kernels (LAPACK on CPU).
+All ops accept leading batch dimensions.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from stablax._src import ir as mlir
+from stablax._src.core import ShapedArray
+from stablax._src.dispatch import batch_rules, bind, def_op
+from stablax._src.ir import ir
+from stablax._src.lax import _elementwise as ew
+from stablax._src.lax import _linalg_util as u
+from stablax._src.lax._batch_rules import bdim_at_front
+from stablax._src.lax._reductions import reduce_sum
+from stablax._src.lax._shapes import (
+    aval_of,
+    broadcast_in_dim,
+    broadcasted_iota,
+    full,
+    reshape,
+)
+from stablax._src.lax._shapes import (
+    slice as lax_slice,
+)
+
+TARGET_PREFIX = "stablax.linalg."
+PARAMS_ATTRIBUTE = "stablax.params"
+
+
+def op_name(name: str) -> str:
+    """The rule-table key of decomposition `name`."""
+    return f"stablehlo.custom_call:{TARGET_PREFIX}{name}"
+
+
+CHOLESKY, LU, QR, EIGH = op_name("cholesky"), op_name("lu"), op_name("qr"), op_name("eigh")
+SVD, EIG, TRIANGULAR_SOLVE = op_name("svd"), op_name("eig"), op_name("triangular_solve")
+
+
+# --- shape rules -------------------------------------------------------------------------------
+
+
+def _error(name: str, message: str) -> TypeError:
+    return TypeError(f"lax.linalg.{name}: {message}{mlir.where_suffix()}")
+
+
+def _check_matrix(name: str, x: ShapedArray, square: bool) -> tuple[int, int]:
+    if x.ndim < 2:
+        raise _error(name, f"expected a matrix or a stack of matrices, got {x.str_short()}")
+    m, n = x.shape[-2:]
+    if square and m != n:
+        raise _error(name, f"expected square matrices, got {x.str_short()}")
+    if not u.is_inexact_linalg_dtype(x.dtype):
+        raise _error(
+            name, f"expected float32, float64, complex64 or complex128, got {x.str_short()}"
+        )
+    return m, n
+
+
+def _cholesky_rule(x: ShapedArray) -> ShapedArray:
+    _check_matrix("cholesky", x, square=True)
+    return x.strip_weak_type()
+
+
+def _lu_rule(x: ShapedArray) -> tuple[ShapedArray, ShapedArray]:
+    m, n = _check_matrix("lu", x, square=False)
+    return x.strip_weak_type(), ShapedArray((*x.shape[:-2], min(m, n)), np.int32)
+
+
+def _qr_rule(x: ShapedArray, *, full_matrices: bool) -> tuple[ShapedArray, ShapedArray]:
+    m, n = _check_matrix("qr", x, square=False)
+    k = m if full_matrices else min(m, n)
+    batch = x.shape[:-2]
+    return ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)
+
+
+def _eigh_rule(x: ShapedArray, *, lower: bool) -> tuple[ShapedArray, ShapedArray]:
+    _check_matrix("eigh", x, square=True)
+    return x.strip_weak_type(), ShapedArray(x.shape[:-1], u.real_dtype(x.dtype))
+
+
+def _svd_rule(x: ShapedArray, *, full_matrices: bool, compute_uv: bool) -> tuple:
+    m, n = _check_matrix("svd", x, square=False)
+    batch, k = x.shape[:-2], min(m, n)
+    s = ShapedArray((*batch, k), u.real_dtype(x.dtype))
+    if not compute_uv:
+        return (s,)
+    rows, cols = (m, n) if full_matrices else (k, k)
+    return s, ShapedArray((*batch, m, rows), x.dtype), ShapedArray((*batch, cols, n), x.dtype)
+
+
+def _eig_rule(
+    x: ShapedArray, *, compute_left_eigenvectors: bool, compute_right_eigenvectors: bool
+) -> tuple:
+    _check_matrix("eig", x, square=True)
+    complex_dtype = u.complex_dtype(x.dtype)
+    vectors = ShapedArray(x.shape, complex_dtype)
+    outs = [ShapedArray(x.shape[:-1], complex_dtype)]
+    outs += [vectors] * (int(compute_left_eigenvectors) + int(compute_right_eigenvectors))
+    return tuple(outs)
+
+
+def _triangular_solve_rule(
+    a: ShapedArray,
+    b: ShapedArray,
+    *,
+    left_side: bool,
+    lower: bool,
+    transpose_a: bool,
+    conjugate_a: bool,
+    unit_diagonal: bool,
+) -> ShapedArray:
+    name = "triangular_solve"
+    _check_matrix(name, a, square=True)
+    if b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2]:
+        raise _error(
+            name,
+            f"a and b must have equal ranks and batch dimensions, got {a.str_short()} "
+            f"and {b.str_short()}",
+        )
+    if a.dtype != b.dtype:
+        raise _error(
+            name, f"a and b must have equal dtypes, got {a.str_short()} and {b.str_short()}"
+        )
+    solved = b.shape[-2] if left_side else b.shape[-1]
+    if solved != a.shape[-1]:
+        side = "rows" if left_side else "columns"
+        raise _error(
+            name,
+            f"b must have as many {side} as a has columns (left_side={left_side}), got "
+            f"{a.str_short()} and {b.str_short()}",
+        )
+    return b.strip_weak_type()
+
+
+# --- one marker op per decomposition -----------------------------------------------------------
+
+
+def _marker_lowering(name: str):
+    def lower(operands, in_avals, out_avals, **params):
+        attrs = {
+            "call_target_name": ir.StringAttr.get(TARGET_PREFIX + name),
+            "has_side_effect": ir.BoolAttr.get(False),
+            PARAMS_ATTRIBUTE: ir.DictAttr.get({k: ir.BoolAttr.get(v) for k, v in params.items()}),
+        }
+        op = mlir.emit(
+            "stablehlo.custom_call", operands, [mlir.aval_type(a) for a in out_avals], attrs
+        )
+        return list(op.results)
+
+    return lower
+
+
+def decode_params(op: Any) -> dict[str, bool]:
+    """The boolean parameters of a decomposition op (its `stablax.params` dictionary)."""
+    attr = ir.DictAttr(op.attributes[PARAMS_ATTRIBUTE])
+    named = [attr[i] for i in range(len(attr))]
+    return {a.name: ir.BoolAttr(a.attr).value for a in named}
+
+
+def _batch_to_front(name: str):
+    # The decompositions take leading batch dimensions: the vmapped axis becomes one more.
+    def rule(values, dims, *, axis_size, **params):
+        moved = [bdim_at_front(x, d, axis_size) for x, d in zip(values, dims, strict=True)]
+        out = bind(name, *moved, **params)
+        outs = list(out) if isinstance(out, tuple) else [out]
+        return outs, [0] * len(outs)
+
+    return rule
+
+
+for _name, _rule in [
+    ("cholesky", _cholesky_rule),
+    ("lu", _lu_rule),
+    ("qr", _qr_rule),
+    ("eigh", _eigh_rule),
+    ("svd", _svd_rule),
+    ("eig", _eig_rule),
+    ("triangular_solve", _triangular_solve_rule),
+]:
+    def_op(op_name(_name), _rule, _marker_lowering(_name), decode=decode_params)
+    batch_rules[op_name(_name)] = _batch_to_front(op_name(_name))
+
+
+# --- public functions ---------------------------------------------------------------------------
+
+
+def symmetrize(x: Any) -> Any:
+    """(x + x^H) / 2: the Hermitian part, so that only a symmetric input is decomposed."""
+    return ew.div(ew.add(x, u.H(x)), full((), 2, u.dtype(x)))
+
+
+def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
+    """The lower Cholesky factor L of Hermitian positive-definite x = L L^H (NaN if it fails).
+
+    Args:
+      x: matrices of shape (..., n, n), float or complex.
+      symmetrize_input: decompose (x + x^H) / 2 rather than the lower triangle of x.
+
+    Returns:
+      L of x's shape; a matrix that is not positive definite gives NaNs.
+    """
+    if symmetrize_input:
+        x = symmetrize(x)
+    return bind(CHOLESKY, x)
+
+
+def lu(x: Any) -> tuple[Any, Any, Any]:
+    """LU decomposition with partial pivoting: P x = L U (LAPACK getrf on CPU).
+
+    Returns:
+      `(lu, pivots, permutation)`: L below the diagonal (unit diagonal implied) and U on and
+      above it; the row swaps (0-based, int32) and the row permutation they amount to.
+    """
+    factors, pivots = bind(LU, x)
+    return factors, pivots, lu_pivots_to_permutation(pivots, u.shape(x)[-2])
+
+
+def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
+    """The permutation that applying the row swaps `pivots` (..., k) to range(size) produces."""
+    pivots_aval = aval_of(pivots)
+    if pivots_aval.ndim < 1 or pivots_aval.dtype != np.int32:
+        raise TypeError(
+            f"lax.linalg.lu_pivots_to_permutation: pivots must be an int32 array of rank >= 1, "
+            f"got {pivots_aval.str_short()}{mlir.where_suffix()}"
+        )
+    size = operator.index(permutation_size)
+    *batch, k = pivots_aval.shape
+    if k > size:
+        raise ValueError(
+            f"lax.linalg.lu_pivots_to_permutation: {k} pivots exceed permutation_size={size}"
+            f"{mlir.where_suffix()}"
+        )
+    shp = (*batch, size)
+    nd = len(shp)
+    positions = broadcasted_iota(np.int32, shp, nd - 1)
+    permutation, zeros = positions, full(shp, 0, np.int32)
+
+    def entry(table, where):  # table[..., where[...]] spread over the last axis
+        return _spread_last(reduce_sum(ew.select(where, table, zeros), (nd - 1,)), shp)
+
+    for i in range(k):  # swap entries i and pivots[..., i], one unrolled step per pivot
+        start = (*(0 for _ in batch), i)
+        j = _spread_last(reshape(lax_slice(pivots, start, (*batch, i + 1)), batch), shp)
+        at_i, at_j = ew.eq(positions, full(shp, i, np.int32)), ew.eq(positions, j)
+        value_i, value_j = entry(permutation, at_i), entry(permutation, at_j)
+        permutation = ew.select(at_i, value_j, ew.select(at_j, value_i, permutation))
+    return permutation
+
+
+def _spread_last(v: Any, shp: tuple[int, ...]) -> Any:
+    return broadcast_in_dim(v, shp, tuple(range(len(shp) - 1)))
+
+
+def qr(
+    x: Any, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool | None = None
+) -> tuple[Any, Any]:
+    """QR decomposition x = Q R (LAPACK geqrf + orgqr/ungqr on CPU).
+
+    Args:
+      x: matrices of shape (..., m, n).
+      pivoting: column pivoting is not supported (raises NotImplementedError).
+      full_matrices: Q of shape (..., m, m) and R (..., m, n); otherwise the reduced
+        (..., m, k) and (..., k, n) with k = min(m, n).
+      use_magma: ignored (a GPU option in JAX).
+
+    Returns:
+      `(q, r)` with orthonormal (unitary) columns in q and upper-triangular r.
+    """
+    del use_magma
+    if pivoting:
+        raise NotImplementedError(
+            f"lax.linalg.qr: pivoting=True is not supported{mlir.where_suffix()}"
+        )
+    return bind(QR, x, full_matrices=bool(full_matrices))
+
+
+def eigh(
+    x: Any,
+    *,
+    lower: bool = True,
+    symmetrize_input: bool = True,
+    sort_eigenvalues: bool = True,
+    subset_by_index: tuple[int, int] | None = None,
+) -> tuple[Any, Any]:
+    """Eigendecomposition of Hermitian matrices (LAPACK syevd/heevd on CPU).
+
+    Args:
+      x: matrices of shape (..., n, n).
+      lower: read the lower triangle (else the upper) when `symmetrize_input` is False.
+      symmetrize_input: decompose (x + x^H) / 2.
+      sort_eigenvalues: eigenvalues come in ascending order (always true here).
+      subset_by_index: only None (all eigenpairs) is supported.
+
+    Returns:
+      `(v, w)`: eigenvectors in the columns of v, real eigenvalues w in ascending order.
+    """
+    del sort_eigenvalues  # LAPACK returns them sorted
+    n = u.shape(x)[-1] if aval_of(x).ndim else 0
+    if subset_by_index is not None and tuple(subset_by_index) != (0, n):
+        raise NotImplementedError(
+            f"lax.linalg.eigh: subset_by_index is not supported{mlir.where_suffix()}"
+        )
+    if symmetrize_input:
+        x = symmetrize(x)
+    return bind(EIGH, x, lower=bool(lower))
+
+
+def svd(
+    x: Any,
+    *,
+    full_matrices: bool = True,
+    compute_uv: bool = True,
+    subset_by_index: tuple[int, int] | None = None,
+    algorithm: Any = None,
+) -> Any:
+    """Singular value decomposition x = U diag(s) V^H (LAPACK gesdd on CPU).
+
+    Returns:
+      `(u, s, vh)` when `compute_uv`, else `s`; s is real, descending.
+    """
+    del algorithm
+    aval = aval_of(x)
+    if subset_by_index is not None and aval.ndim >= 2:
+        if tuple(subset_by_index) != (0, min(aval.shape[-2:])):
+            raise NotImplementedError(
+                f"lax.linalg.svd: subset_by_index is not supported{mlir.where_suffix()}"
+            )
+    outs = bind(SVD, x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    if not compute_uv:
+        return outs[0]
+    s, left, right = outs
+    return left, s, right
+
+
+def eig(
+    x: Any,
+    *,
+    compute_left_eigenvectors: bool = True,
+    compute_right_eigenvectors: bool = True,
+    use_magma: bool | None = None,
+) -> list[Any]:
+    """Eigendecomposition of general square matrices (LAPACK geev, CPU only).
+
+    Returns:
+      `[w]` followed by the left eigenvectors `vl` and the right eigenvectors `vr` (columns,
+      unit norm) when requested; all complex.
+    """
+    del use_magma
+    outs = bind(
+        EIG,
+        x,
+        compute_left_eigenvectors=bool(compute_left_eigenvectors),
+        compute_right_eigenvectors=bool(compute_right_eigenvectors),
+    )
+    return list(outs)
+
+
+def triangular_solve(
+    a: Any,
+    b: Any,
+    *,
+    left_side: bool = False,
+    lower: bool = False,
+    transpose_a: bool = False,
+    conjugate_a: bool = False,
+    unit_diagonal: bool = False,
+) -> Any:
+    """Solves op(a) x = b (left_side) or x op(a) = b for triangular a (LAPACK trsm on CPU).
+
+    op(a) is a, its transpose or its conjugate transpose (`transpose_a`, `conjugate_a`); only
+    the triangle named by `lower` is read, and with `unit_diagonal` its diagonal is taken as 1.
+    Both operands share their batch dimensions. Linear in b.
+    """
+    return bind(
+        TRIANGULAR_SOLVE,
+        a,
+        b,
+        left_side=bool(left_side),
+        lower=bool(lower),
+        transpose_a=bool(transpose_a),
+        conjugate_a=bool(conjugate_a),
+        unit_diagonal=bool(unit_diagonal),
+    )
+
+
+__all__ = [
+    "cholesky",
+    "eig",
+    "eigh",
+    "lu",
+    "lu_pivots_to_permutation",
+    "qr",
+    "svd",
+    "symmetrize",
+    "triangular_solve",
+]

@@ -1,0 +1,262 @@
+"""Derivatives of the linalg ops: jvp rules per decomposition, and triangular_solve's transpose.
+
+The rules are the classical forward-mode formulas (distinct eigen/singular values assumed),
+written with lax functions so that they are themselves differentiable and batchable.
+"""
+
+from __future__ import annotations
+
+from stablax._src.dispatch import bind, jvp_rules, transpose_rules
+from stablax._src.ir import where_suffix
+from stablax._src.lax import _elementwise as ew
+from stablax._src.lax import _linalg_util as u
+from stablax._src.lax._linalg import (
+    CHOLESKY,
+    EIG,
+    EIGH,
+    LU,
+    QR,
+    SVD,
+    TRIANGULAR_SOLVE,
+    lu_pivots_to_permutation,
+    triangular_solve,
+)
+from stablax._src.lax._reductions import reduce_sum
+from stablax._src.lax._shapes import full, pad
+from stablax._src.lax._shapes import slice as lax_slice
+from stablax._src.transforms.ad import is_undefined
+
+
+def _scale(x, value):
+    return ew.mul(x, full(u.shape(x), value, u.dtype(x)))
+
+
+def _hermitian_from_triangle(dx, lower: bool):
+    # The kernels read one triangle (and a real diagonal): the tangent of the matrix they see.
+    strict = u.tril(dx, -1) if lower else u.triu(dx, 1)
+    diagonal = ew.sub(u.tril(dx), u.tril(dx, -1))
+    if u.is_complex(dx):
+        diagonal = u.cast(ew.real(diagonal), u.dtype(dx))
+    return ew.add(ew.add(strict, u.H(strict)), diagonal)
+
+
+# --- cholesky ----------------------------------------------------------------------------------
+
+
+def _cholesky_jvp(primals, tangents):
+    (x,), (dx,) = primals, tangents
+    factor = bind(CHOLESKY, x)
+    sigma = _hermitian_from_triangle(dx, lower=True)
+    # dL = L phi(L^-1 dA L^-H), phi = lower triangle with the diagonal halved.
+    right = triangular_solve(
+        factor, sigma, left_side=False, lower=True, transpose_a=True, conjugate_a=True
+    )
+    inner = triangular_solve(factor, right, left_side=True, lower=True)
+    n = u.shape(x)[-1]
+    half_diagonal = _scale(ew.mul(inner, u.eye(n, u.dtype(x), u.shape(x)[:-2])), 0.5)
+    return factor, u.matmul(factor, ew.add(u.tril(inner, -1), half_diagonal))
+
+
+jvp_rules[CHOLESKY] = _cholesky_jvp
+
+
+# --- lu ----------------------------------------------------------------------------------------
+
+
+def _lu_jvp(primals, tangents):
+    (x,), (dx,) = primals, tangents
+    factors, pivots = bind(LU, x)
+    *batch, m, n = u.shape(x)
+    k, dt, nd = min(m, n), u.dtype(x), len(u.shape(x))
+    batch = tuple(batch)
+    permutation = lu_pivots_to_permutation(pivots, m)
+    dx = u.permute_rows(dx, permutation)
+    zero = full((), 0, dt)
+    lower = u.tril(lax_slice(factors, (0,) * nd, (*batch, m, k)), -1)
+    lower = ew.add(pad(lower, zero, [(0, 0, 0)] * (nd - 1) + [(0, m - k, 0)]), u.eye(m, dt, batch))
+    upper = pad(
+        u.triu(lax_slice(factors, (0,) * nd, (*batch, k, n))),
+        zero,
+        [(0, 0, 0)] * (nd - 2) + [(0, n - k, 0), (0, 0, 0)],
+    )
+    if n > k:  # a unit diagonal below the k rows of U makes it square and invertible
+        upper = ew.add(
+            upper,
+            ew.sub(
+                u.eye(n, dt, batch),
+                pad(
+                    u.eye(k, dt, batch),
+                    zero,
+                    [(0, 0, 0)] * (nd - 2) + [(0, n - k, 0), (0, n - k, 0)],
+                ),
+            ),
+        )
+    la = triangular_solve(lower, dx, left_side=True, lower=True, unit_diagonal=True)
+    lau = triangular_solve(upper, la, left_side=False, lower=False)
+    d_factors = ew.add(u.matmul(lower, u.tril(lau, -1)), u.matmul(u.triu(lau), upper))
+    return (factors, pivots), (d_factors, None)
+
+
+jvp_rules[LU] = _lu_jvp
+
+
+# --- qr ----------------------------------------------------------------------------------------
+
+
+def _qr_jvp(primals, tangents, *, full_matrices):
+    (x,), (dx,) = primals, tangents
+    q, r = bind(QR, x, full_matrices=full_matrices)
+    m, n = u.shape(x)[-2:]
+    if m < n or (full_matrices and m > n):
+        raise NotImplementedError(
+            "lax.linalg.qr: derivative implemented for m >= n with full_matrices=False (or "
+            f"square matrices), got shape {u.shape(x)}{where_suffix()}"
+        )
+    dx_rinv = triangular_solve(r, dx, left_side=False, lower=False)  # dx r^-1
+    qt_dx_rinv = u.matmul(u.H(q), dx_rinv)
+    lower = u.tril(qt_dx_rinv, -1)
+    omega = ew.sub(lower, u.H(lower))  # skew-Hermitian part of Q^H dQ
+    if u.is_complex(x):  # the imaginary part of its diagonal
+        imag_diagonal = ew.sub(qt_dx_rinv, u.cast(ew.real(qt_dx_rinv), u.dtype(x)))
+        omega = ew.add(omega, ew.mul(imag_diagonal, u.eye(n, u.dtype(x), u.shape(x)[:-2])))
+    dq = ew.add(u.matmul(q, ew.sub(omega, qt_dx_rinv)), dx_rinv)
+    dr = u.matmul(ew.sub(qt_dx_rinv, omega), r)
+    return (q, r), (dq, dr)
+
+
+jvp_rules[QR] = _qr_jvp
+
+
+# --- eigh --------------------------------------------------------------------------------------
+
+
+def _inverse_gaps(w, dt):
+    # F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it.
+    n = u.shape(w)[-1]
+    w = u.cast(w, dt)
+    eye = u.eye(n, dt, u.shape(w)[:-1])
+    gaps = ew.add(eye, ew.sub(u.bcast_rows(w, n), u.bcast_cols(w, n)))
+    return ew.sub(ew.div(full(u.shape(gaps), 1, dt), gaps), eye)
+
+
+def _eigh_jvp(primals, tangents, *, lower):
+    (x,), (dx,) = primals, tangents
+    v, w = bind(EIGH, x, lower=lower)
+    dt = u.dtype(x)
+    sigma = _hermitian_from_triangle(dx, lower)
+    vh_dx_v = u.matmul(u.matmul(u.H(v), sigma), v)
+    dv = u.matmul(v, ew.mul(_inverse_gaps(w, dt), vh_dx_v))
+    dw = u.diagonal(vh_dx_v)
+    dw = ew.real(dw) if u.is_complex(dw) else dw
+    return (v, w), (dv, dw)
+
+
+jvp_rules[EIGH] = _eigh_jvp
+
+
+# --- svd ---------------------------------------------------------------------------------------
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+    (x,), (dx,) = primals, tangents
+    m, n = u.shape(x)[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise NotImplementedError(
+            "lax.linalg.svd: derivative not implemented for full_matrices=True with non-square "
+            f"matrices, got shape {u.shape(x)}{where_suffix()}"
+        )
+    s, left, right = bind(SVD, x, full_matrices=False, compute_uv=True)
+    dt, k = u.dtype(x), min(m, n)
+    batch = u.shape(x)[:-2]
+    v = u.H(right)
+    ds_matrix = u.matmul(u.matmul(u.H(left), dx), v)
+    ds = u.diagonal(ds_matrix)
+    ds = ew.real(ds) if u.is_complex(ds) else ds
+    if not compute_uv:
+        return (s,), (ds,)
+    s_rows = u.cast(u.bcast_rows(s, k), dt)  # s[j] at (i, j)
+    s_cols = u.mT(s_rows)  # s[i] at (i, j)
+    eye = u.eye(k, dt, batch)
+    gaps = ew.mul(ew.add(s_rows, s_cols), ew.sub(s_rows, s_cols))
+    f = ew.sub(ew.div(full(u.shape(gaps), 1, dt), ew.add(gaps, eye)), eye)
+    s_zero = u.cast(ew.eq(s, full(u.shape(s), 0, u.dtype(s))), u.dtype(s))
+    s_inverse = ew.sub(ew.div(full(u.shape(s), 1, u.dtype(s)), ew.add(s, s_zero)), s_zero)
+    s_inv = u.diag_embed(u.cast(s_inverse, dt))  # 1/s on the diagonal, 0 where s = 0
+    dss = ew.mul(s_rows, ds_matrix)
+    sds = ew.mul(s_cols, ds_matrix)
+    du_dv_diagonal = ew.mul(_scale(ew.sub(ds_matrix, u.H(ds_matrix)), 0.5), s_inv)
+    d_left = u.matmul(left, ew.add(ew.mul(f, ew.add(dss, u.H(dss))), du_dv_diagonal))
+    d_v = u.matmul(v, ew.mul(f, ew.add(sds, u.H(sds))))
+    if m > n:
+        dx_v = u.matmul(dx, v)
+        residual = ew.sub(dx_v, u.matmul(left, u.matmul(u.H(left), dx_v)))
+        d_left = ew.add(d_left, ew.div(residual, u.cast(u.bcast_rows(s, m), dt)))
+    if n > m:
+        dxh_u = u.matmul(u.H(dx), left)
+        residual = ew.sub(dxh_u, u.matmul(v, u.matmul(right, dxh_u)))
+        d_v = ew.add(d_v, ew.div(residual, u.cast(u.bcast_rows(s, n), dt)))
+    return (s, left, right), (ds, d_left, u.H(d_v))
+
+
+jvp_rules[SVD] = _svd_jvp
+
+
+# --- eig (eigenvalues only) --------------------------------------------------------------------
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    (x,), (dx,) = primals, tangents
+    if compute_left_eigenvectors or compute_right_eigenvectors:
+        raise NotImplementedError(
+            "lax.linalg.eig: derivatives of eigenvectors are not implemented; use "
+            f"compute_left_eigenvectors=False, compute_right_eigenvectors=False{where_suffix()}"
+        )
+    w, vr = bind(EIG, x, compute_left_eigenvectors=False, compute_right_eigenvectors=True)
+    # dw = diag(V^-1 dA V)
+    vinv_dx = _solve(vr, u.cast(dx, u.dtype(vr)))
+    dw = reduce_sum(ew.mul(vinv_dx, u.mT(vr)), (len(u.shape(vr)) - 1,))
+    return (w,), (dw,)
+
+
+def _solve(a, b):
+    factors, pivots = bind(LU, a)
+    permutation = lu_pivots_to_permutation(pivots, u.shape(a)[-1])
+    y = triangular_solve(
+        factors, u.permute_rows(b, permutation), left_side=True, lower=True, unit_diagonal=True
+    )
+    return triangular_solve(factors, y, left_side=True, lower=False)
+
+
+jvp_rules[EIG] = _eig_jvp
+
+
+# --- triangular_solve: nonlinear in a, linear in b ---------------------------------------------
+
+
+def _triangular_solve_jvp(primals, tangents, **params):
+    (a, b), (da, db) = primals, tangents
+    x = bind(TRIANGULAR_SOLVE, a, b, **params)
+    dx = None if db is None else bind(TRIANGULAR_SOLVE, a, db, **params)
+    if da is not None:
+        k = 1 if params["unit_diagonal"] else 0
+        op_da = u.tril(da, -k) if params["lower"] else u.triu(da, k)
+        op_da = u.mT(op_da) if params["transpose_a"] else op_da
+        op_da = u.conj(op_da) if params["conjugate_a"] else op_da
+        # op(A) X = B  =>  dX = -op(A)^-1 op(dA) X   (X op(A) = B: dX = -X op(dA) op(A)^-1)
+        product = u.matmul(op_da, x) if params["left_side"] else u.matmul(x, op_da)
+        from_a = ew.neg(bind(TRIANGULAR_SOLVE, a, product, **params))
+        dx = from_a if dx is None else ew.add(dx, from_a)
+    return x, dx
+
+
+def _triangular_solve_transpose(ct, a, b, **params):
+    if is_undefined(a):
+        raise NotImplementedError("[transpose] triangular_solve is not linear in a")
+    if ct is None:
+        return [None, None]
+    params = dict(params, transpose_a=not params["transpose_a"])
+    return [None, bind(TRIANGULAR_SOLVE, a, ct, **params)]
+
+
+jvp_rules[TRIANGULAR_SOLVE] = _triangular_solve_jvp
+transpose_rules[TRIANGULAR_SOLVE] = _triangular_solve_transpose

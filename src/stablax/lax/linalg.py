@@ -1,0 +1,25 @@
+"""stablax.lax.linalg: matrix decompositions and triangular solves (batched over leading axes)."""
+
+from stablax._src.lax._linalg import (
+    cholesky,
+    eig,
+    eigh,
+    lu,
+    lu_pivots_to_permutation,
+    qr,
+    svd,
+    symmetrize,
+    triangular_solve,
+)
+
+__all__ = [
+    "cholesky",
+    "eig",
+    "eigh",
+    "lu",
+    "lu_pivots_to_permutation",
+    "qr",
+    "svd",
+    "symmetrize",
+    "triangular_solve",
+]
