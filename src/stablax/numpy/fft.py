@@ -1,0 +1,43 @@
+"""stablax.numpy.fft: discrete Fourier transforms with NumPy's signatures."""
+
+from stablax._src.numpy._fft import (
+    fft,
+    fft2,
+    fftfreq,
+    fftn,
+    fftshift,
+    hfft,
+    ifft,
+    ifft2,
+    ifftn,
+    ifftshift,
+    ihfft,
+    irfft,
+    irfft2,
+    irfftn,
+    rfft,
+    rfft2,
+    rfftfreq,
+    rfftn,
+)
+
+__all__ = [
+    "fft",
+    "fft2",
+    "fftfreq",
+    "fftn",
+    "fftshift",
+    "hfft",
+    "ifft",
+    "ifft2",
+    "ifftn",
+    "ifftshift",
+    "ihfft",
+    "irfft",
+    "irfft2",
+    "irfftn",
+    "rfft",
+    "rfft2",
+    "rfftfreq",
+    "rfftn",
+]
