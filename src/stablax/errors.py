@@ -5,5 +5,11 @@ from stablax._src.core import (
     TracerArrayConversionError,
     UnexpectedTracerError,
 )
+from stablax._src.numpy._indexing import NonConcreteBooleanIndexError
 
-__all__ = ["ConcretizationTypeError", "TracerArrayConversionError", "UnexpectedTracerError"]
+__all__ = [
+    "ConcretizationTypeError",
+    "NonConcreteBooleanIndexError",
+    "TracerArrayConversionError",
+    "UnexpectedTracerError",
+]

@@ -1,7 +1,9 @@
-"""`x[idx]` for basic indices: integers, slices with any step, None and Ellipsis.
+"""NumPy indexing (`x[idx]`): parsing an index expression into a static plan plus index operands.
 
-Lowers to one `stablehlo.slice` (after a `reverse` for negative steps) and one reshape; traced
-integer indices add one `stablehlo.dynamic_slice` (clamped, negative values wrapping, as in JAX).
+`parse_index` turns any index NumPy allows (integers, slices with any step, None, Ellipsis,
+integer arrays and lists, boolean masks and scalars) into hashable tokens and a list of index
+operands; `_indexing_gather.py` lowers the tokens to slices or one gather/scatter. Eager calls
+run through one cached `jit` per token structure, so the index values never trigger recompiles.
 """
 
 from __future__ import annotations
@@ -10,112 +12,305 @@ import operator
 from typing import Any
 
 import numpy as np
+from stablax._src import core
 from stablax._src import ir as mlir
-from stablax._src import lax
 from stablax._src.array import Array
-from stablax._src.core import Tracer
+from stablax._src.core import ConcretizationTypeError, Tracer
+from stablax._src.jit import jit
 
 
-def _is_int_index(x: Any) -> bool:
-    if isinstance(x, (bool, np.bool_)):
+class NonConcreteBooleanIndexError(IndexError):
+    """A boolean mask index whose value is only known when the program runs (under `jit`)."""
+
+
+# Tokens, one per item of the expanded index (a plain tuple, so plans are hashable cache keys):
+#   ("none",)                      a new axis of size 1
+#   ("sep",)                       an Ellipsis standing for no dimension: it still separates
+#                                  advanced indices (NumPy's transposition rule)
+#   ("slice", start, stop, step)   a static slice, already resolved against its dimension
+#   ("int", k, wrapped)            a scalar integer index, operand k (basic indexing)
+#   ("array", k, wrapped)          an advanced index (integer array, or an integer among arrays)
+#   ("new", k, wrapped)            an advanced index over a new size-1 axis (a boolean scalar)
+# `wrapped` says the operand's negative values were already resolved (on the host, or because
+# negative indices are out of bounds by request), so the program must not wrap them again.
+ADVANCED = ("array", "new")
+
+
+def _is_bool_scalar(item: Any) -> bool:
+    if isinstance(item, (bool, np.bool_)):
+        return True
+    aval = getattr(item, "aval", None)
+    if aval is not None:
+        return aval.ndim == 0 and aval.dtype == np.bool_
+    return isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype == np.bool_
+
+
+def _is_int_scalar(item: Any) -> bool:
+    if isinstance(item, (bool, np.bool_)):
         return False
-    if isinstance(x, (int, np.integer)):
+    if isinstance(item, (int, np.integer)):
         return True
-    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iu":
-        return True
-    if isinstance(x, Array) and x.aval.ndim == 0 and x.aval.dtype.kind in "iu":
-        return True
-    return _is_traced_int(x)
+    aval = getattr(item, "aval", None)
+    if aval is not None:
+        return aval.ndim == 0 and aval.dtype.kind in "iu"
+    return isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype.kind in "iu"
 
 
-def _is_traced_int(x: Any) -> bool:
-    return isinstance(x, Tracer) and x.aval.ndim == 0 and x.aval.dtype.kind in "iu"
+def _concrete_mask(mask: Any) -> np.ndarray:
+    """A boolean index's value on the host; traced masks must be concretizable (not under jit)."""
+    if isinstance(mask, Tracer):
+        try:
+            return np.asarray(mask._trace.concrete_value(mask, "a boolean index"))
+        except ConcretizationTypeError:
+            raise NonConcreteBooleanIndexError(
+                f"Array boolean indices must be concrete; got {mask.aval.str_short()}"
+                f"{mlir.where_suffix()}.\nThe number of selected elements, and so the result "
+                "shape, would depend on traced values. Use jnp.where(mask, x, fill) to keep the "
+                "shape, or give a static size with jnp.nonzero(mask, size=n) / "
+                "jnp.where(mask, size=n) and index with the result."
+            ) from None
+    return np.asarray(mask)
 
 
-def _expand_index(idx: Any, ndim: int) -> list[Any]:
+def _sequence_error(seq: list) -> TypeError:
+    scalars = all(_is_int_scalar(s) or _is_bool_scalar(s) for s in seq)
+    fix = "arr[array(seq)]" if scalars else "arr[tuple(seq)]"
+    return TypeError(
+        "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
+        f"`{fix}` instead of `arr[seq]`{mlir.where_suffix()}."
+    )
+
+
+def _as_index_array(item: Any) -> Any:
+    """Lists become arrays (stacked if they hold traced values); dtypes must be integer or bool."""
+    if isinstance(item, list):
+        flat = list(_flatten(item))
+        if any(isinstance(v, (Array, Tracer)) for v in flat):
+            from stablax._src.numpy._creation import asarray
+
+            item = asarray(item)
+        else:
+            item = np.asarray(item) if flat else np.zeros(np.shape(item), np.int32)
+    dtype = np.dtype(item.dtype)
+    if dtype.kind not in "biu":
+        raise TypeError(
+            "Indexer must have integer or boolean type, got indexer with type "
+            f"{dtype.name}{mlir.where_suffix()}"
+        )
+    return item
+
+
+def _flatten(seq: Any):
+    if isinstance(seq, (list, tuple)):
+        for s in seq:
+            yield from _flatten(s)
+    else:
+        yield seq
+
+
+def _classify(item: Any) -> tuple[str, Any]:
+    if item is None:
+        return "none", None
+    if item is Ellipsis:
+        return "ellipsis", None
+    if isinstance(item, slice):
+        return "slice", item
+    if _is_bool_scalar(item):
+        return "bool", bool(_concrete_mask(item))
+    if _is_int_scalar(item):
+        return "int", item
+    if isinstance(item, (list, np.ndarray, Array, Tracer)):
+        item = _as_index_array(item)
+        return ("mask" if np.dtype(item.dtype) == np.bool_ else "array"), item
+    if isinstance(item, str):
+        raise TypeError(f"stablax does not support string indexing; got idx={item!r}")
+    if hasattr(item, "__jax_array__"):
+        return _classify(item.__jax_array__())
+    kind = getattr(item, "dtype", type(item).__name__)
+    raise TypeError(
+        f"Indexer must have integer or boolean type, got indexer with type {kind}"
+        f"{mlir.where_suffix()}"
+    )
+
+
+def _static_slice_entry(value: Any, s: slice, position: int) -> int | None:
+    if value is None:
+        return None
+    try:
+        return operator.index(value)
+    except ConcretizationTypeError:
+        raise IndexError(
+            f"Slice entries must be static integers. Got {s} at position {position}"
+            f"{mlir.where_suffix()}. Use lax.dynamic_slice for a traced start."
+        ) from None
+
+
+def parse_index(idx: Any, shape: tuple[int, ...]) -> tuple[tuple, list]:
+    """The tokens and index operands of `x[idx]` for an array of `shape` (see the table above)."""
+    if isinstance(idx, list):
+        raise _sequence_error(idx)
     if not isinstance(idx, tuple):
         idx = (idx,)
-    for item in idx:
-        if not (item is None or item is Ellipsis or isinstance(item, slice) or _is_int_index(item)):
-            if isinstance(item, Tracer):
-                raise TypeError(
-                    f"stablax: indexing with a traced {item.aval.str_short()} is not supported "
-                    "by basic indexing: only integer scalars, slices, None and ... are"
-                    f"{mlir.where_suffix()}"
-                )
-            raise TypeError(
-                f"stablax: unsupported index {item!r} of type {type(item).__name__}: only "
-                "integers, slices, None and ... are supported by basic indexing"
-                f"{mlir.where_suffix()}"
-            )
-    ellipses = sum(1 for item in idx if item is Ellipsis)
-    if ellipses > 1:
+    classified = [_classify(item) for item in idx]
+    masks = {i: _concrete_mask(v) for i, (k, v) in enumerate(classified) if k == "mask"}
+    consumed = sum(
+        masks[i].ndim if k == "mask" else 1
+        for i, (k, _) in enumerate(classified)
+        if k in ("slice", "int", "array", "mask")
+    )
+    ellipses = [i for i, (k, _) in enumerate(classified) if k == "ellipsis"]
+    if len(ellipses) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = sum(1 for item in idx if item is not None and item is not Ellipsis)
-    if consumed > ndim:
+    if consumed > len(shape):
         raise IndexError(
-            f"Too many indices: array is {ndim}-dimensional, but {consumed} were indexed"
+            f"Too many indices: array is {len(shape)}-dimensional, but {consumed} were indexed"
         )
-    if ellipses:
-        at = idx.index(Ellipsis)
-        idx = idx[:at] + (slice(None),) * (ndim - consumed) + idx[at + 1 :]
-    else:
-        idx = idx + (slice(None),) * (ndim - consumed)
-    return list(idx)
+    advanced = any(k in ("array", "mask", "bool") for k, _ in classified)
+    tokens: list[tuple] = []
+    operands: list[Any] = []
+    dim = 0
+    for position, (kind, value) in enumerate(classified):
+        if kind == "ellipsis":
+            if len(shape) == consumed:
+                tokens.append(("sep",))
+            for _ in range(len(shape) - consumed):
+                tokens.append(("slice", 0, shape[dim], 1))
+                dim += 1
+        elif kind == "none":
+            tokens.append(("none",))
+        elif kind == "slice":
+            entries = (value.start, value.stop, value.step)
+            start, stop, step = (_static_slice_entry(e, value, position) for e in entries)
+            if step == 0:
+                raise ValueError("slice step cannot be zero")
+            tokens.append(("slice", *slice(start, stop, step).indices(shape[dim])))
+            dim += 1
+        elif kind == "bool":
+            tokens.append(("new", len(operands), True))
+            operands.append(np.zeros(int(value), np.int32))
+        elif kind == "mask":
+            mask = masks[position]
+            expected = shape[dim : dim + mask.ndim]
+            if mask.shape != expected:
+                raise IndexError(
+                    "boolean index did not match shape of indexed array in index "
+                    f"{position}: got {mask.shape}, expected {expected}"
+                )
+            for where in np.nonzero(mask):
+                tokens.append(("array", len(operands), True))
+                operands.append(where.astype(np.int32 if where.size < 2**31 else np.int64))
+                dim += 1
+        else:  # an integer or an integer array
+            tokens.append(("array" if advanced else "int", len(operands), False))
+            operands.append(value)
+            dim += 1
+    tokens.extend(("slice", 0, shape[d], 1) for d in range(dim, len(shape)))
+    return tuple(tokens), operands
+
+
+def operand_sizes(tokens: tuple, shape: tuple[int, ...]) -> list[int]:
+    """The size of the dimension each token indexes (1 for new axes, 0 for None and "sep")."""
+    sizes, dims = [], iter(shape)
+    for token in tokens:
+        kind = token[0]
+        sizes.append(0 if kind in ("none", "sep") else 1 if kind == "new" else next(dims))
+    return sizes
+
+
+def prewrap_static(
+    tokens: tuple, operands: list, shape: tuple[int, ...], wrap_negative: bool = True
+) -> tuple[tuple, list]:
+    """Resolves negative static indices on the host; out-of-bounds ones become -1 or the size.
+
+    The program then neither wraps them nor recompiles for each value: eager calls pass them as
+    operands. Traced indices are left to the program.
+    """
+    out_tokens, out_operands = list(tokens), list(operands)
+    for t, (token, size) in enumerate(zip(tokens, operand_sizes(tokens, shape), strict=True)):
+        if token[0] not in ("int", "array", "new") or token[2]:
+            continue
+        value = operands[token[1]]
+        if isinstance(value, (Array, Tracer)):
+            if not wrap_negative:
+                out_tokens[t] = (token[0], token[1], True)
+            continue
+        if isinstance(value, (int, np.integer)):  # a Python int: cheap, and cached on device
+            value = int(value)
+            value = value + size if value < 0 and wrap_negative else value
+            out_operands[token[1]] = min(max(value, -1), size)
+            out_tokens[t] = (token[0], token[1], True)
+            continue
+        value = np.asarray(value)
+        if value.dtype.kind == "u":
+            value = np.minimum(value, size).astype(np.int64)
+        else:
+            value = value.astype(np.int64)
+            if wrap_negative:
+                value = np.where(value < 0, value + size, value)
+            value = np.clip(value, -1, size)
+        dtype = np.int32 if size < 2**31 - 1 else np.int64
+        out_operands[token[1]] = value.astype(dtype)
+        out_tokens[t] = (token[0], token[1], True)
+    return tuple(out_tokens), out_operands
+
+
+# --- eager dispatch: one jit per static structure ----------------------------------------------
+
+_eager_functions: dict[tuple, Any] = {}
+_EAGER_CACHE_LIMIT = 2048
+
+
+def run_eagerly(key: tuple, impl: Any, *args: Any) -> Any:
+    """Runs `impl(*args)` through a `jit` cached under `key` (the static parts of the call)."""
+    jitted = _eager_functions.get(key)
+    if jitted is None:
+        if len(_eager_functions) >= _EAGER_CACHE_LIMIT:
+            _eager_functions.clear()
+        jitted = _eager_functions[key] = jit(impl)
+    return jitted(*args)
+
+
+def is_eager(x: Any, operands: list) -> bool:
+    """True when nothing is being traced, so the index operation can be one cached program."""
+    return not core.trace_state.stack and not isinstance(x, Tracer)
 
 
 def getitem(x: Any, idx: Any) -> Any:
-    """NumPy basic indexing on an Array or Tracer."""
+    """`x[idx]` with NumPy's indexing rules, as JAX implements them.
+
+    Basic indices (integers, slices with any step, None, Ellipsis) lower to `stablehlo.slice`
+    (after a `reverse` for negative steps) and a reshape, or a `dynamic_slice` for traced
+    integers. Advanced indices (integer arrays and lists, boolean masks, boolean scalars) lower to
+    one `stablehlo.gather`; several of them broadcast together, and their dimensions go first
+    when they are separated by a slice, None or Ellipsis (NumPy's rule).
+
+    Out-of-bounds indices do not raise: as in JAX, a retrieval clamps every index into
+    [0, size - 1] (negative indices first count from the end). Use `x.at[idx].get(mode="fill",
+    fill_value=...)` to get a fill value for out-of-bounds positions instead. Boolean masks need
+    concrete values (not under `jit`): `NonConcreteBooleanIndexError` says what to use instead.
+    """
+    from stablax._src.numpy._indexing_gather import gather_impl
+
     shape = x.aval.shape
-    items = _expand_index(idx, len(shape))
-    starts, limits, strides, reverse = [], [], [], []
-    dynamic: dict[int, Any] = {}  # dimension -> traced integer index
-    out_shape: list[int] = []
-    dim = 0
-    for item in items:
-        if item is None:
-            out_shape.append(1)
-            continue
-        n = shape[dim]
-        if isinstance(item, slice):
-            start, stop, step = item.indices(n)
-            count = len(range(start, stop, step))
-            if step < 0:
-                reverse.append(dim)
-                start = n - 1 - start
-                step = -step
-            if count == 0:
-                start = 0
-            starts.append(start)
-            limits.append(start + (count - 1) * step + 1 if count else start)
-            strides.append(step)
-            out_shape.append(count)
-        elif _is_traced_int(item):
-            # Kept whole by the static slice, then cut to one element by a dynamic_slice.
-            dynamic[dim] = item
-            starts.append(0)
-            limits.append(n)
-            strides.append(1)
-        else:
-            i = operator.index(item)
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
-            i %= n
-            starts.append(i)
-            limits.append(i + 1)
-            strides.append(1)
-        dim += 1
-    if reverse:
-        x = lax.rev(x, reverse)
-    if any(s != 0 for s in starts) or any(st != 1 for st in strides) or tuple(limits) != shape:
-        x = lax.slice(x, starts, limits, strides)
-    if dynamic:
-        sliced = x.aval.shape
-        x = lax.dynamic_slice(
-            x,
-            [dynamic.get(d, 0) for d in range(len(sliced))],
-            [1 if d in dynamic else size for d, size in enumerate(sliced)],
-        )
-    if tuple(out_shape) == x.aval.shape:
-        return x
-    return lax.reshape(x, out_shape)
+    tokens, operands = parse_index(idx, shape)
+    sizes = operand_sizes(tokens, shape)
+    if all(t[0] == "sep" or t == ("slice", 0, n, 1) for t, n in zip(tokens, sizes, strict=True)):
+        return x  # x[...], x[:], x[()]: the array itself, as in JAX
+    if is_eager(x, operands):
+        tokens, operands = prewrap_static(tokens, operands, shape)
+        key = ("getitem", tokens)
+        return run_eagerly(key, _GetItem(tokens), x, *operands)
+    return gather_impl(x, tokens, operands)
+
+
+class _GetItem:
+    """The jitted body of an eager `x[idx]`: the static structure is bound, operands are args."""
+
+    def __init__(self, tokens: tuple, **params: Any) -> None:
+        self.tokens, self.params = tokens, params
+        self.__name__ = "getitem"
+
+    def __call__(self, x: Any, *operands: Any) -> Any:
+        from stablax._src.numpy._indexing_gather import gather_impl
+
+        return gather_impl(x, self.tokens, list(operands), **self.params)

@@ -1,0 +1,467 @@
+"""NumPy functions built on indexing: take, take_along_axis, put, compress, choose, index helpers.
+
+Functions that only make sense as in-place updates in NumPy (`put`, `place`, `put_along_axis`,
+`fill_diagonal`) need `inplace=False`, as in JAX, and return the updated array.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from stablax._src import dtypes, lax
+from stablax._src import ir as mlir
+from stablax._src.core import ConcretizationTypeError, Tracer
+from stablax._src.numpy import _shape, _ufuncs
+from stablax._src.numpy._creation import asarray, zeros
+
+
+def _axis(axis: int, ndim: int, name: str) -> int:
+    return _shape.normalize_axis(operator.index(axis), ndim, name)
+
+
+def _check_int_indices(name: str, indices: Any) -> Any:
+    indices = asarray(indices)
+    if indices.aval.dtype.kind not in "iu":
+        raise TypeError(
+            f"jnp.{name}: indices must be of integer type, got {indices.aval.dtype.name}"
+            f"{mlir.where_suffix()}"
+        )
+    return indices
+
+
+def _inplace_error(name: str) -> ValueError:
+    return ValueError(
+        f"jnp.{name} cannot modify arrays in-place, because stablax arrays are immutable. Pass "
+        f"inplace=False to instead return an updated array{mlir.where_suffix()}."
+    )
+
+
+def _mode_and_indices(name: str, indices: Any, size: int, mode: str | None) -> tuple[Any, str]:
+    """JAX's index modes for take/put, as (indices, the gather/scatter mode)."""
+    if mode is None or mode == "fill":
+        return indices, "fill"
+    if mode == "clip":
+        return indices, "clip"
+    if mode == "wrap":
+        return _ufuncs.remainder(indices, size), "promise_in_bounds"
+    if mode == "raise":
+        raise NotImplementedError(f"The 'raise' mode to jnp.{name} is not supported.")
+    raise ValueError(f"jnp.{name}: invalid mode {mode!r}; expected 'fill', 'clip' or 'wrap'")
+
+
+def take(
+    a: Any,
+    indices: Any,
+    axis: int | None = None,
+    out: None = None,
+    mode: str | None = None,
+    unique_indices: bool = False,
+    indices_are_sorted: bool = False,
+    fill_value: Any = None,
+) -> Any:
+    """Elements of `a` at `indices` along `axis` (the flattened `a` when None), as `np.take`.
+
+    Out-of-bounds indices give `fill_value` (NaN, or the most negative integer) by default
+    (mode "fill"); "clip" clamps them, "wrap" takes them modulo the size. Negative indices count
+    from the end except under "clip". Lowers to one `stablehlo.gather`.
+    """
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
+    a = asarray(a)
+    indices = _check_int_indices("take", indices)
+    if axis is None:
+        a, axis = _shape.ravel(a), 0
+    axis = _axis(axis, a.aval.ndim, "take")
+    indices, gather_mode = _mode_and_indices("take", indices, a.aval.shape[axis], mode)
+    index = (slice(None),) * axis + (indices,)
+    return a.at[index].get(
+        mode=gather_mode,
+        fill_value=fill_value,
+        unique_indices=unique_indices,
+        indices_are_sorted=indices_are_sorted,
+        wrap_negative_indices=mode != "clip",
+    )
+
+
+def _along_axis_index(name: str, arr: Any, indices: Any, axis: int) -> tuple:
+    """The advanced index `arr[index]` equivalent to NumPy's take_along_axis."""
+    shape = arr.aval.shape
+    if indices.aval.ndim != len(shape):
+        raise ValueError(
+            f"jnp.{name}: indices and arr must have the same number of dimensions; "
+            f"{indices.aval.ndim} vs. {len(shape)}{mlir.where_suffix()}"
+        )
+    index = []
+    for d, n in enumerate(shape):
+        if d == axis:
+            index.append(indices)
+        else:
+            index.append(np.arange(n).reshape([n if e == d else 1 for e in range(len(shape))]))
+    return tuple(index)
+
+
+def take_along_axis(
+    arr: Any,
+    indices: Any,
+    axis: int | None = -1,
+    mode: str | lax.GatherScatterMode | None = None,
+    fill_value: Any = None,
+) -> Any:
+    """`np.take_along_axis`: picks `indices` along `axis`, broadcasting the other dimensions.
+
+    Out-of-bounds indices give `fill_value` (NaN by default) as in JAX; negative ones count from
+    the end. Lowers to one `stablehlo.gather`.
+    """
+    arr = asarray(arr)
+    indices = _check_int_indices("take_along_axis", indices)
+    if axis is None:
+        arr, axis = _shape.ravel(arr), 0
+        indices = _shape.ravel(indices)
+    axis = _axis(axis, arr.aval.ndim, "take_along_axis")
+    index = _along_axis_index("take_along_axis", arr, indices, axis)
+    return arr.at[index].get(mode="fill" if mode is None else mode, fill_value=fill_value)
+
+
+def put_along_axis(
+    arr: Any,
+    indices: Any,
+    values: Any,
+    axis: int | None,
+    inplace: bool = True,
+    *,
+    mode: str | None = None,
+) -> Any:
+    """`np.put_along_axis` as a pure function (needs `inplace=False`); a `stablehlo.scatter`."""
+    if inplace:
+        raise _inplace_error("put_along_axis")
+    arr = asarray(arr)
+    indices = _check_int_indices("put_along_axis", indices)
+    if axis is None:
+        flat = put_along_axis(_shape.ravel(arr), _shape.ravel(indices), values, 0, False, mode=mode)
+        return _shape.reshape(flat, arr.aval.shape)
+    axis = _axis(axis, arr.aval.ndim, "put_along_axis")
+    index = _along_axis_index("put_along_axis", arr, indices, axis)
+    return arr.at[index].set(values, mode=mode)
+
+
+def put(a: Any, ind: Any, v: Any, mode: str | None = None, *, inplace: bool = True) -> Any:
+    """`np.put` as a pure function (needs `inplace=False`): sets the flat positions `ind` to `v`.
+
+    `v` repeats cyclically when shorter than `ind`; out-of-bounds positions are dropped ("fill",
+    the default), clamped ("clip") or wrapped ("wrap").
+    """
+    if inplace:
+        raise _inplace_error("put")
+    a = asarray(a)
+    ind = _shape.ravel(_check_int_indices("put", ind))
+    v = _shape.ravel(asarray(v))
+    count, size = ind.aval.shape[0], a.aval.size
+    if v.aval.size == 0 or count == 0:
+        return a
+    if v.aval.size != count:
+        v = take(v, np.arange(count) % v.aval.size)
+    ind, scatter_mode = _mode_and_indices("put", ind, size, mode)
+    flat = _shape.ravel(a).at[ind].set(v, mode=scatter_mode, wrap_negative_indices=mode != "clip")
+    return _shape.reshape(flat, a.aval.shape)
+
+
+def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:
+    """`np.place` as a pure function (needs `inplace=False`): the elements where `mask` is True
+    take `vals` in order, repeating cyclically. Works on traced masks (a running count)."""
+    if inplace:
+        raise _inplace_error("place")
+    arr = asarray(arr)
+    mask = _ufuncs.not_equal(_shape.ravel(asarray(mask)), False)
+    vals = _shape.ravel(asarray(vals, dtype=arr.aval.dtype))
+    if vals.aval.size == 0:
+        return arr
+    order = lax.sub(lax.cumsum(lax.convert_element_type(mask, np.int32)), 1)
+    picked = take(vals, _ufuncs.remainder(order, vals.aval.size), mode="clip")
+    flat = _ufuncs.where(mask, picked, _shape.ravel(arr))
+    return _shape.reshape(flat, arr.aval.shape)
+
+
+# --- selecting by a boolean condition ----------------------------------------------------------
+
+
+def _sized_positions(condition: Any, size: int) -> Any:
+    """The first `size` positions where the 1-D `condition` holds; the length marks the rest."""
+    n = condition.aval.shape[0]
+    hits = lax.convert_element_type(condition, np.int32)
+    slot = _ufuncs.where(condition, lax.sub(lax.cumsum(hits), 1), size)
+    positions = lax.full((size,), n, np.int32)
+    return positions.at[slot].set(np.arange(n, dtype=np.int32))
+
+
+def compress(
+    condition: Any,
+    a: Any,
+    axis: int | None = None,
+    *,
+    size: int | None = None,
+    fill_value: Any = 0,
+    out: None = None,
+) -> Any:
+    """`np.compress`: the slices of `a` along `axis` where `condition` is true.
+
+    The result's length depends on `condition`, so it must be concrete unless `size` is given:
+    then the first `size` selected slices are kept and missing ones are `fill_value`.
+    """
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
+    a = asarray(a)
+    condition = _ufuncs.not_equal(_shape.ravel(asarray(condition)), False)
+    if axis is None:
+        a, axis = _shape.ravel(a), 0
+    axis = _axis(axis, a.aval.ndim, "compress")
+    n, length = a.aval.shape[axis], condition.aval.shape[0]
+    if size is not None and not 0 <= size <= n:
+        raise ValueError(
+            "size must be positive and not greater than the size of the array axis; got "
+            f"size={size} for a.shape[axis]={n}"
+        )
+    concrete = _concrete_or_none(condition)
+    if concrete is None:
+        if size is None:
+            raise ConcretizationTypeError(
+                f"jnp.compress: the condition {condition.aval.str_short()} must be concrete "
+                f"(its number of true entries sets the result shape){mlir.where_suffix()}. "
+                "Pass size= for a fixed result length, or use jnp.where."
+            )
+        if length > n:
+            condition = condition[:n]
+        positions = _sized_positions(condition, size)
+    else:
+        if length > n and concrete[n:].any():
+            raise ValueError("condition contains entries that are out of bounds")
+        positions = np.flatnonzero(concrete[:n])
+        if size is not None:
+            positions = np.concatenate([positions[:size], np.full(size, n)])[:size]
+    return take(a, positions, axis=axis, fill_value=fill_value)
+
+
+def _concrete_or_none(x: Any) -> np.ndarray | None:
+    if isinstance(x, Tracer):
+        try:
+            return np.asarray(x._trace.concrete_value(x, "a condition"))
+        except ConcretizationTypeError:
+            return None
+    return np.asarray(x)
+
+
+def extract(condition: Any, arr: Any, *, size: int | None = None, fill_value: Any = 0) -> Any:
+    """`np.extract`: the elements of `arr` where `condition` is true, flattened (see compress)."""
+    condition, arr = _shape.ravel(asarray(condition)), _shape.ravel(asarray(arr))
+    return compress(condition, arr, size=size, fill_value=fill_value)
+
+
+def choose(a: Any, choices: Any, out: None = None, mode: str = "raise") -> Any:
+    """`np.choose`: `choices[a[i]][i]`, broadcasting `a` and every choice.
+
+    mode "raise" checks the indices, so they must be concrete; "clip" and "wrap" work traced.
+    """
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.choose is not supported.")
+    a = _check_int_indices("choose", a)
+    choices = [asarray(c) for c in choices]
+    n = len(choices)
+    if mode == "raise":
+        concrete = _concrete_or_none(a)
+        if concrete is None:
+            raise ConcretizationTypeError(
+                f"jnp.choose: mode='raise' needs concrete indices, got {a.aval.str_short()}"
+                f"{mlir.where_suffix()}. Use mode='wrap' or mode='clip' instead."
+            )
+        if np.any((concrete < 0) | (concrete >= n)):
+            raise ValueError("invalid entry in choice array")
+    elif mode == "wrap":
+        a = _ufuncs.remainder(a, n)
+    elif mode == "clip":
+        a = _ufuncs.clip(a, 0, n - 1)
+    else:
+        raise ValueError(f"jnp.choose: invalid mode {mode!r}; expected 'raise', 'wrap' or 'clip'")
+    a, *choices = _shape.broadcast_arrays(a, *choices)
+    stacked = _shape.stack(choices)
+    return take_along_axis(stacked, _shape.expand_dims(a, 0), axis=0, mode="clip")[0]
+
+
+# --- index arrays ------------------------------------------------------------------------------
+
+
+def _index_array(values: np.ndarray) -> Any:
+    return asarray(np.asarray(values, dtype=dtypes.default_int_dtype()))
+
+
+def diag_indices(n: int, ndim: int = 2) -> tuple[Any, ...]:
+    """`np.diag_indices`: `ndim` copies of `arange(n)`, indexing the main diagonal."""
+    n, ndim = operator.index(n), operator.index(ndim)
+    if n < 0 or ndim < 0:
+        raise ValueError(f"n and ndim must be non-negative, got n={n}, ndim={ndim}")
+    return (_index_array(np.arange(n)),) * ndim
+
+
+def diag_indices_from(arr: Any) -> tuple[Any, ...]:
+    """`np.diag_indices_from`: the main-diagonal indices of an array with all sides equal."""
+    shape = np.shape(arr)
+    if len(shape) < 2:
+        raise ValueError("input array must be at least 2-d")
+    if len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return diag_indices(shape[0], len(shape))
+
+
+def _triangle_indices(np_fn: Callable, n: int, k: int, m: int | None) -> tuple[Any, Any]:
+    rows, cols = np_fn(
+        operator.index(n), operator.index(k), None if m is None else operator.index(m)
+    )
+    return _index_array(rows), _index_array(cols)
+
+
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
+    """`np.tril_indices`: row and column indices of the lower triangle (diagonal offset k)."""
+    return _triangle_indices(np.tril_indices, n, k, m)
+
+
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
+    """`np.triu_indices`: row and column indices of the upper triangle (diagonal offset k)."""
+    return _triangle_indices(np.triu_indices, n, k, m)
+
+
+def _shape_2d(arr: Any) -> tuple[int, int]:
+    shape = np.shape(arr) if not hasattr(arr, "shape") else tuple(arr.shape)
+    if len(shape) != 2:
+        raise ValueError("Only 2-D inputs are accepted")
+    return shape
+
+
+def tril_indices_from(arr: Any, k: int = 0) -> tuple[Any, Any]:
+    """`np.tril_indices_from`: `tril_indices` for the shape of a 2-D array."""
+    rows, cols = _shape_2d(arr)
+    return tril_indices(rows, k, cols)
+
+
+def triu_indices_from(arr: Any, k: int = 0) -> tuple[Any, Any]:
+    """`np.triu_indices_from`: `triu_indices` for the shape of a 2-D array."""
+    rows, cols = _shape_2d(arr)
+    return triu_indices(rows, k, cols)
+
+
+def mask_indices(
+    n: int, mask_func: Callable[[Any, int], Any], k: int = 0, *, size: int | None = None
+) -> tuple[Any, Any]:
+    """`np.mask_indices`: the indices where `mask_func(ones((n, n)), k)` is non-zero."""
+    mask = np.asarray(mask_func(np.ones((n, n), np.int32), k)) != 0
+    rows, cols = np.nonzero(mask)
+    if size is not None:
+        rows, cols = (
+            np.concatenate([v[:size], np.zeros(max(size - v.size, 0), v.dtype)])
+            for v in (rows, cols)
+        )
+    return _index_array(rows), _index_array(cols)
+
+
+def ix_(*args: Any) -> tuple[Any, ...]:
+    """`np.ix_`: 1-D index arrays reshaped to an open mesh (`x[ix_(rows, cols)]`)."""
+    out = []
+    for i, arg in enumerate(args):
+        arg = asarray(arg)
+        if arg.aval.ndim != 1:
+            raise ValueError(
+                f"Arguments to jax.numpy.ix_ must be 1-dimensional, got shape {arg.aval.shape}"
+            )
+        if arg.aval.dtype == np.bool_:
+            raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
+        shape = [1] * len(args)
+        shape[i] = arg.aval.shape[0]
+        out.append(_shape.reshape(arg, shape))
+    return tuple(out)
+
+
+def unravel_index(indices: Any, shape: Sequence[int]) -> tuple[Any, ...]:
+    """`np.unravel_index`: flat indices to coordinates in `shape` (C order).
+
+    Unlike NumPy (and as JAX does), out-of-bounds indices are clamped after negative ones wrap.
+    """
+    indices = _check_int_indices("unravel_index", indices)
+    shape = tuple(operator.index(d) for d in shape)
+    size = int(np.prod(shape, dtype=np.int64))
+    dtype = indices.aval.dtype
+    wrapped = _ufuncs.where(_ufuncs.less(indices, 0), _ufuncs.add(indices, size), indices)
+    flat = _ufuncs.clip(wrapped, 0, max(size - 1, 0))
+    coords = []
+    for d in reversed(shape):
+        coords.append(lax.convert_element_type(_ufuncs.remainder(flat, d), dtype))
+        flat = _ufuncs.floor_divide(flat, d)
+    return tuple(reversed(coords))
+
+
+def ravel_multi_index(
+    multi_index: Sequence[Any],
+    dims: Sequence[int],
+    mode: str = "raise",
+    order: str = "C",
+    *,
+    dtype: Any = None,
+) -> Any:
+    """`np.ravel_multi_index`: coordinates in `dims` to flat indices (order "C" or "F").
+
+    mode "raise" checks the coordinates, so they must be concrete; "clip"/"wrap" work traced.
+    """
+    dims = tuple(operator.index(d) for d in dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(
+            f"jnp.ravel_multi_index: {len(multi_index)} coordinate arrays for {len(dims)} dims"
+        )
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    coords = [_check_int_indices("ravel_multi_index", c) for c in multi_index]
+    if mode == "raise":
+        for c, d in zip(coords, dims, strict=True):
+            concrete = _concrete_or_none(c)
+            if concrete is None:
+                raise ConcretizationTypeError(
+                    "jnp.ravel_multi_index: mode='raise' needs concrete coordinates, got "
+                    f"{c.aval.str_short()}{mlir.where_suffix()}. Use mode='wrap' or mode='clip'."
+                )
+            if np.any((concrete < 0) | (concrete >= d)):
+                raise ValueError("invalid entry in coordinates array")
+    elif mode == "wrap":
+        coords = [_ufuncs.remainder(c, d) for c, d in zip(coords, dims, strict=True)]
+    elif mode == "clip":
+        coords = [_ufuncs.clip(c, 0, d - 1) for c, d in zip(coords, dims, strict=True)]
+    else:
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
+    dtype = dtypes.default_int_dtype() if dtype is None else dtype
+    order_dims = range(len(dims)) if order == "F" else reversed(range(len(dims)))
+    result, stride = None, 1
+    for i in order_dims:
+        term = _ufuncs.multiply(asarray(coords[i], dtype=dtype), stride)
+        result = term if result is None else _ufuncs.add(result, term)
+        stride *= dims[i]
+    return zeros((), dtype) if result is None else result
+
+
+def fill_diagonal(a: Any, val: Any, wrap: bool = False, *, inplace: bool = True) -> Any:
+    """`np.fill_diagonal` as a pure function (needs `inplace=False`): the main diagonal set to
+    `val`, repeating cyclically (the sides must be equal beyond two dimensions)."""
+    if inplace:
+        raise NotImplementedError("stablax arrays are immutable, must use inplace=False")
+    if wrap:
+        raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
+    a = asarray(a)
+    shape = a.aval.shape
+    if len(shape) < 2:
+        raise ValueError("array must be at least 2-d")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    n = min(shape)
+    val = _shape.ravel(asarray(val))
+    if val.aval.size == 0:
+        return a
+    if val.aval.size != n:
+        val = take(val, np.arange(n) % val.aval.size)
+    diagonal = np.arange(n)
+    return a.at[(diagonal,) * len(shape)].set(val)
