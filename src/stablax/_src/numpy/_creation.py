@@ -144,6 +144,11 @@ def ones_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
     return lax.full_like(asarray(a), 1, dtype, None if shape is None else _shape_tuple(shape))
 
 
+def empty_like(prototype: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
+    """Zeros like `prototype`: XLA arrays are always initialised."""
+    return zeros_like(prototype, dtype, shape)
+
+
 def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
     return lax.full_like(
         asarray(a), fill_value, dtype, None if shape is None else _shape_tuple(shape)

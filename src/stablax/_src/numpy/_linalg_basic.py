@@ -1,10 +1,15 @@
-"""Products: matmul (with NumPy's batching and broadcasting), dot, vdot, inner, outer."""
+"""Products: matmul (with NumPy's batching and broadcasting), dot, vdot, inner, outer,
+tensordot, kron, cross, vecdot, matvec, vecmat."""
 
 from __future__ import annotations
 
+import operator
+
+import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._shapes import canonicalize_axis
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, promote_dtypes
 
@@ -92,3 +97,117 @@ def outer(a, b):
     a = lax.reshape(a, (a.aval.size, 1))
     b = lax.reshape(b, (1, b.aval.size))
     return lax.dot_general(a, b, (((1,), (0,)), ((), ())))
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+    """Sums products over the last `axes` axes of `a` and the first of `b`, or over the given
+    pairs of axes (`np.tensordot`, one `stablehlo.dot_general`)."""
+    a, b = promote_dtypes(asarray(a), asarray(b))
+    a_nd, b_nd = a.aval.ndim, b.aval.ndim
+    if isinstance(axes, int) or (hasattr(axes, "__index__") and not hasattr(axes, "__len__")):
+        n = operator.index(axes)
+        if not 0 <= n <= min(a_nd, b_nd):
+            raise TypeError(
+                f"jnp.tensordot: number of contracting axes must be between 0 and "
+                f"{min(a_nd, b_nd)}, got {n}{mlir.where_suffix()}"
+            )
+        a_axes, b_axes = tuple(range(a_nd - n, a_nd)), tuple(range(n))
+    else:
+        if len(axes) != 2:
+            raise TypeError(
+                f"jnp.tensordot: axes must be an int or a pair of sequences, got {axes}"
+            )
+        a_axes, b_axes = (np.atleast_1d(np.asarray(x)).tolist() for x in axes)
+        if len(a_axes) != len(b_axes):
+            raise TypeError(
+                f"jnp.tensordot: axes lists must have the same length, got {axes}"
+                f"{mlir.where_suffix()}"
+            )
+        a_axes = tuple(canonicalize_axis(x, a_nd, "jnp.tensordot") for x in a_axes)
+        b_axes = tuple(canonicalize_axis(x, b_nd, "jnp.tensordot") for x in b_axes)
+    return lax.dot_general(a, b, ((a_axes, b_axes), ((), ())), precision, preferred_element_type)
+
+
+def kron(a, b):
+    """The Kronecker product: every element of `a` scales a copy of `b` (`np.kron`)."""
+    a, b = promote_dtypes(asarray(a), asarray(b))
+    nd = max(a.aval.ndim, b.aval.ndim)
+    a_shape = (1,) * (nd - a.aval.ndim) + a.aval.shape
+    b_shape = (1,) * (nd - b.aval.ndim) + b.aval.shape
+    # Outer product in an interleaved (a0, b0, a1, b1, ...) layout, then merge each pair.
+    inter = [v for pair in zip(a_shape, b_shape, strict=True) for v in pair]
+    a_b = lax.broadcast_in_dim(lax.reshape(a, a_shape), inter, tuple(range(0, 2 * nd, 2)))
+    b_b = lax.broadcast_in_dim(lax.reshape(b, b_shape), inter, tuple(range(1, 2 * nd, 2)))
+    out = lax.mul(a_b, b_b)
+    return lax.reshape(out, tuple(x * y for x, y in zip(a_shape, b_shape, strict=True)))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of 2- or 3-element vectors along the given axes (`np.cross`)."""
+    from stablax._src.numpy._shape import moveaxis
+
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = promote_dtypes(asarray(a), asarray(b))
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    if a.aval.shape[-1] not in (2, 3) or b.aval.shape[-1] not in (2, 3):
+        raise ValueError(
+            "jnp.cross: incompatible dimensions for cross product (dimension must be 2 or 3)"
+        )
+    from stablax._src.numpy import _ufuncs as uf
+
+    def comp(x, i):
+        if i >= x.aval.shape[-1]:
+            return lax.full(x.aval.shape[:-1], 0, x.aval.dtype)
+        return lax.index_in_dim(x, i, -1 % x.aval.ndim, keepdims=False)
+
+    a0, a1, a2 = (comp(a, i) for i in range(3))
+    b0, b1, b2 = (comp(b, i) for i in range(3))
+    z = uf.subtract(uf.multiply(a0, b1), uf.multiply(a1, b0))
+    if a.aval.shape[-1] == 2 and b.aval.shape[-1] == 2:
+        return z
+    x = uf.subtract(uf.multiply(a1, b2), uf.multiply(a2, b1))
+    y = uf.subtract(uf.multiply(a2, b0), uf.multiply(a0, b2))
+    from stablax._src.numpy._shape import stack
+
+    return moveaxis(stack([x, y, z], -1), -1, axisc)
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    """Conjugated dot product of vectors along `axis`, broadcasting the rest (Array API)."""
+    from stablax._src.numpy._shape import broadcast_arrays, moveaxis
+
+    x1, x2 = promote_dtypes(asarray(x1), asarray(x2))
+    if x1.aval.shape[axis] != x2.aval.shape[axis]:
+        raise ValueError(
+            f"jnp.vecdot: axes of size {x1.aval.shape[axis]} and {x2.aval.shape[axis]} differ"
+            f"{mlir.where_suffix()}"
+        )
+    x1, x2 = (moveaxis(x, axis, -1) for x in (x1, x2))
+    x1, x2 = broadcast_arrays(x1, x2)
+    nb = x1.aval.ndim - 1
+    batch = tuple(range(nb))
+    return lax.dot_general(
+        lax.conj(x1) if _is_complex(x1) else x1,
+        x2,
+        (((nb,), (nb,)), (batch, batch)),
+        precision,
+        preferred_element_type,
+    )
+
+
+def matvec(x1, x2, /):
+    """Matrix-vector products over broadcast batches: (..., m, n) x (..., n) -> (..., m)."""
+    x1, x2 = asarray(x1), asarray(x2)
+    return matmul(x1, x2[..., None])[..., 0]
+
+
+def vecmat(x1, x2, /):
+    """Conjugated vector-matrix products: (..., m) x (..., m, n) -> (..., n)."""
+    x1, x2 = promote_dtypes(asarray(x1), asarray(x2))
+    x1 = lax.conj(x1) if _is_complex(x1) else x1
+    return matmul(x1[..., None, :], x2)[..., 0, :]
+
+
+def _is_complex(x):
+    return np.issubdtype(x.aval.dtype, np.complexfloating)
