@@ -1,4 +1,5 @@
-"""Reductions with NumPy's signatures: sum, prod, max, min, mean, var, std, any, all."""
+"""Reductions with NumPy's signatures: sum, prod, max, min, any, all, mean, var, std, argmax,
+argmin, ptp, count_nonzero (with `keepdims`, `initial` and `where` as JAX has them)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape
 from stablax._src.numpy._ufuncs import _to_bool
 
-_STATIC = ("axis", "dtype", "keepdims", "ddof", "correction")
+_STATIC = ("axis", "dtype", "keepdims", "ddof", "correction", "promote_integers")
 
 
 def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
@@ -29,11 +31,17 @@ def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
                 f"{ndim}{mlir.where_suffix()}"
             )
         out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"jnp.{name}: duplicate value in 'axis': {axis}{mlir.where_suffix()}")
     return tuple(out)
 
 
 def _keepdims_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(1 if i in axes else d for i, d in enumerate(shape))
+
+
+def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
+    return int(np.prod([shape[i] for i in axes], dtype=np.int64))
 
 
 def _sum_dtype(dt: np.dtype) -> np.dtype:
@@ -47,94 +55,392 @@ def _sum_dtype(dt: np.dtype) -> np.dtype:
     return dt
 
 
-def _reduction(name, lax_reduce, widen=False, bool_result=False):
-    def fn(a, axis=None, dtype=None, keepdims=False):
-        a = asarray(a)
-        axes = _axes(axis, a.aval.ndim, name)
-        if bool_result:
-            a = _to_bool(a)
-        elif dtype is not None:
-            a = lax.convert_element_type(a, dtypes.canonicalize_dtype(dtype))
-        elif widen:
-            target = _sum_dtype(a.aval.dtype)
-            if target != a.aval.dtype:
-                a = lax.convert_element_type(a, target)
-        if name in ("max", "min") and builtins.any(a.aval.shape[i] == 0 for i in axes):
-            raise ValueError(
-                f"jnp.{name}: zero-size array to reduction operation {name} which has no identity"
-            )
-        out = lax_reduce(a, axes)
-        if keepdims:
-            out = lax.reshape(out, _keepdims_shape(a.aval.shape, axes))
-        return out
-
-    fn.__name__ = name
-    fn.__doc__ = f"NumPy's `{name}` over `axis` (all axes by default)."
-    return _eager(fn, static_argnames=_STATIC)
+def _accumulation_dtype(dt: np.dtype) -> np.dtype:
+    """Half-precision floats accumulate in float32 (then round back), as JAX does."""
+    if dtypes.issubdtype(dt, np.floating) and dt.itemsize < 4:
+        return np.dtype(np.float32)
+    return dt
 
 
-sum = _reduction("sum", lax.reduce_sum, widen=True)  # noqa: A001
-prod = _reduction("prod", lax.reduce_prod, widen=True)
-max = amax = _reduction("max", lax.reduce_max)  # noqa: A001
-min = amin = _reduction("min", lax.reduce_min)  # noqa: A001
-any = _reduction("any", lax.reduce_or, bool_result=True)  # noqa: A001
-all = _reduction("all", lax.reduce_and, bool_result=True)  # noqa: A001
-
-
-def _mean_impl(a, axis=None, dtype=None, keepdims=False):
-    a = asarray(a)
-    axes = _axes(axis, a.aval.ndim, "mean")
-    if dtype is None:
-        dtype = (
-            a.aval.dtype
-            if dtypes.issubdtype(a.aval.dtype, np.inexact)
-            else dtypes.default_float_dtype()
+def _check_out(out: Any, name: str) -> None:
+    if out is not None:
+        raise NotImplementedError(
+            f"jnp.{name}: the 'out' argument is not supported; stablax arrays are immutable."
         )
-    dtype = dtypes.canonicalize_dtype(dtype)
-    count = int(np.prod([a.aval.shape[i] for i in axes], dtype=np.int64))
-    total = lax.reduce_sum(lax.convert_element_type(a, dtype), axes)
-    out = lax.div(total, lax.full_like(total, count))
+
+
+def _finish(out: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Any:
     if keepdims:
-        out = lax.reshape(out, _keepdims_shape(a.aval.shape, axes))
+        out = lax.reshape(out, _keepdims_shape(shape, axes))
+    if out.aval.weak_type:  # reductions return strongly typed results, as in JAX
+        out = lax.convert_element_type(out, out.aval.dtype)
     return out
 
 
-mean = _eager(_mean_impl, static_argnames=_STATIC)
+def _mask(where: Any, shape: tuple[int, ...], name: str) -> Any:
+    where = _to_bool(asarray(where))
+    broadcast_shapes(f"jnp.{name}", where.aval.shape, shape)
+    return broadcast_to_shape(where, shape)
 
 
-def _var_impl(a, axis=None, dtype=None, ddof=0, keepdims=False, correction=None):
+def _masked(a: Any, where: Any, fill: Any, name: str) -> Any:
+    if where is None:
+        return a
+    return lax.select(_mask(where, a.aval.shape, name), a, lax.full_like(a, fill))
+
+
+def _with_initial(out: Any, initial: Any, combine, name: str) -> Any:
+    if initial is None:
+        return out
+    initial = asarray(initial)
+    if initial.aval.ndim != 0:
+        raise ValueError(
+            f"jnp.{name}: initial value must be a scalar, got an array of shape "
+            f"{initial.aval.shape}{mlir.where_suffix()}"
+        )
+    return combine(out, lax.convert_element_type(initial, out.aval.dtype))
+
+
+def _sum_like(name: str, lax_reduce, combine, identity: int):
+    def fn(
+        a, axis=None, dtype=None, keepdims=False, initial=None, where=None, promote_integers=True
+    ):
+        a = asarray(a)
+        axes = _axes(axis, a.aval.ndim, name)
+        if dtype is not None:
+            target = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, name))
+        else:
+            target = _sum_dtype(a.aval.dtype) if promote_integers else a.aval.dtype
+            if target == np.bool_:
+                target = dtypes.default_int_dtype()
+        compute = _accumulation_dtype(target)
+        a = lax.convert_element_type(a, compute) if a.aval.dtype != compute else a
+        out = lax_reduce(_masked(a, where, identity, name), axes)
+        out = _with_initial(out, initial, combine, name)
+        out = lax.convert_element_type(out, target) if compute != target else out
+        return _finish(out, a.aval.shape, axes, keepdims)
+
+    fn.__name__ = name
+    return _eager(fn, static_argnames=_STATIC)
+
+
+_sum = _sum_like("sum", lax.reduce_sum, lax.add, 0)
+_prod = _sum_like("prod", lax.reduce_prod, lax.mul, 1)
+
+
+def sum(  # noqa: A001
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    initial: Any = None,
+    where: Any = None,
+    promote_integers: bool = True,
+) -> Any:
+    """Sum over `axis` (all axes by default); small integers and bools widen (NumPy's `sum`)."""
+    _check_out(out, "sum")
+    return _sum(a, axis, dtype, keepdims, initial, where, promote_integers)
+
+
+def prod(
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    initial: Any = None,
+    where: Any = None,
+    promote_integers: bool = True,
+) -> Any:
+    """Product over `axis` (all axes by default), NumPy's `prod`."""
+    _check_out(out, "prod")
+    return _prod(a, axis, dtype, keepdims, initial, where, promote_integers)
+
+
+def _lowest(dt: np.dtype, sign: int) -> Any:
+    if dt == np.bool_:
+        return sign < 0
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return int(info.max if sign > 0 else info.min)
+    return sign * np.inf
+
+
+def _extremum(name: str, lax_reduce, combine, sign: int):
+    def fn(a, axis=None, keepdims=False, initial=None, where=None):
+        a = asarray(a)
+        axes = _axes(axis, a.aval.ndim, name)
+        if where is not None and initial is None:
+            raise ValueError(
+                f"jnp.{name}: reduction operation {name} does not have an identity, so to use "
+                f"a where mask one has to specify 'initial'{mlir.where_suffix()}"
+            )
+        if initial is None and builtins.any(a.aval.shape[i] == 0 for i in axes):
+            raise ValueError(
+                f"jnp.{name}: zero-size array to reduction operation {name} which has no "
+                f"identity{mlir.where_suffix()}"
+            )
+        identity = _lowest(a.aval.dtype, sign) if a.aval.dtype.kind != "c" else 0
+        out = lax_reduce(_masked(a, where, identity, name), axes)
+        out = _with_initial(out, initial, combine, name)
+        return _finish(out, a.aval.shape, axes, keepdims)
+
+    fn.__name__ = name
+    return _eager(fn, static_argnames=_STATIC)
+
+
+_max = _extremum("max", lax.reduce_max, lax.max, -1)
+_min = _extremum("min", lax.reduce_min, lax.min, 1)
+
+
+def max(  # noqa: A001
+    a: Any,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    initial: Any = None,
+    where: Any = None,
+) -> Any:
+    """Largest element over `axis`; NaN propagates (NumPy's `max`)."""
+    _check_out(out, "max")
+    return _max(a, axis, keepdims, initial, where)
+
+
+def min(  # noqa: A001
+    a: Any,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    initial: Any = None,
+    where: Any = None,
+) -> Any:
+    """Smallest element over `axis`; NaN propagates (NumPy's `min`)."""
+    _check_out(out, "min")
+    return _min(a, axis, keepdims, initial, where)
+
+
+amax, amin = max, min
+
+
+def _boolean(name: str, lax_reduce, identity: bool):
+    def fn(a, axis=None, keepdims=False, where=None):
+        a = _to_bool(asarray(a))
+        axes = _axes(axis, a.aval.ndim, name)
+        out = lax_reduce(_masked(a, where, identity, name), axes)
+        return _finish(out, a.aval.shape, axes, keepdims)
+
+    fn.__name__ = name
+    return _eager(fn, static_argnames=_STATIC)
+
+
+_any = _boolean("any", lax.reduce_or, False)
+_all = _boolean("all", lax.reduce_and, True)
+
+
+def any(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = None):  # noqa: A001
+    """Whether any element over `axis` is truthy."""
+    _check_out(out, "any")
+    return _any(a, axis, keepdims, where)
+
+
+def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = None):  # noqa: A001
+    """Whether every element over `axis` is truthy."""
+    _check_out(out, "all")
+    return _all(a, axis, keepdims, where)
+
+
+def _inexact_dtype(dt: np.dtype) -> np.dtype:
+    return dt if dtypes.issubdtype(dt, np.inexact) else dtypes.default_float_dtype()
+
+
+def _sum_and_count(a: Any, axes: tuple[int, ...], where: Any, compute: np.dtype, name: str):
+    """(sum, count) over `axes` of the elements `where` selects, both of dtype `compute`."""
+    a = lax.convert_element_type(a, compute)
+    total = lax.reduce_sum(_masked(a, where, 0, name), axes)
+    if where is None:
+        return total, lax.full_like(total, _count(a.aval.shape, axes))
+    selected = lax.convert_element_type(_mask(where, a.aval.shape, name), compute)
+    return total, lax.reduce_sum(selected, axes)
+
+
+def _mean_impl(a, axis=None, dtype=None, keepdims=False, where=None):
+    a = asarray(a)
+    axes = _axes(axis, a.aval.ndim, "mean")
+    target = (
+        _inexact_dtype(a.aval.dtype)
+        if dtype is None
+        else dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "mean"))
+    )
+    total, count = _sum_and_count(a, axes, where, _accumulation_dtype(target), "mean")
+    out = lax.convert_element_type(lax.div(total, count), target)
+    return _finish(out, a.aval.shape, axes, keepdims)
+
+
+_mean = _eager(_mean_impl, static_argnames=_STATIC)
+
+
+def mean(
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    *,
+    where: Any = None,
+) -> Any:
+    """Arithmetic mean over `axis`; integers average as floats (NumPy's `mean`)."""
+    _check_out(out, "mean")
+    return _mean(a, axis, dtype, keepdims, where)
+
+
+def _var_impl(
+    a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None, correction=None
+):
     a = asarray(a)
     if correction is not None:
         ddof = correction
     axes = _axes(axis, a.aval.ndim, "var")
-    compute = (
-        a.aval.dtype
-        if dtypes.issubdtype(a.aval.dtype, np.inexact)
-        else dtypes.default_float_dtype()
-    )
+    inexact = _inexact_dtype(a.aval.dtype)
+    compute = _accumulation_dtype(inexact)
     a = lax.convert_element_type(a, compute)
-    from stablax._src.numpy._ufuncs import subtract
-
-    centered = subtract(a, _mean_impl(a, axes, keepdims=True))
-    if compute.kind == "c":
-        sq = lax.real(lax.mul(centered, lax.conj(centered)))
+    if mean is None:
+        total, count = _sum_and_count(a, axes, where, compute, "var")
+        center = lax.div(total, count)
     else:
-        sq = lax.mul(centered, centered)
-    count = int(np.prod([a.aval.shape[i] for i in axes], dtype=np.int64))
-    total = lax.reduce_sum(sq, axes)
-    out = lax.div(total, lax.full_like(total, builtins.max(count - ddof, 0)))
+        _, count = _sum_and_count(a, axes, where, compute, "var")
+        center = lax.convert_element_type(asarray(mean), compute)
+    center = broadcast_to_shape(
+        lax.reshape(center, _keepdims_shape(a.aval.shape, axes))
+        if center.aval.ndim == a.aval.ndim - len(axes)
+        else center,
+        a.aval.shape,
+    )
+    centered = lax.sub(a, center)
+    if compute.kind == "c":
+        squares = lax.real(lax.mul(centered, lax.conj(centered)))
+    else:
+        squares = lax.mul(centered, centered)
+    total = lax.reduce_sum(_masked(squares, where, 0, "var"), axes)
+    count = lax.real(count) if count.aval.dtype.kind == "c" else count
+    out = lax.div(total, lax.max(lax.sub(count, float(ddof)), lax.full_like(count, 0)))
     if dtype is not None:
-        out = lax.convert_element_type(out, dtype)
-    if keepdims:
-        out = lax.reshape(out, _keepdims_shape(a.aval.shape, axes))
-    return out
+        target = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "var"))
+    else:
+        target = np.dtype(inexact.type(0).real.dtype) if inexact.kind == "c" else inexact
+    return _finish(lax.convert_element_type(out, target), a.aval.shape, axes, keepdims)
 
 
-var = _eager(_var_impl, static_argnames=_STATIC)
+def _std_impl(
+    a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None, correction=None
+):
+    return lax.sqrt(_var_impl(a, axis, dtype, ddof, keepdims, where, mean, correction))
 
 
-def _std_impl(a, axis=None, dtype=None, ddof=0, keepdims=False, correction=None):
-    return lax.sqrt(_var_impl(a, axis, dtype, ddof, keepdims, correction))
+_var = _eager(_var_impl, static_argnames=_STATIC)
+_std = _eager(_std_impl, static_argnames=_STATIC)
 
 
-std = _eager(_std_impl, static_argnames=_STATIC)
+def var(
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    where: Any = None,
+    mean: Any = None,
+    correction: Any = None,
+) -> Any:
+    """Variance over `axis`, dividing by N - ddof (or N - correction)."""
+    _check_out(out, "var")
+    return _var(a, axis, dtype, ddof, keepdims, where, mean, correction)
+
+
+def std(
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    where: Any = None,
+    mean: Any = None,
+    correction: Any = None,
+) -> Any:
+    """Standard deviation over `axis`: sqrt of `var`."""
+    _check_out(out, "std")
+    return _std(a, axis, dtype, ddof, keepdims, where, mean, correction)
+
+
+def _arg_extremum(name: str, lax_fn):
+    def fn(a, axis=None, keepdims=False):
+        a = asarray(a)
+        if a.aval.dtype.kind == "c":
+            raise TypeError(f"jnp.{name} does not support complex inputs{mlir.where_suffix()}")
+        shape = a.aval.shape
+        if axis is None:
+            a = lax.reshape(a, (int(np.prod(shape, dtype=np.int64)),))
+            axes = tuple(range(len(shape)))
+            reduce_axis = 0
+        else:
+            axes = _axes(axis, len(shape), name)
+            reduce_axis = axes[0]
+        if a.aval.shape[reduce_axis] == 0:
+            raise ValueError(
+                f"jnp.{name}: attempt to get {name} of an empty sequence{mlir.where_suffix()}"
+            )
+        out = lax_fn(a, reduce_axis, dtypes.default_int_dtype())
+        return _finish(out, shape, axes, keepdims)
+
+    fn.__name__ = name
+    return _eager(fn, static_argnames=_STATIC)
+
+
+_argmax = _arg_extremum("argmax", lax.argmax)
+_argmin = _arg_extremum("argmin", lax.argmin)
+
+
+def argmax(a: Any, axis: int | None = None, out: Any = None, keepdims: bool | None = None) -> Any:
+    """Index of the largest element (the first NaN, if any) over `axis` or the flattened array."""
+    _check_out(out, "argmax")
+    return _argmax(a, axis, bool(keepdims))
+
+
+def argmin(a: Any, axis: int | None = None, out: Any = None, keepdims: bool | None = None) -> Any:
+    """Index of the smallest element (the first NaN, if any) over `axis` or the flattened array."""
+    _check_out(out, "argmin")
+    return _argmin(a, axis, bool(keepdims))
+
+
+def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+    """Range (max - min) over `axis` (NumPy's `ptp`)."""
+    _check_out(out, "ptp")
+    return _ptp(a, axis, keepdims)
+
+
+def _ptp_impl(a, axis=None, keepdims=False):
+    a = asarray(a)
+    if a.aval.dtype == np.bool_:
+        raise TypeError(f"jnp.ptp: boolean inputs are not supported{mlir.where_suffix()}")
+    return lax.sub(_max(a, axis, keepdims), _min(a, axis, keepdims))
+
+
+_ptp = _eager(_ptp_impl, static_argnames=_STATIC)
+
+
+def _count_nonzero_impl(a, axis=None, keepdims=False):
+    a = _to_bool(asarray(a))
+    axes = _axes(axis, a.aval.ndim, "count_nonzero")
+    out = lax.reduce_sum(lax.convert_element_type(a, dtypes.default_int_dtype()), axes)
+    return _finish(out, a.aval.shape, axes, keepdims)
+
+
+_count_nonzero = _eager(_count_nonzero_impl, static_argnames=_STATIC)
+
+
+def count_nonzero(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """Number of nonzero (truthy) elements over `axis`, as the default integer type."""
+    return _count_nonzero(a, axis, keepdims)

@@ -1,0 +1,503 @@
+"""The rest of NumPy's elementwise math (hypot, logaddexp, frexp, sinc, i0, gcd, ...), from lax.
+
+Each function is a `jit` of lax ops, so an eager call is one cached executable and
+derivatives and batching come from the rules of the ops it is made of.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from stablax._src import dtypes, lax
+from stablax._src import ir as mlir
+from stablax._src.dispatch import weak_scalar
+from stablax._src.jit import jit as _eager
+from stablax._src.numpy import _ufuncs
+from stablax._src.numpy._promotion import promote_args, promote_args_inexact, promote_dtypes
+
+
+def _reject_complex(name: str, *xs: Any, error: type = TypeError) -> None:
+    if any(x.aval.dtype.kind == "c" for x in xs):
+        raise error(f"jnp.{name} does not support complex-valued inputs{mlir.where_suffix()}")
+
+
+def _is_floating(x: Any) -> bool:
+    return dtypes.issubdtype(x.aval.dtype, np.floating)
+
+
+def _to_default_float(x: Any) -> Any:
+    """Integers and bools to the default float type, strongly typed (JAX drops weakness here)."""
+    (x,) = promote_dtypes(x)
+    if dtypes.issubdtype(x.aval.dtype, np.inexact):
+        return lax.convert_element_type(x, x.aval.dtype)
+    return lax.convert_element_type(x, dtypes.default_float_dtype())
+
+
+def _const(x: Any, value: Any) -> Any:
+    """`value` as a weak 0-d constant of x's dtype (Python floats do not combine with complex)."""
+    return weak_scalar(value, x.aval.dtype)
+
+
+def _with_weakness_of(out: Any, x: Any) -> Any:
+    return lax.convert_element_type(out, out.aval.dtype, weak_type=x.aval.weak_type)
+
+
+# --- sign, magnitude and classification ---------------------------------------------------------
+
+
+@_eager
+def fabs(x):
+    """Elementwise |x| as a float (NumPy's `fabs`; complex is rejected)."""
+    (x,) = promote_args_inexact("fabs", x)
+    _reject_complex("fabs", x)
+    return lax.abs(x)
+
+
+def _sign_bit_of_float(x: Any) -> Any:
+    bits = dtypes.itemsize_bits(x.aval.dtype)
+    as_int = lax.bitcast_convert_type(x, np.dtype(f"int{bits}"))
+    return lax.lt(as_int, 0)
+
+
+@_eager
+def signbit(x):
+    """Whether the sign bit is set (true for -0.0 and negative NaNs too)."""
+    (x,) = promote_dtypes(x)
+    kind = x.aval.dtype.kind
+    if kind == "c":
+        raise ValueError(f"jnp.signbit is not well defined for complex inputs{mlir.where_suffix()}")
+    if kind == "b" or kind == "u":
+        return lax.full_like(x, False, dtype=np.bool_)
+    if kind == "i":
+        return lax.lt(x, 0)
+    return _sign_bit_of_float(x)
+
+
+@_eager
+def copysign(x1, x2):
+    """|x1| with the sign of x2 (its sign bit, so -0.0 counts as negative)."""
+    x1, x2 = promote_args_inexact("copysign", x1, x2)
+    _reject_complex("copysign", x1)
+    magnitude = lax.abs(x1)
+    return lax.select(_sign_bit_of_float(x2), lax.neg(magnitude), magnitude)
+
+
+@_eager
+def heaviside(x1, x2):
+    """Step function: 0 for x1 < 0, x2 where x1 == 0, 1 for x1 > 0 (NaN stays NaN)."""
+    x1, x2 = promote_args_inexact("heaviside", x1, x2)
+    _reject_complex("heaviside", x1)
+    step = lax.select(lax.gt(x1, 0.0), lax.full_like(x1, 1), lax.select(lax.eq(x1, 0.0), x2, x1))
+    return lax.select(lax.lt(x1, 0.0), lax.full_like(x1, 0), step)
+
+
+def _inf_test(sign: float, name: str):
+    def fn(x):
+        (x,) = promote_dtypes(x)
+        _reject_complex(name, x, error=ValueError)
+        if not _is_floating(x):
+            return lax.full_like(x, False, dtype=np.bool_)
+        return lax.eq(x, sign * np.inf)
+
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise x == {'+' if sign > 0 else '-'}inf (False for integers)."
+    return _eager(fn)
+
+
+isposinf = _inf_test(1.0, "isposinf")
+isneginf = _inf_test(-1.0, "isneginf")
+
+
+@_eager
+def isreal(x):
+    """Elementwise imag(x) == 0 (always true for real dtypes)."""
+    (x,) = promote_dtypes(x)
+    if x.aval.dtype.kind != "c":
+        return _with_weakness_of(lax.full_like(x, True, dtype=np.bool_), x)
+    return lax.eq(lax.imag(x), 0.0)
+
+
+@_eager
+def iscomplex(x):
+    """Elementwise imag(x) != 0 (always false for real dtypes)."""
+    (x,) = promote_dtypes(x)
+    if x.aval.dtype.kind != "c":
+        return _with_weakness_of(lax.full_like(x, False, dtype=np.bool_), x)
+    return lax.ne(lax.imag(x), 0.0)
+
+
+def angle(z: Any, deg: bool = False) -> Any:
+    """Argument of complex numbers, atan2(imag, real); in degrees if `deg`."""
+    return _angle(z, deg=deg)
+
+
+def _angle_impl(z, deg):
+    z = _to_default_float(z)
+    re, im = (lax.real(z), lax.imag(z)) if z.aval.dtype.kind == "c" else (z, lax.full_like(z, 0))
+    out = lax.atan2(im, re)
+    return lax.mul(out, _const(out, 180 / math.pi)) if deg else out
+
+
+_angle = _eager(_angle_impl, static_argnames="deg")
+
+
+@_eager
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """Replaces NaN by `nan` and +-inf by `posinf`/`neginf` (default: the dtype's extremes)."""
+    del copy
+    (x,) = promote_dtypes(x)
+    if x.aval.dtype.kind == "c":
+        re = nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf)
+        im = nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf)
+        return lax.complex(re, im)
+    if not _is_floating(x):
+        return x
+    info = dtypes.finfo(x.aval.dtype)
+    posinf = float(info.max) if posinf is None else posinf
+    neginf = float(info.min) if neginf is None else neginf
+
+    def fill(value):
+        return lax.convert_element_type(value, x.aval.dtype)
+
+    x = lax.select(lax.ne(x, x), fill(nan), x)
+    x = lax.select(lax.eq(x, np.inf), fill(posinf), x)
+    return lax.select(lax.eq(x, -np.inf), fill(neginf), x)
+
+
+# --- rounding, decomposition and spacing ---------------------------------------------------------
+
+
+@_eager
+def rint(x):
+    """Rounds to the nearest integer, ties to even; integers become floats."""
+    (x,) = promote_dtypes(x)
+    if not dtypes.issubdtype(x.aval.dtype, np.inexact):
+        x = lax.convert_element_type(x, dtypes.default_float_dtype())
+    if x.aval.dtype.kind == "c":
+        rounded = [lax.round(p, lax.RoundingMethod.TO_NEAREST_EVEN) for p in (x.real, x.imag)]
+        return lax.complex(*rounded)
+    return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+@_eager
+def modf(x):
+    """(fractional part, integral part), both with the sign of x; modf(+-inf) = (+-0, +-inf)."""
+    (x,) = promote_args_inexact("modf", x)
+    _reject_complex("modf", x)
+    whole = _ufuncs.trunc(x)
+    frac = lax.select(lax.eq(lax.abs(x), np.inf), lax.full_like(x, 0), lax.sub(x, whole))
+    return copysign(frac, x), whole
+
+
+def _float_layout(dtype: np.dtype) -> tuple[int, int, np.dtype]:
+    """(mantissa bits, exponent bias, same-width integer dtype) of a floating dtype."""
+    info = dtypes.finfo(dtype)
+    bits = dtypes.itemsize_bits(dtype)
+    return int(info.nmant), int(info.maxexp) - 1, np.dtype(f"int{bits}")
+
+
+@_eager
+def frexp(x):
+    """(mantissa, exponent) with x = mantissa * 2**exponent and 0.5 <= |mantissa| < 1."""
+    (x,) = promote_args_inexact("frexp", x)
+    _reject_complex("frexp", x)
+    dt = x.aval.dtype
+    nmant, bias, int_dt = _float_layout(dt)
+    exp_mask = (1 << (dtypes.itemsize_bits(dt) - 1 - nmant)) - 1
+
+    def exponent_field(bits):
+        field = lax.shift_right_logical(bits, np.asarray(nmant, int_dt))
+        return lax.bitwise_and(field, np.asarray(exp_mask, int_dt))
+
+    # A subnormal is its mantissa bits times 2**(1 - bias - nmant): read those bits as an integer
+    # (exact in dt), so backends that flush subnormals to zero in arithmetic still see them.
+    bits = lax.bitcast_convert_type(x, int_dt)
+    fraction = lax.bitwise_and(bits, np.asarray((1 << nmant) - 1, int_dt))
+    subnormal = lax.eq(exponent_field(bits), np.asarray(0, int_dt))
+    as_normal = copysign(lax.convert_element_type(fraction, dt), x)
+    bits = lax.select(subnormal, lax.bitcast_convert_type(as_normal, int_dt), bits)
+    exponent = lax.sub(exponent_field(bits), np.asarray(bias - 1, int_dt))
+    shift = np.asarray(1 - bias - nmant, int_dt)
+    exponent = lax.select(subnormal, lax.add(exponent, shift), exponent)
+    cleared = lax.bitwise_and(bits, np.asarray(~(exp_mask << nmant), int_dt))
+    mantissa_bits = lax.bitwise_or(cleared, np.asarray((bias - 1) << nmant, int_dt))
+    mantissa = lax.bitcast_convert_type(mantissa_bits, dt)
+    is_zero = lax.eq(
+        lax.bitwise_and(
+            lax.bitcast_convert_type(x, int_dt),
+            np.asarray((1 << (dtypes.itemsize_bits(dt) - 1)) - 1, int_dt),
+        ),
+        np.asarray(0, int_dt),
+    )
+    special = lax.bitwise_or(is_zero, lax.bitwise_not(lax.is_finite(x)))
+    mantissa = lax.select(special, x, mantissa)
+    exponent = lax.select(special, lax.full_like(exponent, 0), exponent)
+    return mantissa, lax.convert_element_type(exponent, np.int32)
+
+
+def _exact_pow2(k: Any, dt: np.dtype) -> Any:
+    """2**k as dtype `dt`, built from its bits; k must lie in the normal exponent range."""
+    nmant, bias, int_dt = _float_layout(dt)
+    field = lax.add(lax.convert_element_type(k, int_dt), np.asarray(bias, int_dt))
+    return lax.bitcast_convert_type(lax.shift_left(field, np.asarray(nmant, int_dt)), dt)
+
+
+@_eager
+def ldexp(x1, x2):
+    """x1 * 2**x2 for an integer x2, without overflowing an intermediate power of two."""
+    x2_dtype = dtypes.dtype_of(x2)
+    if not (dtypes.issubdtype(x2_dtype, np.integer) or x2_dtype == np.bool_):
+        raise ValueError(
+            f"jnp.ldexp: the exponent x2 must be an integer, got {np.dtype(x2_dtype).name}"
+            f"{mlir.where_suffix()}"
+        )
+    (x1,) = promote_args_inexact("ldexp", x1)
+    _reject_complex("ldexp", x1, error=ValueError)
+    x1, x2 = _ufuncs.promote_args_shapes_only("ldexp", x1, lax.convert_element_type(x2, np.int32))
+    _, bias, _ = _float_layout(x1.aval.dtype)
+    # Three factors, each a normal power of two, cover every exponent that can matter.
+    n = lax.clamp(np.int32(-3 * (bias - 1)), x2, np.int32(3 * (bias - 1)))
+    first = lax.div(n, np.int32(3))
+    second = lax.div(lax.sub(n, first), np.int32(2))
+    third = lax.sub(lax.sub(n, first), second)
+    out = x1
+    for part in (first, second, third):
+        out = lax.mul(out, _exact_pow2(part, x1.aval.dtype))
+    return out
+
+
+@_eager
+def spacing(x):
+    """Distance from x to its nearest neighbour away from zero (negative for negative x)."""
+    x = _to_default_float(x)
+    _reject_complex("spacing", x, error=ValueError)
+    away = lax.select(lax.lt(x, 0.0), lax.full_like(x, -np.inf), lax.full_like(x, np.inf))
+    neighbour = lax.nextafter(x, away)
+    # At zero the neighbour is the spacing itself (subtracting would flush it on some backends).
+    return lax.select(lax.eq(x, 0.0), neighbour, lax.sub(neighbour, x))
+
+
+# --- exponentials and special functions ----------------------------------------------------------
+
+
+@_eager
+def hypot(x1, x2):
+    """sqrt(x1**2 + x2**2) without overflow or underflow; inf if either is infinite."""
+    x1, x2 = promote_args_inexact("hypot", x1, x2)
+    _reject_complex("hypot", x1, error=ValueError)
+    a, b = lax.abs(x1), lax.abs(x2)
+    big, small = lax.max(a, b), lax.min(a, b)
+    safe_big = lax.select(lax.eq(big, 0.0), lax.full_like(big, 1), big)
+    ratio = lax.div(small, safe_big)
+    out = lax.select(
+        lax.eq(big, 0.0), big, lax.mul(big, lax.sqrt(lax.add(lax.mul(ratio, ratio), 1.0)))
+    )
+    return lax.select(lax.bitwise_or(lax.eq(a, np.inf), lax.eq(b, np.inf)), lax.abs(big), out)
+
+
+def _logaddexp_impl(x1: Any, x2: Any, log1p_of_exp) -> Any:
+    if x1.aval.dtype.kind == "c":
+        big = lax.select(lax.gt(lax.real(x1), lax.real(x2)), x1, x2)
+        other = lax.sub(lax.add(x1, x2), big)
+        return lax.add(big, log1p_of_exp(lax.sub(other, big)))
+    big = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    stable = lax.add(big, log1p_of_exp(lax.neg(lax.abs(delta))))
+    # Equal infinities give delta = nan; x1 + x2 is then the right answer (inf or -inf).
+    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), stable)
+
+
+@_eager
+def logaddexp(x1, x2):
+    """log(exp(x1) + exp(x2)) without overflow."""
+    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    return _logaddexp_impl(x1, x2, lambda d: lax.log1p(lax.exp(d)))
+
+
+@_eager
+def logaddexp2(x1, x2):
+    """log2(2**x1 + 2**x2) without overflow."""
+    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+    ln2 = _const(x1, math.log(2))
+    return _logaddexp_impl(x1, x2, lambda d: lax.div(lax.log1p(lax.exp(lax.mul(d, ln2))), ln2))
+
+
+def _angle_scale(factor: float, name: str):
+    def fn(x):
+        (x,) = promote_args_inexact(name, x)
+        return lax.mul(x, _const(x, factor))
+
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise x * {factor!r} (NumPy's `{name}`)."
+    return _eager(fn)
+
+
+deg2rad = radians = _angle_scale(math.pi / 180, "deg2rad")
+rad2deg = degrees = _angle_scale(180 / math.pi, "rad2deg")
+
+
+@_eager
+def sinc(x):
+    """sin(pi x) / (pi x), 1 at 0; derivatives at 0 come from the Taylor series there."""
+    (x,) = promote_args_inexact("sinc", x)
+    zero = lax.eq(x, lax.full_like(x, 0))
+    pi = _const(x, math.pi)
+    safe = lax.mul(lax.select(zero, lax.full_like(x, 1), x), pi)
+    pix = lax.mul(x, pi)
+    pix2 = lax.mul(pix, pix)
+    taylor = lax.mul(pix2, lax.add(lax.mul(pix2, _const(x, 1 / 120)), _const(x, -1 / 6)))
+    taylor = lax.add(taylor, lax.full_like(x, 1))
+    return lax.select(zero, taylor, lax.div(lax.sin(safe), safe))
+
+
+# I0 switches from its power series to its asymptotic expansion at |x| = 15: both are accurate
+# to double precision there with the term counts below.
+_I0_SERIES = [1 / math.factorial(k) ** 2 for k in range(36)]
+_I0_ASYMPTOTIC = [
+    math.prod((2 * j - 1) ** 2 for j in range(1, k + 1)) / (math.factorial(k) * 8**k)
+    for k in range(16)
+]
+
+
+def _horner(coefficients: list[float], t: Any) -> Any:
+    out = lax.full_like(t, coefficients[-1])
+    for c in reversed(coefficients[:-1]):
+        out = lax.add(lax.mul(out, t), float(c))
+    return out
+
+
+@_eager
+def i0(x):
+    """Modified Bessel function of the first kind, order 0."""
+    (x,) = promote_args_inexact("i0", x)
+    if x.aval.dtype.kind == "c":
+        raise ValueError(f"jnp.i0: unsupported complex input{mlir.where_suffix()}")
+    dt = x.aval.dtype
+    # Compute in float32 at least: float16's range overflows inside the series.
+    wide = np.dtype(np.float32) if dt.itemsize < 4 else dt
+    xw = lax.convert_element_type(x, wide)
+    terms = 24 if wide == np.float32 else len(_I0_SERIES)
+    series = _horner(_I0_SERIES[:terms], lax.mul(lax.mul(xw, xw), 0.25))
+    large = lax.gt(lax.abs(xw), 15.0)
+    ax = lax.select(large, lax.abs(xw), lax.full_like(xw, 16.0))
+    tail = _horner(_I0_ASYMPTOTIC, lax.div(lax.full_like(ax, 1), ax))
+    asymptotic = lax.mul(lax.div(lax.exp(ax), lax.sqrt(lax.mul(ax, 2 * math.pi))), tail)
+    out = lax.select(large, asymptotic, series)
+    return lax.convert_element_type(out, dt, weak_type=x.aval.weak_type)
+
+
+@_eager
+def float_power(x1, x2):
+    """x1 ** x2 computed in floating point (NumPy's `float_power`)."""
+    return lax.pow(*promote_args_inexact("float_power", x1, x2))
+
+
+def _nan_ignoring(lax_fn, name: str):
+    def fn(x1, x2):
+        x1, x2 = promote_args(name, x1, x2)
+        out = lax_fn(x1, x2)
+        if not dtypes.issubdtype(x1.aval.dtype, np.inexact):
+            return out
+        out = lax.select(lax.ne(x2, x2), x1, out)
+        return lax.select(lax.ne(x1, x1), x2, out)
+
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name[1:]} that ignores a NaN when the other value is not NaN."
+    return _eager(fn)
+
+
+fmax = _nan_ignoring(lax.max, "fmax")
+fmin = _nan_ignoring(lax.min, "fmin")
+
+
+# --- integers ------------------------------------------------------------------------------------
+
+
+def _integer_args(name: str, x1: Any, x2: Any) -> list[Any]:
+    x1, x2 = promote_args(name, x1, x2)
+    if x1.aval.dtype.kind not in "iu":
+        raise ValueError(f"jnp.{name}: arguments must be integers{mlir.where_suffix()}")
+    return [x1, x2]
+
+
+def _int_abs(x: Any) -> Any:
+    return lax.abs(x) if x.aval.dtype.kind == "i" else x
+
+
+def _gcd_abs(a: Any, b: Any) -> Any:
+    # Euclid's algorithm, unrolled to its worst case (consecutive Fibonacci numbers).
+    steps = int(math.ceil(dtypes.itemsize_bits(a.aval.dtype) * 1.45)) + 2
+    for _ in range(steps):
+        zero = lax.eq(b, 0)
+        remainder = lax.rem(a, lax.select(zero, lax.full_like(b, 1), b))
+        a, b = lax.select(zero, a, b), lax.select(zero, b, remainder)
+    return a
+
+
+@_eager
+def gcd(x1, x2):
+    """Greatest common divisor of |x1| and |x2| (0 when both are 0)."""
+    x1, x2 = _integer_args("gcd", x1, x2)
+    return _gcd_abs(_int_abs(x1), _int_abs(x2))
+
+
+@_eager
+def lcm(x1, x2):
+    """Least common multiple of |x1| and |x2| (0 when either is 0)."""
+    x1, x2 = _integer_args("lcm", x1, x2)
+    a, b = _int_abs(x1), _int_abs(x2)
+    divisor = _gcd_abs(a, b)
+    zero = lax.eq(divisor, 0)
+    safe = lax.select(zero, lax.full_like(divisor, 1), divisor)
+    return lax.select(zero, lax.full_like(a, 0), lax.mul(a, lax.div(b, safe)))
+
+
+@_eager
+def bitwise_count(x):
+    """Number of set bits of |x|, as uint8 (NumPy's `bitwise_count`)."""
+    (x,) = promote_dtypes(x)
+    if x.aval.dtype.kind not in "biu":
+        raise TypeError(
+            f"jnp.bitwise_count: only integer and bool inputs, got {x.aval.dtype.name}"
+            f"{mlir.where_suffix()}"
+        )
+    magnitude = lax.abs(x) if x.aval.dtype.kind == "i" else x
+    if x.aval.dtype == np.bool_:
+        magnitude = lax.convert_element_type(x, np.uint8)
+    return lax.convert_element_type(lax.population_count(magnitude), np.uint8)
+
+
+__all__ = [
+    "fabs",
+    "signbit",
+    "copysign",
+    "heaviside",
+    "isposinf",
+    "isneginf",
+    "isreal",
+    "iscomplex",
+    "angle",
+    "nan_to_num",
+    "rint",
+    "modf",
+    "frexp",
+    "ldexp",
+    "spacing",
+    "hypot",
+    "logaddexp",
+    "logaddexp2",
+    "deg2rad",
+    "radians",
+    "rad2deg",
+    "degrees",
+    "sinc",
+    "i0",
+    "float_power",
+    "fmax",
+    "fmin",
+    "gcd",
+    "lcm",
+    "bitwise_count",
+]

@@ -1,0 +1,357 @@
+"""Order statistics and moments: quantile/percentile/median (and their NaN-ignoring forms),
+average, cov and corrcoef."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from stablax._src import dtypes, lax
+from stablax._src import ir as mlir
+from stablax._src.jit import jit as _eager
+from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._promotion import (
+    broadcast_to_shape,
+    promote_dtypes,
+    promote_dtypes_inexact,
+)
+from stablax._src.numpy._reductions import _axes, _check_out, _keepdims_shape
+
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
+_STATIC = ("axis", "method", "keepdims", "ignore_nan", "returned", "rowvar", "bias", "ddof")
+
+
+def _lanes_last(a: Any, axes: tuple[int, ...]) -> Any:
+    """`a` reshaped to (lanes, n): the reduced axes flattened into one trailing axis."""
+    kept = [i for i in range(a.aval.ndim) if i not in axes]
+    moved = lax.transpose(a, (*kept, *axes)) if axes else a
+    lanes = int(np.prod([a.aval.shape[i] for i in kept], dtype=np.int64))
+    n = int(np.prod([a.aval.shape[i] for i in axes], dtype=np.int64))
+    return lax.reshape(moved, (lanes, n))
+
+
+def _take_per_lane(values: Any, index: Any) -> Any:
+    """values[lane, index[k, lane]] for values (lanes, n) and index (k, lanes): shape (k, lanes)."""
+    k, lanes = index.aval.shape
+    lane = lax.broadcasted_iota(np.int32, (k, lanes), 1)
+    flat = [lax.reshape(i, (k * lanes,)) for i in (lax.convert_element_type(index, np.int32), lane)]
+    return lax.reshape(lax.index_take(values, [flat[1], flat[0]], [0, 1]), (k, lanes))
+
+
+def _quantile_impl(a, q, axis=None, method="linear", keepdims=False, ignore_nan=False):
+    name = "nanquantile" if ignore_nan else "quantile"
+    if method not in _METHODS:
+        raise ValueError(
+            f"jnp.{name}: method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' "
+            f"or 'inverted_cdf', got {method!r}{mlir.where_suffix()}"
+        )
+    a, q = asarray(a), asarray(q)
+    if a.aval.dtype.kind == "c" or q.aval.dtype.kind == "c":
+        raise ValueError(
+            f"jnp.{name} does not support complex input, as the operation is poorly defined"
+            f"{mlir.where_suffix()}"
+        )
+    if q.aval.ndim > 1:
+        raise ValueError(f"jnp.{name}: q must be zero- or one-dimensional{mlir.where_suffix()}")
+    a, q = promote_dtypes_inexact(a, q)
+    a = lax.convert_element_type(a, a.aval.dtype)  # results are strongly typed, as in JAX
+    axes = _axes(axis, a.aval.ndim, name)
+    shape = a.aval.shape
+    lanes = lax.sort(_lanes_last(a, axes), dimension=1)
+    n_lanes, n = lanes.aval.shape
+    has_nan = lax.reduce_or(lax.ne(lanes, lanes), (1,))
+    if ignore_nan:  # NaNs sort last: quantiles are taken over the first `count` of each lane
+        count = lax.reduce_sum(lax.convert_element_type(lax.eq(lanes, lanes), a.aval.dtype), (1,))
+    else:
+        count = lax.full((n_lanes,), n, a.aval.dtype)
+    qs = lax.reshape(q, (q.aval.size, 1))
+    k = qs.aval.shape[0]
+    count = lax.broadcast_in_dim(count, (k, n_lanes), (1,))
+    qs = lax.broadcast_in_dim(qs, (k, n_lanes), (0, 1))
+    last = lax.sub(count, 1.0)
+
+    def index(position):
+        return lax.clamp(0.0, position, lax.max(last, lax.full_like(last, 0)))
+
+    position = lax.mul(qs, last)
+    if method == "inverted_cdf":
+        position = lax.sub(lax.ceil(lax.mul(qs, count)), 1.0)
+        result = _take_per_lane(lanes, index(position))
+    else:
+        low, high = lax.floor(position), lax.ceil(position)
+        low_value = _take_per_lane(lanes, index(low))
+        high_value = _take_per_lane(lanes, index(high))
+        if method == "lower":
+            result = low_value
+        elif method == "higher":
+            result = high_value
+        elif method == "midpoint":
+            result = lax.mul(lax.add(low_value, high_value), 0.5)
+        elif method == "nearest":
+            nearest = lax.round(position, lax.RoundingMethod.TO_NEAREST_EVEN)
+            result = _take_per_lane(lanes, index(nearest))
+        else:
+            frac = lax.sub(position, low)
+            result = lax.add(low_value, lax.mul(lax.sub(high_value, low_value), frac))
+    if ignore_nan:
+        result = lax.select(lax.eq(count, 0.0), lax.full_like(result, np.nan), result)
+    else:
+        has_nan = lax.broadcast_in_dim(has_nan, (k, n_lanes), (1,))
+        result = lax.select(has_nan, lax.full_like(result, np.nan), result)
+    rest = (
+        _keepdims_shape(shape, axes)
+        if keepdims
+        else tuple(d for i, d in enumerate(shape) if i not in axes)
+    )
+    return lax.reshape(result, (*q.aval.shape, *rest))
+
+
+_quantile = _eager(_quantile_impl, static_argnames=_STATIC)
+
+
+def _check_quantile_args(out: Any, overwrite_input: bool, weights: Any, name: str) -> None:
+    _check_out(out, name)
+    del overwrite_input  # stablax arrays are immutable; nothing is ever overwritten
+    if weights is not None:
+        raise NotImplementedError(f"jnp.{name}: the 'weights' argument is not supported yet.")
+
+
+def quantile(
+    a: Any,
+    q: Any,
+    axis: Any = None,
+    out: Any = None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+    *,
+    weights: Any = None,
+) -> Any:
+    """The q-th quantiles (q in [0, 1]) over `axis`; NaN if a lane holds NaN (NumPy's `quantile`).
+
+    `method` is one of 'linear', 'lower', 'higher', 'midpoint', 'nearest', 'inverted_cdf' (the
+    ones JAX supports). The result has shape q.shape + the shape of the reduced `a`.
+    """
+    _check_quantile_args(out, overwrite_input, weights, "quantile")
+    return _quantile(a, q, axis, method, keepdims, False)
+
+
+def nanquantile(
+    a: Any,
+    q: Any,
+    axis: Any = None,
+    out: Any = None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+    *,
+    weights: Any = None,
+) -> Any:
+    """`quantile` ignoring NaNs (NaN only where a lane is all NaN)."""
+    _check_quantile_args(out, overwrite_input, weights, "nanquantile")
+    return _quantile(a, q, axis, method, keepdims, True)
+
+
+def _hundredths(q: Any) -> Any:
+    (q,) = promote_dtypes_inexact(asarray(q))
+    return lax.div(q, 100.0)
+
+
+def percentile(
+    a: Any,
+    q: Any,
+    axis: Any = None,
+    out: Any = None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+    *,
+    weights: Any = None,
+) -> Any:
+    """The q-th percentiles (q in [0, 100]); see `quantile`."""
+    _check_quantile_args(out, overwrite_input, weights, "percentile")
+    return _quantile(a, _hundredths(q), axis, method, keepdims, False)
+
+
+def nanpercentile(
+    a: Any,
+    q: Any,
+    axis: Any = None,
+    out: Any = None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+    *,
+    weights: Any = None,
+) -> Any:
+    """`percentile` ignoring NaNs."""
+    _check_quantile_args(out, overwrite_input, weights, "nanpercentile")
+    return _quantile(a, _hundredths(q), axis, method, keepdims, True)
+
+
+def median(
+    a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, keepdims: bool = False
+) -> Any:
+    """Median over `axis` (the mean of the two middle values for even counts)."""
+    _check_quantile_args(out, overwrite_input, None, "median")
+    return _quantile(a, 0.5, axis, "midpoint", keepdims, False)
+
+
+def nanmedian(
+    a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, keepdims: bool = False
+) -> Any:
+    """Median over `axis` ignoring NaNs."""
+    _check_quantile_args(out, overwrite_input, None, "nanmedian")
+    return _quantile(a, 0.5, axis, "midpoint", keepdims, True)
+
+
+def _average_impl(a, axis=None, weights=None, returned=False, keepdims=False):
+    a = asarray(a)
+    axes = _axes(axis, a.aval.ndim, "average")
+    shape = a.aval.shape
+    if weights is None:
+        (a,) = promote_dtypes_inexact(a)
+        a = lax.convert_element_type(a, a.aval.dtype)
+        total = lax.reduce_sum(a, axes)
+        count = int(np.prod([shape[i] for i in axes], dtype=np.int64))
+        scale = lax.full_like(total, count)
+    else:
+        a, w = promote_dtypes_inexact(a, asarray(weights))
+        a, w = (lax.convert_element_type(v, v.aval.dtype) for v in (a, w))
+        if w.aval.shape != shape:
+            if axis is None or len(axes) != 1:
+                raise TypeError(
+                    "jnp.average: axis must be specified when shapes of a and weights differ"
+                    f"{mlir.where_suffix()}"
+                )
+            if w.aval.shape != (shape[axes[0]],):
+                raise ValueError(
+                    f"jnp.average: length of weights {w.aval.shape} is not compatible with the "
+                    f"shape {shape} of a along axis {axes[0]}{mlir.where_suffix()}"
+                )
+            w = lax.broadcast_in_dim(w, shape, axes)
+        total = lax.reduce_sum(lax.mul(a, w), axes)
+        scale = lax.reduce_sum(w, axes)
+    out = lax.div(total, scale)
+    if keepdims:
+        out = lax.reshape(out, _keepdims_shape(shape, axes))
+        scale = lax.reshape(scale, _keepdims_shape(shape, axes))
+    return (out, scale) if returned else out
+
+
+_average = _eager(_average_impl, static_argnames=_STATIC)
+
+
+def average(
+    a: Any, axis: Any = None, weights: Any = None, returned: bool = False, keepdims: bool = False
+) -> Any:
+    """Weighted mean over `axis`; with `returned`, also the sum of the weights (NumPy's)."""
+    return _average(a, axis, weights, bool(returned), keepdims)
+
+
+def _as_rows(x: Any, rowvar: bool) -> Any:
+    x = asarray(x)
+    if x.aval.ndim > 2:
+        raise ValueError(f"jnp.cov: m has more than 2 dimensions{mlir.where_suffix()}")
+    if x.aval.ndim < 2:
+        x = lax.reshape(x, (1, x.aval.size))
+    if not rowvar and x.aval.shape[0] != 1:
+        x = lax.transpose(x, (1, 0))
+    return x
+
+
+def _cov_impl(
+    m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None
+):
+    x = _as_rows(m, rowvar)
+    if y is not None:
+        x = lax.concatenate(promote_dtypes(x, _as_rows(y, rowvar)), 0)
+    (x,) = promote_dtypes_inexact(x)
+    if dtype is not None:
+        x = lax.convert_element_type(x, dtypes.check_user_dtype(dtype, "cov"))
+    x = lax.convert_element_type(x, x.aval.dtype)
+    n = x.aval.shape[1]
+    if ddof is None:
+        ddof = 0 if bias else 1
+    w = None
+    for given in (fweights, aweights):
+        if given is not None:
+            given = lax.convert_element_type(asarray(given), x.aval.dtype)
+            w = given if w is None else lax.mul(w, given)
+    if w is None:
+        total = lax.reduce_sum(x, (1,))
+        mean = lax.div(total, lax.full_like(total, n))
+        fact = lax.full((), max(n - ddof, 0), x.aval.dtype)
+    else:
+        w_sum = lax.reduce_sum(w, (0,))
+        mean = lax.div(lax.reduce_sum(lax.mul(x, broadcast_to_shape(w, x.aval.shape)), (1,)), w_sum)
+        if ddof == 0:
+            fact = w_sum
+        elif aweights is None:
+            fact = lax.sub(w_sum, lax.full_like(w_sum, ddof))
+        else:
+            a = lax.convert_element_type(asarray(aweights), x.aval.dtype)
+            spread = lax.div(lax.reduce_sum(lax.mul(w, a), (0,)), w_sum)
+            fact = lax.sub(w_sum, lax.mul(spread, lax.full_like(spread, ddof)))
+        if fact.aval.dtype.kind != "c":
+            fact = lax.max(fact, lax.full_like(fact, 0))
+    centered = lax.sub(x, lax.broadcast_in_dim(mean, x.aval.shape, (0,)))
+    weighted = centered if w is None else lax.mul(centered, broadcast_to_shape(w, x.aval.shape))
+    other = lax.conj(centered) if centered.aval.dtype.kind == "c" else centered
+    c = lax.dot_general(weighted, other, (((1,), (1,)), ((), ())), precision=lax.Precision.HIGHEST)
+    c = lax.div(c, broadcast_to_shape(fact, c.aval.shape))
+    return lax.reshape(c, ()) if c.aval.shape == (1, 1) else c
+
+
+_cov = _eager(_cov_impl, static_argnames=(*_STATIC, "dtype"))
+
+
+def cov(
+    m: Any,
+    y: Any = None,
+    rowvar: bool = True,
+    bias: bool = False,
+    ddof: int | None = None,
+    fweights: Any = None,
+    aweights: Any = None,
+    dtype: Any = None,
+) -> Any:
+    """Covariance matrix of the variables in the rows of m (columns if not `rowvar`)."""
+    return _cov(m, y, bool(rowvar), bool(bias), ddof, fweights, aweights, dtype)
+
+
+def _corrcoef_impl(x, y=None, rowvar=True, dtype=None):
+    c = _cov_impl(x, y, rowvar, dtype=dtype)
+    if c.aval.ndim == 0:
+        return lax.div(c, c)
+    size = c.aval.shape[0]
+    diagonal = lax.index_take(c, [lax.iota(np.int32, size)] * 2, [0, 1])
+    std = lax.sqrt(lax.real(diagonal) if diagonal.aval.dtype.kind == "c" else diagonal)
+    std = lax.convert_element_type(std, c.aval.dtype)
+    c = lax.div(c, lax.broadcast_in_dim(std, c.aval.shape, (0,)))
+    c = lax.div(c, lax.broadcast_in_dim(std, c.aval.shape, (1,)))
+    if c.aval.dtype.kind == "c":
+        parts = [lax.clamp(-1.0, p, 1.0) for p in (lax.real(c), lax.imag(c))]
+        return lax.complex(*parts)
+    return lax.clamp(-1.0, c, 1.0)
+
+
+_corrcoef = _eager(_corrcoef_impl, static_argnames=("rowvar", "dtype"))
+
+
+def corrcoef(x: Any, y: Any = None, rowvar: bool = True, dtype: Any = None) -> Any:
+    """Pearson correlation coefficients, cov normalised by the standard deviations."""
+    return _corrcoef(x, y, bool(rowvar), dtype)
+
+
+__all__ = [
+    "quantile",
+    "nanquantile",
+    "percentile",
+    "nanpercentile",
+    "median",
+    "nanmedian",
+    "average",
+    "cov",
+    "corrcoef",
+]

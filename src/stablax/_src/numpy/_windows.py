@@ -1,0 +1,82 @@
+"""Window functions for spectral analysis: bartlett, blackman, hamming, hanning, kaiser."""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numpy as np
+from stablax._src import dtypes, lax
+from stablax._src.jit import jit as _eager
+from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._math_ufuncs import i0
+
+
+def _symmetric_positions(m: int) -> Any:
+    """n = 1 - M, 3 - M, ..., M - 1 divided by M - 1: points in [-1, 1]."""
+    dt = dtypes.default_float_dtype()
+    n = lax.convert_element_type(lax.iota(np.int32, m), dt)
+    return lax.div(lax.add(lax.mul(n, 2.0), float(1 - m)), float(m - 1))
+
+
+def _cosine_window(name: str, weights: tuple[float, ...]):
+    def fn(M):  # noqa: N803 (NumPy's parameter name)
+        m = operator.index(M)
+        dt = dtypes.default_float_dtype()
+        if m < 1:
+            return lax.full((0,), 0, dt)
+        if m == 1:
+            return lax.full((1,), 1, dt)
+        x = lax.mul(_symmetric_positions(m), math.pi)
+        out = lax.full((m,), weights[0], dt)
+        for k, weight in enumerate(weights[1:], start=1):
+            out = lax.add(out, lax.mul(lax.cos(lax.mul(x, float(k))), weight))
+        return out
+
+    fn.__name__ = name
+    fn.__doc__ = f"The {name.capitalize()} window of M points (NumPy's `{name}`)."
+    return _eager(fn, static_argnums=0)
+
+
+blackman = _cosine_window("blackman", (0.42, 0.5, 0.08))
+hamming = _cosine_window("hamming", (0.54, 0.46))
+hanning = _cosine_window("hanning", (0.5, 0.5))
+
+
+def _bartlett_impl(M):  # noqa: N803
+    m = operator.index(M)
+    dt = dtypes.default_float_dtype()
+    if m < 1:
+        return lax.full((0,), 0, dt)
+    if m == 1:
+        return lax.full((1,), 1, dt)
+    return lax.sub(lax.full((m,), 1, dt), lax.abs(_symmetric_positions(m)))
+
+
+bartlett = _eager(_bartlett_impl, static_argnums=0)
+bartlett.__doc__ = "The Bartlett (triangular) window of M points (NumPy's `bartlett`)."
+
+
+def _kaiser_impl(M, beta):  # noqa: N803
+    m = operator.index(M)
+    dt = dtypes.default_float_dtype()
+    if m < 1:
+        return lax.full((0,), 0, dt)
+    if m == 1:
+        return lax.full((1,), 1, dt)
+    beta = lax.convert_element_type(asarray(beta), dt)
+    x = _symmetric_positions(m)
+    inside = lax.sqrt(lax.max(lax.sub(1.0, lax.mul(x, x)), lax.full_like(x, 0)))
+    return lax.div(i0(lax.mul(lax.broadcast_in_dim(beta, (m,), ()), inside)), i0(beta))
+
+
+_kaiser = _eager(_kaiser_impl, static_argnums=0)
+
+
+def kaiser(M: int, beta: Any) -> Any:  # noqa: N803
+    """The Kaiser window of M points with shape parameter `beta` (NumPy's `kaiser`)."""
+    return _kaiser(M, beta)
+
+
+__all__ = ["bartlett", "blackman", "hamming", "hanning", "kaiser"]
