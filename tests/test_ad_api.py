@@ -517,3 +517,21 @@ def test_unjitted_grad_compiles_once():
     assert runtime.compile_count - before == 1
     for i, gi in enumerate(grads):
         close(gi, np.full((7, 5), np.cos(2 * i) * i + np.sin(2 * i) / 2), atol=1e-5)
+
+
+def test_python_control_flow_after_marker_and_linalg_ops_under_grad():
+    # The prefix evaluated for a Python `if` contains marker ops (stop_gradient, linalg
+    # decompositions) that exist only until compilation.
+    def f(a):
+        d = jnp.linalg.det(a)
+        if d > 0:
+            return d * 2
+        return -d
+
+    np.testing.assert_allclose(np.asarray(stablax.grad(f)(jnp.eye(3) * 2.0)), np.eye(3) * 8.0)
+
+    def g(x):
+        y = stablax.lax.stop_gradient(x) * x
+        return (y if y.sum() > 0 else -y).sum()
+
+    np.testing.assert_allclose(np.asarray(stablax.grad(g)(-jnp.ones(3))), -np.ones(3))

@@ -30,12 +30,12 @@ def _corresponding_value(old_block: Any, new_block: Any, value: Any) -> Any:
 
 def _concrete_array(source: Any) -> Array:
     if isinstance(source, core.Tracer):
-        if source.trace.finished:
+        if source._trace.finished:
             raise core.UnexpectedTracerError(
                 f"A traced value {source.aval.str_short()} from a finished transformation was "
                 "used to compute a concrete value."
             )
-        return source.trace.concrete_array(source)
+        return source._trace.concrete_array(source)
     from stablax._src.dispatch import to_array
 
     return to_array(source)
@@ -51,6 +51,8 @@ def evaluate_prefix(trace: core.FuncTrace, tracer: core.Tracer) -> Array:
     with trace.context, ir.Location.unknown():
         module = ir.Module.create()
         clone = trace.func_op.operation.clone(ip=ir.InsertionPoint(module.body))
+        for callee in list(trace.module.body.operations)[1:]:  # private callees (calls, loops)
+            callee.operation.clone(ip=ir.InsertionPoint(module.body))
         block = clone.regions[0].blocks[0]
         value = _corresponding_value(trace.block, block, tracer.value)
         with ir.InsertionPoint(block):
@@ -60,6 +62,11 @@ def evaluate_prefix(trace: core.FuncTrace, tracer: core.Tracer) -> Array:
         )
         clone.attributes["sym_name"] = ir.StringAttr.get("main")
         key = module.operation.get_asm(enable_debug_info=False).encode()
+        if b"stablax." in key:  # marker ops (stop_gradient, linalg decompositions, ...)
+            from stablax._src.lax._custom import strip_markers
+
+            strip_markers(module)
+            key = module.operation.get_asm(enable_debug_info=False).encode()
         code = module.operation.get_asm(binary=True, enable_debug_info=True)
     inputs = [_concrete_array(s) for s in trace.sources] + [
         _concrete_array(c) for c in trace.captured

@@ -119,11 +119,11 @@ class Tracer:
     Operators and array methods are attached by `stablax.numpy`, exactly as for `Array`.
     """
 
-    __slots__ = ("aval", "value", "trace")
+    __slots__ = ("aval", "value", "_trace")
     __array_priority__ = 100
 
     def __init__(self, trace: FuncTrace, aval: ShapedArray, value: ir.Value) -> None:
-        self.trace = trace
+        self._trace = trace
         self.aval = aval
         self.value = value
 
@@ -139,27 +139,27 @@ class Tracer:
         return self.aval.shape[0]
 
     def __bool__(self) -> bool:
-        return bool(self.trace.concrete_value(self, "bool()"))
+        return bool(self._trace.concrete_value(self, "bool()"))
 
     def __int__(self) -> int:
-        return int(self.trace.concrete_value(self, "int()"))
+        return int(self._trace.concrete_value(self, "int()"))
 
     def __float__(self) -> float:
-        return float(self.trace.concrete_value(self, "float()"))
+        return float(self._trace.concrete_value(self, "float()"))
 
     def __complex__(self) -> complex:
-        return complex(self.trace.concrete_value(self, "complex()"))
+        return complex(self._trace.concrete_value(self, "complex()"))
 
     def __index__(self) -> int:
         if self.aval.dtype.kind not in "iub":
             raise TypeError(f"only integer arrays can be used as an index, got {self.aval.dtype}")
-        return int(self.trace.concrete_value(self, "__index__()"))
+        return int(self._trace.concrete_value(self, "__index__()"))
 
     def item(self, *args: Any) -> Any:
-        return self.trace.concrete_value(self, ".item()").item(*args)
+        return self._trace.concrete_value(self, ".item()").item(*args)
 
     def tolist(self) -> Any:
-        return self.trace.concrete_value(self, ".tolist()").tolist()
+        return self._trace.concrete_value(self, ".tolist()").tolist()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         raise TracerArrayConversionError(
@@ -348,7 +348,7 @@ def operand_trace(args: Sequence[Any], default: FuncTrace) -> FuncTrace:
     best = None
     for a in args:
         if isinstance(a, Tracer):
-            t = a.trace
+            t = a._trace
             if not t.finished and (best is None or t.level > best.level):
                 best = t
     return default if best is None else best
@@ -357,9 +357,9 @@ def operand_trace(args: Sequence[Any], default: FuncTrace) -> FuncTrace:
 def to_tracer(trace: FuncTrace, x: Any) -> Tracer:
     """Brings any operand into `trace`: its own tracers, lifted outer values, or constants."""
     if isinstance(x, Tracer):
-        if x.trace is trace:
+        if x._trace is trace:
             return x
-        if x.trace.finished:
+        if x._trace.finished:
             raise UnexpectedTracerError(
                 f"A traced value {x.aval.str_short()} from a function whose tracing has already "
                 f"finished was used{mlir.where_suffix()}. Tracers must not escape the function "

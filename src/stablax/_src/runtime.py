@@ -172,6 +172,28 @@ def _register_gpu_custom_calls(plugin_package: str, platform: str) -> None:
         logger.warning("stablax: could not register %s custom calls: %s", platform, err)
 
 
+_cpu_lapack_registered = False
+
+
+def ensure_cpu_lapack_targets() -> None:
+    """Registers jaxlib's CPU LAPACK FFI kernels (`lapack_spotrf_ffi`, ...) once, on first use.
+
+    The kernels find their LAPACK routines through SciPy, loaded by `initialize()`.
+    """
+    global _cpu_lapack_registered
+    if _cpu_lapack_registered:
+        return
+    from jaxlib.cpu import _lapack
+
+    _lapack.initialize()
+    for name, handler in _lapack.registrations().items():
+        # api_version=1 selects XLA's typed FFI in this registration call.
+        xc.register_custom_call_target(
+            name, handler, platform="cpu", api_version=int(name.endswith("_ffi"))
+        )
+    _cpu_lapack_registered = True
+
+
 def _make_tpu_client() -> Any | None:
     directory = _package_dir("libtpu")
     if directory is None:

@@ -6,12 +6,28 @@ from stablax._src import dtypes as _dtypes
 from stablax._src.array import Array as ndarray  # noqa: N813
 from stablax._src.array import from_dlpack
 from stablax._src.numpy import _array_methods
+from stablax._src.numpy._array_api import (
+    __array_api_version__,
+    __array_namespace_info__,
+    acos,
+    acosh,
+    asin,
+    asinh,
+    astype,
+    atan,
+    atan2,
+    atanh,
+    bitwise_left_shift,
+    bitwise_right_shift,
+    isdtype,
+)
 from stablax._src.numpy._creation import (
     arange,
     array,
     asarray,
     copy,
     empty,
+    empty_like,
     eye,
     full,
     full_like,
@@ -22,8 +38,75 @@ from stablax._src.numpy._creation import (
     zeros,
     zeros_like,
 )
-from stablax._src.numpy._linalg_basic import dot, inner, matmul, outer, vdot
+from stablax._src.numpy._creation_host import frombuffer, fromfile, fromiter, fromstring
+from stablax._src.numpy._creation_ranges import fromfunction, geomspace, indices, logspace, meshgrid
+from stablax._src.numpy._einsum import einsum, einsum_path
+from stablax._src.numpy._introspection import (
+    broadcast_shapes,
+    can_cast,
+    iscomplexobj,
+    isrealobj,
+    isscalar,
+    iterable,
+    ndim,
+    shape,
+    size,
+)
+from stablax._src.numpy._linalg_basic import (
+    cross,
+    dot,
+    inner,
+    kron,
+    matmul,
+    matvec,
+    outer,
+    tensordot,
+    vdot,
+    vecdot,
+    vecmat,
+)
 from stablax._src.numpy._reductions import all, amax, amin, any, max, mean, min, prod, std, sum, var
+from stablax._src.numpy._scalar_types import (
+    bfloat16,
+    bool,
+    bool_,
+    cdouble,
+    complex64,
+    complex128,
+    complex_,
+    csingle,
+    double,
+    float4_e2m1fn,
+    float6_e2m3fn,
+    float6_e3m2fn,
+    float8_e3m4,
+    float8_e4m3,
+    float8_e4m3b11fnuz,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+    float16,
+    float32,
+    float64,
+    float_,
+    int2,
+    int4,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_,
+    single,
+    uint,
+    uint2,
+    uint4,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 from stablax._src.numpy._shape import (
     broadcast_arrays,
     broadcast_to,
@@ -39,6 +122,42 @@ from stablax._src.numpy._shape import (
     swapaxes,
     transpose,
 )
+from stablax._src.numpy._shape_diag import diag, diagflat, diagonal, trace, tri, tril, triu
+from stablax._src.numpy._shape_join import (
+    append,
+    block,
+    column_stack,
+    concat,
+    delete,
+    dstack,
+    hstack,
+    insert,
+    vstack,
+)
+from stablax._src.numpy._shape_pad import pad
+from stablax._src.numpy._shape_rearrange import (
+    flip,
+    fliplr,
+    flipud,
+    repeat,
+    resize,
+    roll,
+    rollaxis,
+    rot90,
+    tile,
+    trim_zeros,
+)
+from stablax._src.numpy._shape_split import (
+    array_split,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    dsplit,
+    hsplit,
+    split,
+    unstack,
+    vsplit,
+)
 from stablax._src.numpy._ufuncs import *  # noqa: F403
 from stablax._src.numpy._ufuncs import abs, divmod, pow, round
 
@@ -49,12 +168,6 @@ finfo = _dtypes.finfo
 iinfo = _dtypes.iinfo
 dtype = _np.dtype
 
-bool_ = _np.bool_
-int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
-uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
-float16, float32, float64 = _np.float16, _np.float32, _np.float64
-complex64, complex128 = _np.complex64, _np.complex128
-bfloat16 = _dtypes.bfloat16
 inexact, floating, integer, number = _np.inexact, _np.floating, _np.integer, _np.number
 signedinteger, unsignedinteger, complexfloating = (
     _np.signedinteger,
@@ -66,3 +179,171 @@ generic = _np.generic
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
 from stablax._src.numpy._vectorize import vectorize
+
+# isort: split
+# FFT, sorting, searching, set operations, histograms (area 4)
+from stablax._src.numpy._histogram import (
+    bincount,
+    digitize,
+    histogram,
+    histogram2d,
+    histogram_bin_edges,
+    histogramdd,
+)
+from stablax._src.numpy._setops import (
+    intersect1d,
+    isin,
+    setdiff1d,
+    setxor1d,
+    union1d,
+    unique,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
+)
+from stablax._src.numpy._sorting import (
+    argpartition,
+    argsort,
+    argwhere,
+    flatnonzero,
+    lexsort,
+    nonzero,
+    partition,
+    searchsorted,
+    sort,
+    sort_complex,
+)
+from stablax.numpy import fft
+
+# isort: split
+
+# Control flow (area 1)
+from stablax._src.lax._control_flow_misc import piecewise
+
+# Indexing and functional updates (area 5)
+from stablax._src.numpy._index_tricks import c_, index_exp, mgrid, ogrid, r_, s_
+from stablax._src.numpy._indexing_funcs import (
+    choose,
+    compress,
+    diag_indices,
+    diag_indices_from,
+    extract,
+    fill_diagonal,
+    ix_,
+    mask_indices,
+    place,
+    put,
+    put_along_axis,
+    ravel_multi_index,
+    take,
+    take_along_axis,
+    tril_indices,
+    tril_indices_from,
+    triu_indices,
+    triu_indices_from,
+    unravel_index,
+)
+
+# Math and statistics (area 7)
+from stablax._src.numpy._math_bits import packbits, unpackbits
+from stablax._src.numpy._math_compare import allclose, array_equal, array_equiv, isclose
+from stablax._src.numpy._math_cumulative import (
+    cumprod,
+    cumsum,
+    cumulative_prod,
+    cumulative_sum,
+    diff,
+    ediff1d,
+    gradient,
+    nancumprod,
+    nancumsum,
+    trapezoid,
+    unwrap,
+)
+from stablax._src.numpy._math_signal import convolve, correlate, interp, select
+from stablax._src.numpy._math_ufuncs import (
+    angle,
+    bitwise_count,
+    copysign,
+    deg2rad,
+    degrees,
+    fabs,
+    float_power,
+    fmax,
+    fmin,
+    frexp,
+    gcd,
+    heaviside,
+    hypot,
+    i0,
+    iscomplex,
+    isneginf,
+    isposinf,
+    isreal,
+    lcm,
+    ldexp,
+    logaddexp,
+    logaddexp2,
+    modf,
+    nan_to_num,
+    rad2deg,
+    radians,
+    rint,
+    signbit,
+    sinc,
+    spacing,
+)
+from stablax._src.numpy._nanfuncs import (
+    nanargmax,
+    nanargmin,
+    nanmax,
+    nanmean,
+    nanmin,
+    nanprod,
+    nanstd,
+    nansum,
+    nanvar,
+)
+from stablax._src.numpy._polynomial import (
+    poly,
+    polyadd,
+    polyder,
+    polydiv,
+    polyfit,
+    polyint,
+    polymul,
+    polysub,
+    polyval,
+    roots,
+    vander,
+)
+from stablax._src.numpy._reductions import argmax, argmin, count_nonzero, ptp
+from stablax._src.numpy._statistics import (
+    average,
+    corrcoef,
+    cov,
+    median,
+    nanmedian,
+    nanpercentile,
+    nanquantile,
+    percentile,
+    quantile,
+)
+from stablax._src.numpy._windows import bartlett, blackman, hamming, hanning, kaiser
+
+# Linear algebra (area 3)
+from stablax.numpy import linalg
+
+# isort: split
+from stablax._src.numpy._apply import apply_along_axis, apply_over_axes
+from stablax._src.numpy._host_io import (
+    array_repr,
+    array_str,
+    get_printoptions,
+    load,
+    printoptions,
+    save,
+    savez,
+    set_printoptions,
+)

@@ -29,6 +29,7 @@ from stablax._src.lax._shapes import (
 )
 from stablax._src.lax._reductions import argmax, argmin, reduce
 from stablax._src.lax._sort import sort, sort_key_val, top_k
+from stablax._src.lax._fft import FftType, fft
 from stablax._src.lax._shapes import (
     broadcast_to_rank,
     collapse,
@@ -97,3 +98,8 @@ from stablax._src.lax._parallel import (
     psum,
     psum_scatter,
 )
+from stablax._src.lax import _linalg, _linalg_ad, _linalg_kernels  # linalg ops and their rules
+from stablax._src.lax._control_flow_cond import cond, switch
+from stablax._src.lax._control_flow_scan import scan
+from stablax._src.lax._control_flow_while import fori_loop, while_loop
+from stablax._src.lax._control_flow_misc import associative_scan, map

@@ -73,6 +73,11 @@ _COLLECTIVES = {
 }
 
 
+# target -> function replacing such a call (in a module about to be compiled) by real ops;
+# filled by ops that only exist until compilation, e.g. the linalg decompositions.
+marker_expansions: dict[str, Any] = {}
+
+
 def strip_markers(module: Any) -> None:
     """Replaces every `stablax.*` marker custom call in `module` by its operand (in place)."""
 
@@ -93,6 +98,10 @@ def strip_markers(module: Any) -> None:
                         f"unbound axis name in {target[len(MARKER_PREFIX) :]}: collectives need "
                         "an enclosing vmap (or pmap) with that axis_name"
                     )
+                expand = marker_expansions.get(target)
+                if expand is not None:  # a stablax op with a backend implementation
+                    expand(operation)
+                    continue
                 if target.startswith(MARKER_PREFIX):
                     for result, operand in zip(operation.results, operation.operands, strict=True):
                         result.replace_all_uses_with(operand)

@@ -38,6 +38,7 @@ def _is_bool(dt: np.dtype) -> bool:
 FLOAT = ("floating", _is_float)
 COMPLEX = ("complexfloating", _is_complex)
 INT = ("integer", _is_int)
+SIGNED = ("signedinteger", lambda dt: dt.kind == "i")
 BOOL = ("bool", _is_bool)
 INEXACT = (FLOAT, COMPLEX)
 NUMBER = (INT, FLOAT, COMPLEX)
@@ -158,7 +159,7 @@ UNARY_OPS: dict[str, tuple[str, tuple, Any]] = {
     "sqrt": ("stablehlo.sqrt", INEXACT, None),
     "rsqrt": ("stablehlo.rsqrt", INEXACT, None),
     "cbrt": ("stablehlo.cbrt", (FLOAT,), None),
-    "abs": ("stablehlo.abs", (INT, FLOAT, COMPLEX), _real_dtype),
+    "abs": ("stablehlo.abs", (SIGNED, FLOAT, COMPLEX), _real_dtype),
     "bitwise_not": ("stablehlo.not", INT_OR_BOOL, None),
     "population_count": ("stablehlo.popcnt", (INT,), None),
     "clz": ("stablehlo.count_leading_zeros", (INT,), None),
@@ -194,7 +195,12 @@ def neg(x):
 
 
 def sign(x):
-    """Elementwise sign: -1, 0 or 1 (`stablehlo.sign`)."""
+    """Elementwise sign: -1, 0 or 1 (`stablehlo.sign`; unsigned integers: x != 0, as JAX)."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and np.dtype(dtype).kind == "u":
+        from stablax._src.lax._shapes import convert_element_type, full_like
+
+        return convert_element_type(ne(x, full_like(x, 0)), dtype)
     return _unary("sign", x)
 
 
@@ -447,7 +453,7 @@ BINARY_OPS: dict[str, tuple[str, tuple]] = {
     "sub": ("stablehlo.subtract", NUMBER),
     "mul": ("stablehlo.multiply", ANY),
     "div": ("stablehlo.divide", NUMBER),
-    "rem": ("stablehlo.remainder", NUMBER),
+    "rem": ("stablehlo.remainder", (INT, FLOAT)),
     "pow": ("stablehlo.power", NUMBER),
     "max": ("stablehlo.maximum", ANY),
     "min": ("stablehlo.minimum", ANY),

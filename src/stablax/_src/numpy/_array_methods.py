@@ -5,10 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from stablax._src import dtypes, lax
+from stablax._src import api, dtypes, lax
 from stablax._src.array import Array
 from stablax._src.core import Tracer
-from stablax._src.numpy import _creation, _indexing, _linalg_basic, _reductions, _shape, _ufuncs
+from stablax._src.numpy import (
+    _array_api,
+    _at,
+    _creation,
+    _indexing,
+    _linalg_basic,
+    _math_cumulative,
+    _reductions,
+    _shape,
+    _shape_diag,
+    _shape_rearrange,
+    _sorting,
+    _ufuncs,
+)
 
 _OPERAND_TYPES = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
 
@@ -44,7 +57,7 @@ def _reduction_method(fn):
 
 
 def _astype(self, dtype, copy=False, device=None):
-    return lax.convert_element_type(self, dtypes.check_user_dtype(dtype, "astype"))
+    return _array_api.astype(self, dtype, copy=copy, device=device)
 
 
 def _reshape(self, *shape, order="C"):
@@ -107,6 +120,7 @@ _METHODS: dict[str, Any] = {
     "__invert__": lambda self: _ufuncs.invert(self),
     "__round__": _round_builtin,
     "__getitem__": _indexing.getitem,
+    "at": property(_at.at_property),
     "T": property(lambda self: _shape.transpose(self)),
     "mT": property(lambda self: _shape.matrix_transpose(self)),
     "real": property(lambda self: _ufuncs.real(self)),
@@ -128,14 +142,44 @@ _METHODS: dict[str, Any] = {
     "conj": lambda self: _ufuncs.conjugate(self),
     "conjugate": lambda self: _ufuncs.conjugate(self),
     "dot": lambda self, other: _linalg_basic.dot(self, other),
-    "__array_namespace__": lambda self, api_version=None: _numpy_module(),
+    "argmax": lambda self, axis=None, out=None, keepdims=None: _reductions.argmax(
+        self, axis, out, keepdims
+    ),
+    "argmin": lambda self, axis=None, out=None, keepdims=None: _reductions.argmin(
+        self, axis, out, keepdims
+    ),
+    "ptp": lambda self, axis=None, out=None, keepdims=False: _reductions.ptp(
+        self, axis, out, keepdims
+    ),
+    "cumsum": lambda self, axis=None, dtype=None, out=None: _math_cumulative.cumsum(
+        self, axis, dtype, out
+    ),
+    "cumprod": lambda self, axis=None, dtype=None, out=None: _math_cumulative.cumprod(
+        self, axis, dtype, out
+    ),
+    "__array_namespace__": lambda self, api_version=None: _array_api.array_namespace(api_version),
+    "to_device": lambda self, device, stream=None: api.device_put(self, device),
+    "diagonal": lambda self, offset=0, axis1=0, axis2=1: _shape_diag.diagonal(
+        self, offset, axis1, axis2
+    ),
+    "repeat": lambda self, repeats, axis=None, *, total_repeat_length=None: (
+        _shape_rearrange.repeat(self, repeats, axis, total_repeat_length=total_repeat_length)
+    ),
+    # JAX's x.sort() returns a sorted copy (arrays are immutable); x.nonzero() needs size= under
+    # jit.
+    "sort": lambda self, axis=-1, **kwargs: _sorting.sort(self, axis, **kwargs),
+    "argsort": lambda self, axis=-1, **kwargs: _sorting.argsort(self, axis, **kwargs),
+    "argpartition": lambda self, kth, axis=-1: _sorting.argpartition(self, kth, axis),
+    "searchsorted": lambda self, v, side="left", sorter=None, *, method="scan": (
+        _sorting.searchsorted(self, v, side, sorter, method=method)
+    ),
+    "nonzero": lambda self, *, fill_value=None, size=None: _sorting.nonzero(
+        self, size=size, fill_value=fill_value
+    ),
+    "trace": lambda self, offset=0, axis1=0, axis2=1, dtype=None, out=None: _shape_diag.trace(
+        self, offset, axis1, axis2, dtype, out
+    ),
 }
-
-
-def _numpy_module():
-    import stablax.numpy
-
-    return stablax.numpy
 
 
 def attach_methods() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
+from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._promotion import promote_args, promote_args_inexact, promote_dtypes
 
@@ -56,15 +57,36 @@ arcsinh = _unary_inexact(lax.asinh)
 arccosh = _unary_inexact(lax.acosh)
 arctanh = _unary_inexact(lax.atanh)
 exp = _unary_inexact(lax.exp)
-exp2 = _unary_inexact(lax.exp2)
+
+
+def _exp2(x):
+    if x.aval.dtype.kind == "c":
+        return lax.exp(lax.mul(x, np.asarray(np.log(2), x.aval.dtype)))
+    return lax.exp2(x)
+
+
+_exp2.__name__ = "exp2"
+exp2 = _unary_inexact(_exp2)
 expm1 = _unary_inexact(lax.expm1)
 log = _unary_inexact(lax.log)
 log1p = _unary_inexact(lax.log1p)
 sqrt = _unary_inexact(lax.sqrt)
 cbrt = _unary_inexact(lax.cbrt)
 negative = _unary_same(lax.neg, "negative")
-sign = _unary_same(lax.sign, "sign")
-abs = absolute = _unary_same(lax.abs, "absolute")  # noqa: A001
+
+
+def _sign(x):
+    if x.aval.dtype == np.bool_:
+        raise TypeError(f"jnp.sign does not accept dtype bool{mlir.where_suffix()}")
+    if x.aval.dtype.kind == "u":  # stablehlo.sign takes signed types only
+        return lax.convert_element_type(lax.gt(x, lax.full_like(x, 0)), x.aval.dtype)
+    return lax.sign(x)
+
+
+sign = _unary_same(_sign, "sign")
+abs = absolute = _unary_same(  # noqa: A001 (booleans and unsigned integers are their own abs)
+    lambda x: x if x.aval.dtype.kind in "bu" else lax.abs(x), "absolute"
+)
 conjugate = conj = _unary_same(lax.conj, "conjugate")
 real = _unary_same(lambda x: lax.real(x) if x.aval.dtype.kind == "c" else x, "real")
 imag = _unary_same(
@@ -82,6 +104,8 @@ def positive(x):
 def _floor_or_ceil(lax_fn, name):
     def fn(x):
         (x,) = promote_dtypes(x)
+        if x.aval.dtype.kind == "c":
+            raise TypeError(f"jnp.{name} does not support complex inputs{mlir.where_suffix()}")
         if not dtypes.issubdtype(x.aval.dtype, np.floating):
             return x
         return lax_fn(x)
@@ -98,6 +122,7 @@ trunc = _floor_or_ceil(lambda x: lax.select(lax.lt(x, 0.0), lax.ceil(x), lax.flo
 def _log_base(base):
     def fn(x):
         (x,) = promote_args_inexact("log", x)
+        x = lax.convert_element_type(x, x.aval.dtype)  # strongly typed, as in JAX
         return lax.div(lax.log(x), lax.log(lax.full_like(x, base)))
 
     return _eager(fn)
@@ -203,7 +228,12 @@ mod = remainder
 @_eager
 def fmod(x, y):
     """Elementwise remainder with the sign of the dividend (C's fmod)."""
-    return lax.rem(*promote_args("fmod", x, y))
+    x, y = promote_args("fmod", x, y)
+    if x.aval.dtype.kind == "c":
+        raise TypeError(f"jnp.fmod does not support complex inputs{mlir.where_suffix()}")
+    if x.aval.dtype == np.bool_:
+        x, y = (lax.convert_element_type(v, dtypes.default_int_dtype()) for v in (x, y))
+    return lax.rem(x, y)
 
 
 def divmod(x, y):  # noqa: A001
@@ -232,8 +262,10 @@ pow = power  # noqa: A001
 
 @_eager
 def square(x):
-    """Elementwise x * x."""
+    """Elementwise x * x (booleans square as integers, as in JAX)."""
     (x,) = promote_dtypes(x)
+    if x.aval.dtype == np.bool_:
+        x = lax.convert_element_type(x, dtypes.default_int_dtype())
     return lax.mul(x, x)
 
 
@@ -303,9 +335,20 @@ def isinf(x):
     return lax.eq(lax.abs(x), lax.full_like(lax.abs(x), np.inf))
 
 
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """Elementwise `x if condition else y`, broadcasting all three; `where(condition)` alone is
+    `nonzero(condition, size=size, fill_value=fill_value)`."""
+    if x is None and y is None:
+        from stablax._src.numpy._sorting import nonzero
+
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise TypeError("jnp.where: either both or neither of x and y must be given")
+    return _where_select(condition, x, y)
+
+
 @_eager
-def where(condition, x, y):
-    """Elementwise `x if condition else y`, broadcasting all three."""
+def _where_select(condition, x, y):
     x, y = promote_dtypes(x, y)
     condition, x, y = promote_args_shapes_only("where", _to_bool_any(condition), x, y)
     return lax.select(condition, x, y)

@@ -149,7 +149,7 @@ def linearize_traced(
         residual_slots: list[int | None] = []
         residuals: list[Any] = []
         for value in linear_fn.captured:
-            if isinstance(value, Tracer) and value.trace is primal_trace:
+            if isinstance(value, Tracer) and value._trace is primal_trace:
                 residual_slots.append(len(outs) + len(residuals))
                 residuals.append(value)
             else:

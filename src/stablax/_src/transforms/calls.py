@@ -27,6 +27,9 @@ class Callee:
 
 
 callees: dict[str, Callee] = {}
+# Callees whose calls are ops of their own in the rule tables (control flow: "stablax.scan", ...):
+# callee name -> rule-table key, read by `interpret.op_key`.
+op_keys: dict[str, str] = {}
 _by_content: dict[tuple, str] = {}
 _counter = itertools.count()
 
@@ -63,10 +66,18 @@ def _ensure_callee_in_module(trace: core.FuncTrace, callee: Callee) -> None:
 
 
 def _nested_callees(traced: core.TracedFunction) -> list[str]:
-    names = []
-    for op in traced.func_op.regions[0].blocks[0].operations:
-        if op.operation.name == "func.call":
-            names.append(ir.FlatSymbolRefAttr(op.operation.attributes["callee"]).value)
+    names: list[str] = []
+
+    def walk(block: Any) -> None:  # calls inside regions (control-flow bodies) count too
+        for op in block.operations:
+            operation = op.operation
+            if operation.name == "func.call":
+                names.append(ir.FlatSymbolRefAttr(operation.attributes["callee"]).value)
+            for region in operation.regions:
+                for inner in region.blocks:
+                    walk(inner)
+
+    walk(traced.func_op.regions[0].blocks[0])
     return names
 
 

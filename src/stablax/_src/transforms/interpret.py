@@ -14,6 +14,7 @@ from stablax._src import core, dispatch
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray, Tracer
 from stablax._src.ir import ir
+from stablax._src.transforms import calls
 
 
 def body(traced: core.TracedFunction) -> tuple[list[Any], list[Any], list[Any]]:
@@ -30,8 +31,11 @@ def aval_of_value(value: Any) -> ShapedArray:
 
 
 def op_key(op: Any) -> str:
-    """The rule-table key of an op: its name, or "stablehlo.custom_call:<target>"."""
+    """The rule-table key of an op: its name, "stablehlo.custom_call:<target>", or for a call of
+    a control-flow construct its own key ("stablax.scan", see `calls.op_keys`)."""
     name = op.name
+    if name == "func.call":
+        return calls.op_keys.get(ir.FlatSymbolRefAttr(op.attributes["callee"]).value, name)
     if name == "stablehlo.custom_call":
         return f"{name}:{ir.StringAttr(op.attributes['call_target_name']).value}"
     return name

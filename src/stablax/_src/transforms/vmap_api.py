@@ -307,7 +307,7 @@ class _Outputs:
             _check_output(leaf)
         # Values the trace did not compute (unbatched arguments, Python scalars, outer values)
         # are unbatched whatever happens to the trace.
-        self.traced = [isinstance(x, Tracer) and x.trace is trace for x in self.leaves]
+        self.traced = [isinstance(x, Tracer) and x._trace is trace for x in self.leaves]
         return [x for x, t in zip(self.leaves, self.traced, strict=True) if t]
 
     def place(self, batched: list[tuple[Any, Any]], out_axes, size, axis_name) -> list[Any]:
