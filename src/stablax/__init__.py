@@ -8,7 +8,7 @@ import os as _os
 
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # jaxlib logs client creation at INFO
 
-from stablax import dtypes, errors, lax, numpy, tree_util
+from stablax import dtypes, errors, lax, numpy, random, tree_util
 from stablax._src import numpy as _numpy_methods  # noqa: F401  (attaches Array operators)
 from stablax._src.api import (
     block_until_ready,
@@ -96,6 +96,7 @@ __all__ = [
     "numpy",
     "process_count",
     "process_index",
+    "random",
     "tree_flatten",
     "tree_leaves",
     "tree_map",
