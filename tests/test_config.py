@@ -144,3 +144,17 @@ def test_num_cpu_devices_from_environment():
 def test_platforms_from_environment():
     code = "import stablax; print(stablax.default_backend(), stablax.config.jax_platforms)"
     assert _run_python(code, JAX_PLATFORMS="cpu") == "cpu cpu"
+
+
+def test_creation_functions_place_results_on_the_requested_device():
+    code = (
+        "import stablax, stablax.numpy as jnp\n"
+        "d = stablax.devices()[1]\n"
+        "xs = [jnp.zeros(2, device=d), jnp.ones(2, device=d), jnp.full(2, 3.0, device=d),\n"
+        "      jnp.empty(2, device=d), jnp.arange(3, device=d), jnp.linspace(0, 1, 3, device=d),\n"
+        "      jnp.eye(2, device=d), jnp.zeros_like(jnp.ones(2), device=d),\n"
+        "      jnp.ones_like(jnp.ones(2), device=d), jnp.full_like(jnp.ones(2), 2, device=d),\n"
+        "      jnp.empty_like(jnp.ones(2), device=d)]\n"
+        "print(all(x.devices() == {d} for x in xs), jnp.zeros(2).devices() != {d})"
+    )
+    assert _run_python(code, STABLAX_NUM_CPU_DEVICES="2", STABLAX_PLATFORMS="cpu") == "True True"

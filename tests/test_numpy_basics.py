@@ -282,3 +282,17 @@ def test_quickstart_snippet(capsys):
     assert "CpuDevice(id=0)" in printed or jax.default_backend() != "cpu"
     assert printed.rstrip().endswith(jax.default_backend())
     np.testing.assert_allclose(np.asarray(f(x, x)), np.tanh(x_np @ x_np).sum(0), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_floor_divide_and_mod_match_numpy_on_infinities_and_signed_zeros(dtype):
+    values = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 3.0, 7.0], dtype)
+    a, b = np.meshgrid(values, values)
+    with np.errstate(all="ignore"):
+        expected = (np.floor_divide(a, b), np.mod(a, b))
+    for want, got in zip(expected, (jnp.floor_divide(a, b), jnp.mod(a, b)), strict=True):
+        got = np.asarray(got)
+        same = (np.isnan(want) & np.isnan(got)) | (
+            (want == got) & (np.signbit(want) == np.signbit(got))
+        )
+        assert same.all(), list(zip(a[~same], b[~same], want[~same], got[~same], strict=True))

@@ -7,7 +7,7 @@ import operator
 from typing import Any
 
 import numpy as np
-from stablax._src import dtypes, lax
+from stablax._src import core, dtypes, lax
 from stablax._src.array import Array, from_dlpack, from_host
 from stablax._src.core import Tracer
 from stablax._src.dispatch import weak_scalar
@@ -101,6 +101,15 @@ def array(
     return out
 
 
+def _on_device(x: Any, device: Any) -> Any:
+    """`x` placed on `device` (a Device or Sharding; None leaves it on the default device)."""
+    if device is None or core.trace_state.stack:
+        return x
+    from stablax._src.api import device_put
+
+    return device_put(x, device)
+
+
 def _dtype_or_default(dtype: Any) -> np.dtype:
     if dtype is None:
         return dtypes.default_float_dtype()
@@ -117,46 +126,58 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) 
     if fill.aval.ndim:
         from stablax._src.numpy._shape import broadcast_to
 
-        return broadcast_to(fill if dtype is None else lax.convert_element_type(fill, dtype), shape)
-    return lax.full(shape, fill, dtype)
+        out = broadcast_to(fill if dtype is None else lax.convert_element_type(fill, dtype), shape)
+        return _on_device(out, device)
+    return _on_device(lax.full(shape, fill, dtype), device)
 
 
 def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of zeros (float32 by default)."""
-    return lax.full(_shape_tuple(shape), 0, _dtype_or_default(dtype))
+    return _on_device(lax.full(_shape_tuple(shape), 0, _dtype_or_default(dtype)), device)
 
 
 def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of ones (float32 by default)."""
-    return lax.full(_shape_tuple(shape), 1, _dtype_or_default(dtype))
+    return _on_device(lax.full(_shape_tuple(shape), 1, _dtype_or_default(dtype)), device)
 
 
 def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """Zeros: XLA arrays are always initialised."""
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, device=device)
 
 
-def zeros_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
-    return lax.full_like(asarray(a), 0, dtype, None if shape is None else _shape_tuple(shape))
+def zeros_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
+    out = lax.full_like(asarray(a), 0, dtype, None if shape is None else _shape_tuple(shape))
+    return _on_device(out, device)
 
 
-def ones_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
-    return lax.full_like(asarray(a), 1, dtype, None if shape is None else _shape_tuple(shape))
+def ones_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
+    out = lax.full_like(asarray(a), 1, dtype, None if shape is None else _shape_tuple(shape))
+    return _on_device(out, device)
 
 
 def empty_like(prototype: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """Zeros like `prototype`: XLA arrays are always initialised."""
-    return zeros_like(prototype, dtype, shape)
+    return zeros_like(prototype, dtype, shape, device=device)
 
 
-def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
-    return lax.full_like(
+def full_like(
+    a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *, device: Any = None
+) -> Any:
+    out = lax.full_like(
         asarray(a), fill_value, dtype, None if shape is None else _shape_tuple(shape)
     )
+    return _on_device(out, device)
 
 
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
+def arange(
+    start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *, device: Any = None
+) -> Any:
     """Evenly spaced values in [start, stop), NumPy's `arange` with JAX's dtype rules."""
+    return _on_device(_arange(start, stop, step, dtype), device)
+
+
+def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
     for v in (start, stop, step):
         if isinstance(v, Tracer):
             raise TypeError(
@@ -199,6 +220,8 @@ def linspace(
     retstep: bool = False,
     dtype: Any = None,
     axis: int = 0,
+    *,
+    device: Any = None,
 ) -> Any:
     """`num` evenly spaced samples over [start, stop]."""
     from stablax._src.numpy import _ufuncs as uf
@@ -224,18 +247,25 @@ def linspace(
         from stablax._src.numpy._shape import moveaxis
 
         out = moveaxis(out, 0, axis)
-    out = lax.convert_element_type(out, dtype)
+    out = _on_device(lax.convert_element_type(out, dtype), device)
     return (out, step) if retstep else out
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
+def eye(
+    N: int,  # noqa: N803 (NumPy's parameter names)
+    M: int | None = None,  # noqa: N803
+    k: int = 0,
+    dtype: Any = None,
+    *,
+    device: Any = None,
+) -> Any:
     """A 2-D array with ones on the k-th diagonal."""
     M = N if M is None else M  # noqa: N806
     dtype = _dtype_or_default(dtype)
     rows = lax.broadcasted_iota(np.int32, (N, M), 0)
     cols = lax.broadcasted_iota(np.int32, (N, M), 1)
     mask = lax.eq(lax.add(rows, np.int32(k)), cols)
-    return lax.convert_element_type(mask, dtype)
+    return _on_device(lax.convert_element_type(mask, dtype), device)
 
 
 def identity(n: int, dtype: Any = None) -> Any:

@@ -291,15 +291,12 @@ def vecdot(
     precision: Any = None,
     preferred_element_type: Any = None,
 ) -> Any:
-    """sum(conj(x1) * x2) over `axis`, broadcasting the other axes."""
-    del precision, preferred_element_type
-    x1, x2 = promote_dtypes(asarray(x1), asarray(x2))
-    if x1.shape[axis] != x2.shape[axis]:
-        raise ValueError(
-            f"jnp.linalg.vecdot: axis {axis} sizes differ, {x1.shape} and {x2.shape}"
-            f"{mlir.where_suffix()}"
-        )
-    return red.sum(uf.multiply(uf.conj(x1), x2), axis=axis)
+    """sum(conj(x1) * x2) over `axis`, broadcasting the other axes: `jnp.vecdot`."""
+    from stablax._src.numpy._linalg_basic import vecdot as vecdot_
+
+    return vecdot_(
+        x1, x2, axis=axis, precision=precision, preferred_element_type=preferred_element_type
+    )
 
 
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:

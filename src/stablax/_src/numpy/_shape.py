@@ -41,8 +41,10 @@ def _resolve_shape(newshape: Any, size: int, name: str) -> tuple[int, ...]:
     return tuple(shape)
 
 
-def reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None) -> Any:
-    """Reshapes (row-major; -1 infers one dimension)."""
+def reshape(
+    a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: bool | None = None
+) -> Any:
+    """Reshapes (row-major; -1 infers one dimension). Arrays are immutable, so `copy` is moot."""
     if shape is None:
         shape = newshape
     a = asarray(a)

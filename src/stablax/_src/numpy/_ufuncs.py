@@ -199,12 +199,44 @@ def floor_divide(x, y):
         return _int_floor_div(x, y)
     if dt.kind == "c":
         raise TypeError("jnp.floor_divide does not support complex inputs")
-    # floor((x - x mod y) / y) is exact where y != 0; x / 0 is +-inf or nan, as in NumPy.
-    quotient = lax.floor(lax.div(lax.sub(x, _mod(x, y)), y))
-    return lax.select(lax.eq(y, lax.full_like(y, 0)), lax.div(x, y), quotient)
+    return _float_divmod(x, y)[0]
+
+
+def _sign_bit(x):
+    """True where the float's sign bit is set (-0.0 included)."""
+    as_int = {2: np.int16, 4: np.int32, 8: np.int64}[x.aval.dtype.itemsize]
+    bits = lax.bitcast_convert_type(x, as_int)
+    return lax.lt(bits, lax.full_like(bits, 0))
+
+
+def _zero_with_sign_of(s):
+    zero = lax.full_like(s, 0)
+    return lax.select(_sign_bit(s), lax.neg(zero), zero)
+
+
+def _float_divmod(x, y):
+    """NumPy's float divmod step by step, so infinities and signed zeros come out as NumPy's:
+    the quotient is floor((x - fmod(x, y)) / y) corrected towards the divisor's sign."""
+    one = lax.full_like(x, 1)
+    mod = lax.rem(x, y)
+    div = lax.div(lax.sub(x, mod), y)
+    zero = lax.full_like(x, 0)
+    fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.lt(y, zero), lax.lt(mod, zero)))
+    mod = lax.select(fix, lax.add(mod, y), mod)
+    div = lax.select(fix, lax.sub(div, one), div)
+    mod = lax.select(lax.eq(mod, zero), _zero_with_sign_of(y), mod)
+    floordiv = lax.floor(div)
+    half = lax.full_like(x, 0.5)
+    floordiv = lax.select(lax.gt(lax.sub(div, floordiv), half), lax.add(floordiv, one), floordiv)
+    quotient = lax.div(x, y)
+    floordiv = lax.select(lax.eq(div, zero), _zero_with_sign_of(quotient), floordiv)
+    # x / 0 is +-inf or nan, as in NumPy.
+    return lax.select(lax.eq(y, zero), quotient, floordiv), mod
 
 
 def _mod(x, y):
+    if x.aval.dtype.kind == "f" or dtypes.issubdtype(x.aval.dtype, np.floating):
+        return _float_divmod(x, y)[1]
     r = lax.rem(x, y)
     if x.aval.dtype.kind == "u":
         return r
