@@ -1,23 +1,19 @@
 """Generating 10**7 standard normals with a compiled function: stablax vs JAX (when installed).
 
 Both libraries are timed in one process, interleaved, best of several rounds:
-    python benchmarks/random.py
+    python benchmarks/prng.py
+(Not `random.py`: as a script's sibling that name would shadow the standard library's `random`
+for every benchmark in this folder.)
 """
 
 from __future__ import annotations
 
-import sys
+import time
 
-# Run as a script, this file's folder leads sys.path and `random.py` would shadow the standard
-# library's `random` for everything imported after it.
-sys.path[:] = [p for p in sys.path if not p.endswith("benchmarks")]
+import numpy as np
 
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-import stablax  # noqa: E402
-from stablax import random  # noqa: E402
+import stablax
+from stablax import random
 
 N = 10**7
 ROUNDS = 7
