@@ -87,23 +87,32 @@ def _gamma_raw(key: Any, a: Any, shape: tuple, dtype: np.dtype, log_space: bool)
 
 
 # Differentiating through the rejection loop would give a wrong (pathwise) derivative in `a`;
-# JAX's implicit reparameterisation needs the incomplete gamma function, which stablax lacks.
-_gamma_guarded = custom_jvp(_gamma_raw, nondiff_argnums=(2, 3, 4))
+# samples are differentiated implicitly instead: the CDF value P(a, sample) is held fixed.
+_gamma_implicit = custom_jvp(_gamma_raw, nondiff_argnums=(2, 3, 4))
 
 
-@_gamma_guarded.defjvp
+@_gamma_implicit.defjvp
 def _gamma_jvp(shape, dtype, log_space, primals, tangents):
-    raise NotImplementedError(
-        "random.gamma (and beta, dirichlet, chisquare, f, t, generalized_normal, loggamma): "
-        "derivatives with respect to the shape parameter are not implemented (they need the "
-        "incomplete gamma function for implicit reparameterisation); wrap the parameter in "
-        "lax.stop_gradient if its derivative is not needed."
-    )
+    key, a = primals
+    samples = _gamma_implicit(key, a, shape, dtype, log_space)
+    a_tangent = tangents[1]
+    if a_tangent is None:
+        return samples, lax.full_like(samples, 0)
+    alpha = jnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
+    if log_space:
+        # d log(x) = dx / x; exp(log x) may round to 0, so use the smallest normal instead.
+        x = lax.exp(samples)
+        x = lax.select(lax.eq(x, lax.full_like(x, 0)), lax.full_like(x, jnp.finfo(dtype).tiny), x)
+        sample_grad = lax.div(lax.random_gamma_grad(alpha, x), x)
+    else:
+        sample_grad = lax.random_gamma_grad(alpha, samples)
+    a_tangent = jnp.broadcast_to(lax.convert_element_type(a_tangent, dtype), shape)
+    return samples, lax.mul(a_tangent, sample_grad)
 
 
 def gamma_impl(key: Any, a: Any, shape: tuple, dtype: np.dtype, log_space: bool = False) -> Any:
     """Gamma(a, 1) samples of `shape` from raw key data (log-values when `log_space`)."""
-    return _gamma_guarded(key, a, shape, dtype, log_space)
+    return _gamma_implicit(key, a, shape, dtype, log_space)
 
 
 _gamma = jit(gamma_impl, static_argnums=(2, 3, 4))
