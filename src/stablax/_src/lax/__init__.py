@@ -104,3 +104,4 @@ from stablax._src.lax._control_flow_scan import scan
 from stablax._src.lax._control_flow_while import fori_loop, while_loop
 from stablax._src.lax._control_flow_misc import associative_scan, map
 from stablax._src.lax._special import igamma, igamma_grad_a, igammac, random_gamma_grad
+from stablax._src.lax._bessel import bessel_i0e

@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dispatch
+from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.lax import _elementwise as ew
+from stablax._src.lax._bessel import bessel_i0e
 from stablax._src.lax._elementwise import (
     add,
     atan2,
@@ -84,6 +85,7 @@ UNARY_JVPS = {
     ),
     "chlo.lgamma": lambda t, x, y: mul(t, digamma(x)),
     "chlo.digamma": lambda t, x, y: mul(t, ew.polygamma(full_like(x, 1), x)),
+    "chlo.bessel_i1e": lambda t, x, y: mul(t, _bessel_i1e_derivative(x, y)),
     "stablehlo.real": lambda t, x, y: real(t),
     "stablehlo.imag": lambda t, x, y: imag(t),
 }
@@ -92,6 +94,16 @@ UNARY_JVPS = {
 def _tanh_jvp(t, y):
     # (t + t*y) * (1 - y): this association transposes to JAX's rounding exactly.
     return mul(add(t, mul(t, y)), sub(full_like(y, 1), y))
+
+
+def _bessel_i1e_derivative(x, y):
+    # i0e(x) - i1e(x) (sign(x) + 1/x), whose limit at 0 is 1/2. Within eps of 0 that limit is
+    # accurate to O(x) and 1/x could overflow (float32 subnormals), so the limit is used there.
+    eps = float(dtypes.finfo(mlir_dtype(x)).eps)
+    not_tiny = gt(ew.abs(x), full_like(x, eps))
+    safe_x = select(not_tiny, x, full_like(x, eps))
+    derivative = sub(bessel_i0e(safe_x), mul(y, add(sign(safe_x), div(full_like(x, 1), safe_x))))
+    return select(not_tiny, derivative, full_like(x, 0.5))
 
 
 def _abs_jvp(t, x, y):
