@@ -347,3 +347,6 @@ from stablax._src.numpy._host_io import (
     savez,
     set_printoptions,
 )
+
+# isort: split
+from stablax._src.numpy._ufunc_class import frompyfunc, ufunc
