@@ -40,18 +40,14 @@ from stablax._src.lax._shapes import (
     slice_in_dim,
     squeeze,
 )
-from stablax._src.lax._slicing import (
+from stablax._src.lax._gather import (
     GatherDimensionNumbers,
     GatherScatterMode,
     ScatterDimensionNumbers,
-    dynamic_index_in_dim,
-    dynamic_slice,
-    dynamic_slice_in_dim,
-    dynamic_update_index_in_dim,
-    dynamic_update_slice,
-    dynamic_update_slice_in_dim,
     gather,
     index_take,
+)
+from stablax._src.lax._scatter import (
     scatter,
     scatter_add,
     scatter_apply,
@@ -59,6 +55,14 @@ from stablax._src.lax._slicing import (
     scatter_min,
     scatter_mul,
     scatter_sub,
+)
+from stablax._src.lax._slicing import (
+    dynamic_index_in_dim,
+    dynamic_slice,
+    dynamic_slice_in_dim,
+    dynamic_update_index_in_dim,
+    dynamic_update_slice,
+    dynamic_update_slice_in_dim,
 )
 from stablax._src.lax._windowed import (
     cumlogsumexp,

@@ -1,0 +1,524 @@
+"""`gather` and the index machinery it shares with scatter: modes, dimension numbers, bounds.
+
+Out-of-bounds handling (`GatherScatterMode`) is index arithmetic and masking with lax ops before
+the StableHLO op, so the ruled ops keep their plain semantics and their rules stay small.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from stablax._src import dispatch, dtypes
+from stablax._src import ir as mlir
+from stablax._src.core import ShapedArray
+from stablax._src.dispatch import bind, def_op, weak_scalar
+from stablax._src.ir import ir
+from stablax._src.lax._batch_rules import moveaxis
+from stablax._src.lax._elementwise import (
+    and_,
+    ge,
+    gt,
+    le,
+    lt,
+    select,
+)
+from stablax._src.lax._reductions import (
+    int_tuple,
+    reduce_and,
+)
+from stablax._src.lax._shapes import (
+    _error as _type_error,
+)
+from stablax._src.lax._shapes import (
+    _ints,
+    aval_of,
+    broadcast_in_dim,
+    canonicalize_axis,
+    concatenate,
+    convert_element_type,
+    expand_dims,
+    full,
+)
+from stablax._src.lax._slicing import (
+    _index_dtype,
+    _is_int,
+    _value_error,
+    _zeros,
+)
+
+# --- modes and dimension numbers ---------------------------------------------------------------
+
+
+class GatherScatterMode(enum.Enum):
+    """What gather and scatter do with out-of-bounds indices.
+
+    CLIP clamps indices so the whole window is in bounds. FILL_OR_DROP makes gather return
+    `fill_value` for a window that is not entirely in bounds and scatter skip such an update
+    window. PROMISE_IN_BOUNDS trusts the caller (XLA then clamps gathers, drops scatters).
+    """
+
+    CLIP = enum.auto()
+    FILL_OR_DROP = enum.auto()
+    PROMISE_IN_BOUNDS = enum.auto()
+
+    @staticmethod
+    def from_any(s: str | GatherScatterMode | None) -> GatherScatterMode:
+        """Parses 'clip', 'fill'/'drop' (also None) and 'promise_in_bounds'."""
+        if isinstance(s, GatherScatterMode):
+            return s
+        if s == "clip":
+            return GatherScatterMode.CLIP
+        if s is None or s in ("fill", "drop"):
+            return GatherScatterMode.FILL_OR_DROP
+        if s == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        raise ValueError(
+            f"Unknown gather/scatter mode {s!r}: expected 'clip', 'fill', 'drop' or "
+            "'promise_in_bounds'"
+        )
+
+
+class GatherDimensionNumbers(NamedTuple):
+    """How `gather` maps index vectors to operand windows (StableHLO's gather dimensions).
+
+    The last dimension of `start_indices` holds the index vectors. `offset_dims` are the output
+    dimensions holding the window; `collapsed_slice_dims` and `operand_batching_dims` are operand
+    dimensions (window size 1) left out of the output; `start_index_map[k]` is the operand
+    dimension that index component k addresses; `start_indices_batching_dims[i]` is the indices
+    dimension paired with `operand_batching_dims[i]`.
+    """
+
+    offset_dims: tuple[int, ...]
+    collapsed_slice_dims: tuple[int, ...]
+    start_index_map: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    start_indices_batching_dims: tuple[int, ...] = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    """How `scatter` maps update windows into the operand (StableHLO's scatter dimensions).
+
+    `update_window_dims` are the update dimensions holding the window; `inserted_window_dims`
+    and `operand_batching_dims` are operand dimensions with window size 1 absent from updates;
+    `scatter_dims_to_operand_dims[k]` is the operand dimension that index component k addresses;
+    `scatter_indices_batching_dims[i]` pairs with `operand_batching_dims[i]`.
+    """
+
+    update_window_dims: tuple[int, ...]
+    inserted_window_dims: tuple[int, ...]
+    scatter_dims_to_operand_dims: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    scatter_indices_batching_dims: tuple[int, ...] = ()
+
+
+def _parse_mode(opname: str, mode: Any, default: GatherScatterMode) -> GatherScatterMode:
+    if mode is None:
+        return default
+    try:
+        return GatherScatterMode.from_any(mode)
+    except ValueError as e:
+        raise _value_error(opname, str(e)) from None
+
+
+def _normalize_dnums(dnums: Any, kind: type, opname: str) -> Any:
+    if not isinstance(dnums, kind):
+        raise _type_error(
+            opname, f"dimension_numbers must be a {kind.__name__}, got {type(dnums).__name__}"
+        )
+    return kind(*(_ints(v, f, opname) for f, v in zip(kind._fields, dnums, strict=True)))
+
+
+def _check_dims(
+    opname: str, what: str, dims: Sequence[int], bound: int, ordered: bool = True
+) -> None:
+    if (
+        any(not 0 <= d < bound for d in dims)
+        or len(set(dims)) != len(dims)
+        or (ordered and list(dims) != sorted(dims))
+    ):
+        order = "sorted, " if ordered else ""
+        raise _type_error(opname, f"{what} {tuple(dims)} must be {order}unique and in [0, {bound})")
+
+
+def _check_batching(
+    opname: str, operand: ShapedArray, indices: ShapedArray, operand_dims, indices_dims, prefix: str
+) -> None:
+    _check_dims(opname, "operand_batching_dims", operand_dims, operand.ndim)
+    _check_dims(opname, f"{prefix}_batching_dims", indices_dims, indices.ndim - 1, False)
+    if [operand.shape[d] for d in operand_dims] != [indices.shape[d] for d in indices_dims]:
+        raise _type_error(
+            opname,
+            f"operand_batching_dims {operand_dims} and {prefix}_batching_"
+            f"dims {indices_dims} must pair dimensions of equal size, got "
+            f"{operand.str_short()} and {indices.str_short()}",
+        )
+
+
+def _check_indices(
+    opname: str, indices: ShapedArray, index_map, what: str, ndim: int, batching
+) -> None:
+    if not _is_int(indices) or indices.ndim < 1:
+        raise _type_error(
+            opname,
+            "indices must be an integer array of rank >= 1 (index vectors "
+            f"in the last dimension), got {indices.str_short()}",
+        )
+    if len(index_map) != indices.shape[-1]:
+        raise _type_error(
+            opname,
+            f"{what} {index_map} needs one entry per index component, and "
+            f"{indices.str_short()} has {indices.shape[-1]}",
+        )
+    _check_dims(opname, what, index_map, ndim, False)
+    if set(index_map) & set(batching):
+        raise _type_error(opname, f"{what} {index_map} overlaps operand_batching_dims {batching}")
+
+
+def _window_bounds(operand_shape, index_map, window_sizes, dtype) -> np.ndarray:
+    """The largest in-bounds start per index component, capped to the index dtype's range."""
+    upper = [operand_shape[d] - window_sizes[d] for d in index_map]
+    return np.minimum(np.asarray(upper, np.int64), dtypes.iinfo(dtype).max).astype(dtype)
+
+
+# Bounds are typed NumPy constants (`upper` has the indices' dtype): indices may be NumPy arrays.
+
+
+def _clamp_indices(indices: Any, upper: np.ndarray) -> Any:
+    # Two selects rather than a clamp: they are linear ops with transpose rules, as the rule
+    # tables want for every op of a linear gather/scatter.
+    shape = aval_of(indices).shape
+    low = broadcast_in_dim(np.zeros((), upper.dtype), shape, ())
+    high = broadcast_in_dim(upper, shape, (len(shape) - 1,))
+    indices = select(lt(indices, low), low, indices)
+    return select(gt(indices, high), high, indices)
+
+
+def _in_bounds(indices: Any, upper: np.ndarray) -> Any:
+    """True for index vectors whose whole window is in bounds (shape: indices.shape[:-1])."""
+    shape = aval_of(indices).shape
+    high = broadcast_in_dim(upper, shape, (len(shape) - 1,))
+    ok = and_(ge(indices, np.zeros((), upper.dtype)), le(indices, high))
+    return reduce_and(ok, (len(shape) - 1,))
+
+
+# --- gather ------------------------------------------------------------------------------------
+
+
+def _gather_shape(
+    name: str,
+    operand: ShapedArray,
+    indices: ShapedArray,
+    dn: GatherDimensionNumbers,
+    slice_sizes: Sequence[int],
+) -> ShapedArray:
+    _check_indices(
+        name, indices, dn.start_index_map, "start_index_map", operand.ndim, dn.operand_batching_dims
+    )
+    _check_dims(name, "collapsed_slice_dims", dn.collapsed_slice_dims, operand.ndim)
+    _check_batching(
+        name,
+        operand,
+        indices,
+        dn.operand_batching_dims,
+        dn.start_indices_batching_dims,
+        "start_indices",
+    )
+    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    if len(dropped) != len(dn.collapsed_slice_dims) + len(dn.operand_batching_dims):
+        raise _type_error(
+            name,
+            f"collapsed_slice_dims {dn.collapsed_slice_dims} overlaps "
+            f"operand_batching_dims {dn.operand_batching_dims}",
+        )
+    if len(slice_sizes) != operand.ndim or any(
+        not 0 <= s <= d for s, d in zip(slice_sizes, operand.shape, strict=True)
+    ):
+        raise _type_error(
+            name,
+            f"slice_sizes {slice_sizes} must have one entry in [0, dim] per "
+            f"dimension of {operand.str_short()}",
+        )
+    if any(slice_sizes[d] > 1 for d in dropped):
+        raise _type_error(
+            name,
+            f"slice_sizes {slice_sizes} must be at most 1 in the collapsed and batching dimensions",
+        )
+    window = [s for d, s in enumerate(slice_sizes) if d not in dropped]
+    out_rank = len(dn.offset_dims) + indices.ndim - 1
+    if len(dn.offset_dims) != len(window):
+        raise _type_error(
+            name,
+            f"offset_dims {dn.offset_dims} must have one entry per window "
+            f"dimension: slice_sizes {slice_sizes} leave {len(window)}",
+        )
+    _check_dims(name, "offset_dims", dn.offset_dims, out_rank)
+    batch, offsets = iter(indices.shape[:-1]), iter(window)
+    shape = [next(offsets) if d in dn.offset_dims else next(batch) for d in range(out_rank)]
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def _gather_rule(
+    operand: ShapedArray,
+    indices: ShapedArray,
+    *,
+    dimension_numbers: GatherDimensionNumbers,
+    slice_sizes,
+    indices_are_sorted: bool,
+) -> ShapedArray:
+    return _gather_shape("gather", operand, indices, dimension_numbers, slice_sizes)
+
+
+def _gather_lowering(
+    operands, in_avals, out_avals, *, dimension_numbers, slice_sizes, indices_are_sorted
+):
+    dn = dimension_numbers
+    attr = mlir.stablehlo.GatherDimensionNumbers.get(
+        offset_dims=list(dn.offset_dims),
+        collapsed_slice_dims=list(dn.collapsed_slice_dims),
+        operand_batching_dims=list(dn.operand_batching_dims),
+        start_indices_batching_dims=list(dn.start_indices_batching_dims),
+        start_index_map=list(dn.start_index_map),
+        index_vector_dim=in_avals[1].ndim - 1,
+    )
+    op = mlir.emit(
+        "stablehlo.gather",
+        operands,
+        [mlir.aval_type(out_avals[0])],
+        {
+            "dimension_numbers": attr,
+            "slice_sizes": mlir.i64_array(slice_sizes),
+            "indices_are_sorted": mlir.bool_attr(indices_are_sorted),
+        },
+    )
+    return list(op.results)
+
+
+def _flag(op: Any, name: str) -> bool:
+    return name in op.attributes and ir.BoolAttr(op.attributes[name]).value
+
+
+def _gather_decode(op: Any) -> dict[str, Any]:
+    dn = mlir.stablehlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
+    fields = GatherDimensionNumbers._fields
+    return {
+        "dimension_numbers": GatherDimensionNumbers(*(tuple(getattr(dn, f)) for f in fields)),
+        "slice_sizes": int_tuple(op.attributes["slice_sizes"]),
+        "indices_are_sorted": _flag(op, "indices_are_sorted"),
+    }
+
+
+def _gather_jvp(primals, tangents, **params):
+    x, indices = primals
+    out = bind("stablehlo.gather", x, indices, **params)
+    t = tangents[0]
+    return out, None if t is None else bind("stablehlo.gather", t, indices, **params)
+
+
+def _gather_transpose(ct, x, indices, *, dimension_numbers, slice_sizes, indices_are_sorted):
+    # XLA clamps gather windows into bounds: the cotangent goes back to the clamped windows.
+    dn = dimension_numbers
+    scatter_dn = ScatterDimensionNumbers(
+        dn.offset_dims,
+        dn.collapsed_slice_dims,
+        dn.start_index_map,
+        dn.operand_batching_dims,
+        dn.start_indices_batching_dims,
+    )
+    from stablax._src.lax._scatter import _scatter
+
+    zeros = _zeros(x.aval.shape, aval_of(ct).dtype)
+    t_x = _scatter(
+        "gather", "add", zeros, indices, ct, scatter_dn, indices_are_sorted, False, "clip"
+    )
+    return [t_x, None]
+
+
+def_op(
+    "stablehlo.gather",
+    _gather_rule,
+    _gather_lowering,
+    decode=_gather_decode,
+    jvp=_gather_jvp,
+    transpose=_gather_transpose,
+)
+
+
+def _shifted(dims: Sequence[int]) -> tuple[int, ...]:
+    return tuple(d + 1 for d in dims)
+
+
+def _gather_batch(values, dims, *, axis_size, dimension_numbers, slice_sizes, indices_are_sorted):
+    (x, indices), (x_dim, indices_dim), dn = values, dims, dimension_numbers
+    if indices_dim is None:  # the batch dim is one more window dim, first in operand and output
+        x = moveaxis(x, x_dim, 0)
+        dn = GatherDimensionNumbers(
+            (0, *_shifted(dn.offset_dims)),
+            _shifted(dn.collapsed_slice_dims),
+            _shifted(dn.start_index_map),
+            _shifted(dn.operand_batching_dims),
+            dn.start_indices_batching_dims,
+        )
+        sizes = (axis_size, *slice_sizes)
+    else:
+        # The batch dim leads the indices and so the output's batch dims.
+        indices = moveaxis(indices, indices_dim, 0)
+        if x_dim is None:
+            dn = GatherDimensionNumbers(
+                _shifted(dn.offset_dims),
+                dn.collapsed_slice_dims,
+                dn.start_index_map,
+                dn.operand_batching_dims,
+                _shifted(dn.start_indices_batching_dims),
+            )
+            sizes = tuple(slice_sizes)
+        else:  # a pair of batching dims: example i gathers from operand i
+            x = moveaxis(x, x_dim, 0)
+            dn = GatherDimensionNumbers(
+                _shifted(dn.offset_dims),
+                _shifted(dn.collapsed_slice_dims),
+                _shifted(dn.start_index_map),
+                (0, *_shifted(dn.operand_batching_dims)),
+                (0, *_shifted(dn.start_indices_batching_dims)),
+            )
+            sizes = (1, *slice_sizes)
+        indices_are_sorted = False  # sorted per example, not across the batch
+    out = bind(
+        "stablehlo.gather",
+        x,
+        indices,
+        dimension_numbers=dn,
+        slice_sizes=sizes,
+        indices_are_sorted=indices_are_sorted,
+    )
+    return out, 0
+
+
+dispatch.batch_rules["stablehlo.gather"] = _gather_batch
+
+
+def _default_fill(dtype: np.dtype) -> Any:
+    if dtype == np.bool_:
+        return True
+    if dtype.kind == "i":
+        return int(dtypes.iinfo(dtype).min)
+    if dtype.kind == "u":
+        return int(dtypes.iinfo(dtype).max)
+    return np.nan
+
+
+def gather(
+    operand: Any,
+    start_indices: Any,
+    dimension_numbers: GatherDimensionNumbers,
+    slice_sizes: Sequence[int],
+    *,
+    unique_indices: bool = False,
+    indices_are_sorted: bool = False,
+    mode: str | GatherScatterMode | None = None,
+    fill_value: Any = None,
+) -> Any:
+    """Gathers the `slice_sizes` windows of `operand` that start at each index vector.
+
+    The index vectors are the last dimension of `start_indices`; the result has the other
+    dimensions of `start_indices` as batch dimensions and the window at `offset_dims`.
+
+    Args:
+      operand: the array to gather from.
+      start_indices: an integer array; `start_indices[..., k]` indexes operand dimension
+        `dimension_numbers.start_index_map[k]`.
+      dimension_numbers: a `GatherDimensionNumbers`.
+      slice_sizes: the window size in every operand dimension.
+      unique_indices: accepted for JAX compatibility (a promise about the indices; unused).
+      indices_are_sorted: promise that the indices are sorted (passed to XLA).
+      mode: a `GatherScatterMode` or its name. None means PROMISE_IN_BOUNDS, where XLA clamps
+        the windows into bounds like CLIP.
+      fill_value: the value of out-of-bounds windows under FILL_OR_DROP; by default NaN for
+        inexact dtypes, the minimum of signed integers, the maximum of unsigned ones, True for
+        booleans.
+
+    Returns:
+      The gathered array (`stablehlo.gather`, after clamping/masking lax ops for the mode).
+    """
+    del unique_indices
+    return _gather(
+        "gather",
+        operand,
+        start_indices,
+        dimension_numbers,
+        slice_sizes,
+        indices_are_sorted,
+        mode,
+        fill_value,
+    )
+
+
+def _gather(
+    opname: str,
+    operand: Any,
+    start_indices: Any,
+    dimension_numbers: Any,
+    slice_sizes: Sequence[int],
+    indices_are_sorted: bool,
+    mode: Any,
+    fill_value: Any,
+) -> Any:
+    mode = _parse_mode(opname, mode, GatherScatterMode.PROMISE_IN_BOUNDS)
+    dn = _normalize_dnums(dimension_numbers, GatherDimensionNumbers, opname)
+    sizes = _ints(slice_sizes, "slice_sizes", opname)
+    if dtypes.is_python_scalar(operand):
+        operand = weak_scalar(operand, aval_of(operand).dtype)
+    params = dict(
+        dimension_numbers=dn, slice_sizes=sizes, indices_are_sorted=bool(indices_are_sorted)
+    )
+    aval, indices_aval = aval_of(operand), aval_of(start_indices)
+    out_aval = _gather_shape(opname, aval, indices_aval, dn, sizes)
+    if mode == GatherScatterMode.PROMISE_IN_BOUNDS:
+        return bind("stablehlo.gather", operand, start_indices, **params)
+    upper = _window_bounds(aval.shape, dn.start_index_map, sizes, indices_aval.dtype)
+    out = bind("stablehlo.gather", operand, _clamp_indices(start_indices, upper), **params)
+    if mode == GatherScatterMode.CLIP:
+        return out
+    batch_dims = [d for d in range(out_aval.ndim) if d not in dn.offset_dims]
+    mask = broadcast_in_dim(_in_bounds(start_indices, upper), out_aval.shape, batch_dims)
+    fill = _default_fill(aval.dtype) if fill_value is None else fill_value
+    return select(mask, out, full(out_aval.shape, fill, aval.dtype))
+
+
+def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
+    """`src[idxs[0], idxs[1], ...]` along `axes`: the i-th result row takes index i of each.
+
+    Args:
+      src: the array.
+      idxs: one 1-D integer array per axis, all of the same length n.
+      axes: the axes of `src` they index.
+
+    Returns:
+      An array of shape (n, *the dimensions of src not in axes) (`stablehlo.gather`; indices
+      out of bounds are clamped).
+    """
+    axes = tuple(canonicalize_axis(a, aval_of(src).ndim, "index_take") for a in axes)
+    idxs = list(idxs)
+    avals = [aval_of(i) for i in idxs]
+    if len(idxs) != len(axes) or any(
+        a.ndim != 1 or not _is_int(a) or a.shape != avals[0].shape for a in avals
+    ):
+        raise _type_error(
+            "index_take",
+            "needs one 1-D integer index array per axis, all of one "
+            f"length, got {', '.join(a.str_short() for a in avals)} for axes {axes}",
+        )
+    dtype = _index_dtype(avals)
+    indices = concatenate([expand_dims(convert_element_type(i, dtype), (1,)) for i in idxs], 1)
+    shape = aval_of(src).shape
+    rest = len(shape) - len(axes)
+    dn = GatherDimensionNumbers(
+        offset_dims=tuple(range(1, 1 + rest)),
+        collapsed_slice_dims=tuple(sorted(axes)),
+        start_index_map=axes,
+    )
+    sizes = tuple(1 if d in axes else s for d, s in enumerate(shape))
+    return _gather("index_take", src, indices, dn, sizes, False, None, None)
