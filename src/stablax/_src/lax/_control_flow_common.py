@@ -16,8 +16,10 @@ from stablax._src import core, dispatch, tree_util
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray, Tracer
 from stablax._src.ir import ir
+from stablax._src.lax._batch_rules import bdim_at_front
 from stablax._src.lax._shapes import aval_of
 from stablax._src.transforms import calls
+from stablax._src.transforms.batching import batch_traced
 from stablax._src.transforms.interpret import interpret
 
 # --- bodies ------------------------------------------------------------------------------------
@@ -236,3 +238,23 @@ def is_split_mode() -> bool:
 def bind_construct(key: str, operands: Sequence[Any], **params: Any) -> list[Any]:
     out = dispatch.bind(key, *operands, **params)
     return list(out) if isinstance(out, tuple) else [out]
+
+
+def batched_callee(fn, in_mask, force, axis_size):
+    """`fn` with inputs batched at 0 where `in_mask`; outputs in `force` or batched come out
+    batched at 0. Returns (name, which outputs are batched)."""
+    in_avals = [
+        ShapedArray((axis_size, *a.shape), a.dtype, a.weak_type) if m else a
+        for a, m in zip(fn.in_avals, in_mask, strict=True)
+    ]
+    box: dict[str, Any] = {}
+
+    def batched(*args):
+        outs, out_dims = batch_traced(fn, args, [0 if m else None for m in in_mask], axis_size)
+        box["mask"] = [d is not None or f for d, f in zip(out_dims, force, strict=True)]
+        return [
+            bdim_at_front(o, d, axis_size) if m else o
+            for o, d, m in zip(outs, out_dims, box["mask"], strict=True)
+        ]
+
+    return trace_registered(batched, in_avals), box["mask"]

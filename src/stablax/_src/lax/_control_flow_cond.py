@@ -251,32 +251,14 @@ def _cond_batch(values, dims, *, axis_size, branches):
             which = lax.broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
             outs.append(lax.select_n(which, *cases))
         return outs, [0] * len(outs)
+    in_mask = [d is not None for d in in_dims]
     out_mask = [False] * len(fns[0].out_avals)
     for fn in fns:
-        _, mask = _batched_branch(fn, in_dims, out_mask, axis_size)
+        _, mask = cf.batched_callee(fn, in_mask, out_mask, axis_size)
         out_mask = [a or b for a, b in zip(out_mask, mask, strict=True)]
-    names = [_batched_branch(fn, in_dims, out_mask, axis_size)[0] for fn in fns]
+    names = [cf.batched_callee(fn, in_mask, out_mask, axis_size)[0] for fn in fns]
     outs = bind_cond(index, xs, names)
     return outs, [0 if m else None for m in out_mask]
-
-
-def _batched_branch(fn, in_dims, force, axis_size):
-    in_avals = [
-        a if d is None else ShapedArray((axis_size, *a.shape), a.dtype, a.weak_type)
-        for a, d in zip(fn.in_avals, in_dims, strict=True)
-    ]
-    box: dict[str, Any] = {}
-
-    def branch(*args):
-        outs, out_dims = batch_traced(fn, args, in_dims, axis_size)
-        box["mask"] = [d is not None or f for d, f in zip(out_dims, force, strict=True)]
-        return [
-            bdim_at_front(o, d, axis_size) if m else o
-            for o, d, m in zip(outs, out_dims, box["mask"], strict=True)
-        ]
-
-    name = cf.trace_registered(branch, in_avals)
-    return name, box["mask"]
 
 
 dispatch.def_op(

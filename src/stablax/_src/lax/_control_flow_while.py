@@ -14,14 +14,13 @@ import numpy as np
 
 from stablax._src import core, dispatch, dtypes, tree_util
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray, Tracer
+from stablax._src.core import Tracer
 from stablax._src.ir import ir
 from stablax._src.lax import _control_flow_common as cf
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._control_flow_scan import scan
 from stablax._src.lax._shapes import aval_of
 from stablax._src.transforms import ad
-from stablax._src.transforms.batching import batch_traced
 from stablax._src.transforms.interpret import interpret
 
 WHILE = "stablax.while"
@@ -179,10 +178,10 @@ def _while_batch(values, dims, *, axis_size, cond, body, num_carry):
     masks = [d is not None for d in dims]
     carry_mask, cc_mask, bc_mask = _split(masks, n_c, n_cc)
     while True:
-        _, pred_batched = _batched_fn(cond_fn, [*carry_mask, *cc_mask], [False], axis_size)
+        _, pred_batched = cf.batched_callee(cond_fn, [*carry_mask, *cc_mask], [False], axis_size)
         if pred_batched[0]:
             carry_mask = [True] * n_c
-        _, out_mask = _batched_fn(body_fn, [*carry_mask, *bc_mask], carry_mask, axis_size)
+        _, out_mask = cf.batched_callee(body_fn, [*carry_mask, *bc_mask], carry_mask, axis_size)
         if out_mask == carry_mask:
             break
         carry_mask = [a or b for a, b in zip(carry_mask, out_mask, strict=True)]
@@ -191,8 +190,8 @@ def _while_batch(values, dims, *, axis_size, cond, body, num_carry):
         bdim_at_front(v, d, axis_size) if m else v
         for v, d, m in zip(carry, dims[:n_c], carry_mask, strict=True)
     ]
-    cond_name, _ = _batched_fn(cond_fn, [*carry_mask, *cc_mask], [False], axis_size)
-    body_name, _ = _batched_fn(body_fn, [*carry_mask, *bc_mask], carry_mask, axis_size)
+    cond_name, _ = cf.batched_callee(cond_fn, [*carry_mask, *cc_mask], [False], axis_size)
+    body_name, _ = cf.batched_callee(body_fn, [*carry_mask, *bc_mask], carry_mask, axis_size)
     if not pred_batched[0]:
         outs = bind_while([*carry, *cc, *bc], cond=cond_name, body=body_name, num_carry=n_c)
         return outs, [0 if m else None for m in carry_mask]
@@ -220,27 +219,6 @@ def _while_batch(values, dims, *, axis_size, cond, body, num_carry):
     masked_name = cf.trace_registered(masked_body, body_avals)
     outs = bind_while([*carry, *cc, *cc, *bc], cond=any_name, body=masked_name, num_carry=n_c)
     return outs, [0] * n_c
-
-
-def _batched_fn(fn, in_mask, force, axis_size):
-    """`fn` with inputs batched at 0 where `in_mask`; outputs in `force` or batched come out
-    batched at 0. Returns (name, which outputs are batched)."""
-    in_avals = [
-        ShapedArray((axis_size, *a.shape), a.dtype, a.weak_type) if m else a
-        for a, m in zip(fn.in_avals, in_mask, strict=True)
-    ]
-    box: dict[str, Any] = {}
-
-    def batched(*args):
-        outs, out_dims = batch_traced(fn, args, [0 if m else None for m in in_mask], axis_size)
-        box["mask"] = [d is not None or f for d, f in zip(out_dims, force, strict=True)]
-        return [
-            bdim_at_front(o, d, axis_size) if m else o
-            for o, d, m in zip(outs, out_dims, box["mask"], strict=True)
-        ]
-
-    name = cf.trace_registered(batched, in_avals)
-    return name, box["mask"]
 
 
 dispatch.def_op(

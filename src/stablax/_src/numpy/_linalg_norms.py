@@ -14,13 +14,12 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
-from stablax._src.lax import _linalg_util as u
 from stablax._src.numpy import _reductions as red
 from stablax._src.numpy import _ufuncs as uf
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._linalg import inv, matrices, solve, svd
 from stablax._src.numpy._linalg_basic import matmul
-from stablax._src.numpy._promotion import promote_dtypes, promote_dtypes_inexact
+from stablax._src.numpy._promotion import promote_dtypes_inexact
 
 
 def _axis(axis: int, ndim: int, name: str) -> int:
@@ -257,29 +256,29 @@ def tensorsolve(a: Any, b: Any, axes: tuple[int, ...] | None = None) -> Any:
 
 
 def matrix_transpose(x: Any, /) -> Any:
-    """Swaps the last two axes."""
+    """Swaps the last two axes: `jnp.matrix_transpose`."""
+    from stablax._src.numpy._shape import matrix_transpose as matrix_transpose_
+
     x = asarray(x)
     if x.ndim < 2:
         raise ValueError(
             f"jnp.linalg.matrix_transpose: expected at least 2 dimensions, got {x.shape}"
             f"{mlir.where_suffix()}"
         )
-    return u.mT(x)
+    return matrix_transpose_(x)
 
 
-@_eager
 def outer(x1: Any, x2: Any, /) -> Any:
     """The outer product of two vectors (the array API's version: 1-D inputs only)."""
-    x1, x2 = promote_dtypes(asarray(x1), asarray(x2))
+    from stablax._src.numpy._linalg_basic import outer as outer_
+
+    x1, x2 = asarray(x1), asarray(x2)
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(
             f"jnp.linalg.outer: input arrays must be one-dimensional, got {x1.shape} and "
             f"{x2.shape}{mlir.where_suffix()}"
         )
-    return lax.mul(
-        lax.broadcast_in_dim(x1, (x1.shape[0], x2.shape[0]), (0,)),
-        lax.broadcast_in_dim(x2, (x1.shape[0], x2.shape[0]), (1,)),
-    )
+    return outer_(x1, x2)
 
 
 def vecdot(
@@ -301,37 +300,26 @@ def vecdot(
 
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     """The cross product of 3-vectors along `axis` (array API: no 2-vectors)."""
-    x1, x2 = promote_dtypes(asarray(x1), asarray(x2))
+    from stablax._src.numpy._linalg_basic import cross as cross_
+
+    x1, x2 = asarray(x1), asarray(x2)
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError(
             f"jnp.linalg.cross: both inputs must have size 3 along axis {axis}, got {x1.shape} "
             f"and {x2.shape}{mlir.where_suffix()}"
         )
-    a = [lax.index_in_dim(x1, i, axis % x1.ndim, False) for i in range(3)]
-    b = [lax.index_in_dim(x2, i, axis % x2.ndim, False) for i in range(3)]
-    parts = [
-        uf.subtract(uf.multiply(a[1], b[2]), uf.multiply(a[2], b[1])),
-        uf.subtract(uf.multiply(a[2], b[0]), uf.multiply(a[0], b[2])),
-        uf.subtract(uf.multiply(a[0], b[1]), uf.multiply(a[1], b[0])),
-    ]
-    from stablax._src.numpy._shape import stack
-
-    return stack(parts, axis=axis)
+    return cross_(x1, x2, axis=axis)
 
 
 def diagonal(x: Any, /, *, offset: int = 0) -> Any:
-    """The diagonals of the last two axes (shifted by `offset`)."""
-    x = asarray(x)
-    offset = operator.index(offset)
-    *batch, m, n = x.shape
-    start_row, start_col = max(-offset, 0), max(offset, 0)
-    k = max(0, min(m - start_row, n - start_col))
-    square = lax.slice(
-        x, (*(0 for _ in batch), start_row, start_col), (*batch, start_row + k, start_col + k)
-    )
-    return u.diagonal(square)
+    """The diagonals of the last two axes (shifted by `offset`): `jnp.diagonal` there."""
+    from stablax._src.numpy._shape_diag import diagonal as diagonal_
+
+    return diagonal_(x, offset, -2, -1)
 
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
-    """The sum of the diagonals of the last two axes."""
-    return red.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+    """The sum of the diagonals of the last two axes: `jnp.trace` there."""
+    from stablax._src.numpy._shape_diag import trace as trace_
+
+    return trace_(x, offset, -2, -1, dtype)

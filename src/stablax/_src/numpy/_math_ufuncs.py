@@ -55,12 +55,6 @@ def fabs(x):
     return lax.abs(x)
 
 
-def _sign_bit_of_float(x: Any) -> Any:
-    bits = dtypes.itemsize_bits(x.aval.dtype)
-    as_int = lax.bitcast_convert_type(x, np.dtype(f"int{bits}"))
-    return lax.lt(as_int, 0)
-
-
 @_eager
 def signbit(x):
     """Whether the sign bit is set (true for -0.0 and negative NaNs too)."""
@@ -72,7 +66,7 @@ def signbit(x):
         return lax.full_like(x, False, dtype=np.bool_)
     if kind == "i":
         return lax.lt(x, 0)
-    return _sign_bit_of_float(x)
+    return _ufuncs.sign_bit(x)
 
 
 @_eager
@@ -81,7 +75,7 @@ def copysign(x1, x2):
     x1, x2 = promote_args_inexact("copysign", x1, x2)
     _reject_complex("copysign", x1)
     magnitude = lax.abs(x1)
-    return lax.select(_sign_bit_of_float(x2), lax.neg(magnitude), magnitude)
+    return lax.select(_ufuncs.sign_bit(x2), lax.neg(magnitude), magnitude)
 
 
 @_eager

@@ -78,8 +78,6 @@ negative = _unary_same(lax.neg, "negative")
 def _sign(x):
     if x.aval.dtype == np.bool_:
         raise TypeError(f"jnp.sign does not accept dtype bool{mlir.where_suffix()}")
-    if x.aval.dtype.kind == "u":  # stablehlo.sign takes signed types only
-        return lax.convert_element_type(lax.gt(x, lax.full_like(x, 0)), x.aval.dtype)
     return lax.sign(x)
 
 
@@ -202,7 +200,7 @@ def floor_divide(x, y):
     return _float_divmod(x, y)[0]
 
 
-def _sign_bit(x):
+def sign_bit(x):
     """True where the float's sign bit is set (-0.0 included)."""
     as_int = {2: np.int16, 4: np.int32, 8: np.int64}[x.aval.dtype.itemsize]
     bits = lax.bitcast_convert_type(x, as_int)
@@ -211,7 +209,7 @@ def _sign_bit(x):
 
 def _zero_with_sign_of(s):
     zero = lax.full_like(s, 0)
-    return lax.select(_sign_bit(s), lax.neg(zero), zero)
+    return lax.select(sign_bit(s), lax.neg(zero), zero)
 
 
 def _float_divmod(x, y):
