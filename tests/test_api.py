@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -184,3 +188,18 @@ def test_tree_util_reexports_work_on_array_pytrees():
     assert doubled["b"][1] == 6
     assert stablax.tree_unflatten(treedef, leaves)["b"][1] == 3
     assert stablax.tree_structure(tree) == treedef
+
+
+def test_stablax_works_in_a_process_that_imported_jax_first():
+    # Importing jax patches jaxlib's C++ classes (shardings, arrays) that stablax also uses.
+    pytest.importorskip("jax")
+    code = (
+        "import jax, jax.numpy\n"
+        "import stablax, stablax.numpy as jnp\n"
+        "x = jnp.arange(4.0)\n"
+        "print(float(stablax.jit(lambda a: (a * a).sum())(x)), float(jax.numpy.ones(2).sum()))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["14.0", "2.0"]

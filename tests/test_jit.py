@@ -244,6 +244,77 @@ def test_cache_hit_does_no_tracing_and_no_mlir_work(monkeypatch):
     assert runtime.compile_count == compiles
 
 
+def test_flag_changes_invalidate_the_array_hit_table():
+    calls = []
+
+    @jit
+    def f(x, y):
+        calls.append(type(x))
+        return x * y
+
+    x = jnp.ones(3)
+    for _ in range(2):
+        f(x, x)
+    assert len(calls) == 1
+    with stablax.disable_jit():  # a warm hit must not bypass disable_jit
+        f(x, x)
+    assert calls[-1] is stablax.Array
+    f(x, x)
+    assert len(calls) == 3, "the flag change retraces once"
+    f(x, x)
+    assert len(calls) == 3
+    f.clear_cache()
+    f(x, x)
+    assert len(calls) == 4
+
+
+@pytest.mark.parametrize("arity", [0, 1, 2, 3, 5])
+def test_hit_path_for_every_arity_matches_numpy(arity):
+    f = jit(lambda *xs: sum(xs, jnp.float32(0.5)))
+    xs = [jnp.arange(4.0) * (i + 1) for i in range(arity)]
+    for _ in range(3):
+        out = f(*xs)
+    np.testing.assert_allclose(
+        _np(out), 0.5 + sum((np.arange(4.0) * (i + 1) for i in range(arity)), 0.0)
+    )
+    assert f._cache_size() == 1
+
+
+def test_hit_path_keys_python_scalars_by_type_not_value():
+    traces = []
+
+    @jit
+    def f(x, s):
+        traces.append(s.aval)
+        return x * s
+
+    x = jnp.arange(3.0)
+    for scale in (2.0, 3.0, -1.5):
+        np.testing.assert_array_equal(_np(f(x, scale)), np.arange(3.0) * scale)
+    assert len(traces) == 1
+    assert f(x, 2).dtype == np.float32 and len(traces) == 2  # int: a new weak int32 trace
+    np.testing.assert_array_equal(_np(f(x, True)), np.arange(3.0))
+    assert len(traces) == 3
+    np.testing.assert_array_equal(_np(f(x, 7)), np.arange(3.0) * 7)
+    assert len(traces) == 3
+    with pytest.raises(OverflowError):
+        f(x, 2**70)
+
+
+def test_hit_path_rejects_leaked_tracers_and_deleted_arrays():
+    f = jit(lambda a, b: a + b)
+    x = jnp.ones(2)
+    f(x, x)
+    leaked = []
+    jit(lambda a: leaked.append(a) or a)(x)
+    with pytest.raises(stablax.errors.UnexpectedTracerError):
+        f(leaked[0], x)
+    y = jnp.ones(2)
+    y.delete()
+    with pytest.raises(RuntimeError, match="deleted"):
+        f(x, y)
+
+
 def test_same_program_traced_twice_compiles_once():
     x = jnp.arange(5.0)
     jit(lambda a: a * 7.0 - 1.0)(x)

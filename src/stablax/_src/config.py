@@ -43,6 +43,7 @@ class Config:
         # Flags are plain instance attributes too, so reading one on a hot path is one lookup.
         self._values: dict[str, Any] = {}
         self.epoch = 0
+        self._on_change: list[Callable[[], None]] = []
         for name, (default, parse, env_names) in _FLAGS.items():
             value = default
             for env in env_names:
@@ -58,6 +59,12 @@ class Config:
         self._values[name] = value
         self.__dict__[name] = value
         self.epoch += 1
+        for callback in self._on_change:
+            callback()
+
+    def on_change(self, callback: Callable[[], None]) -> None:
+        """Calls `callback()` after every `update`: for caches that key on flags implicitly."""
+        self._on_change.append(callback)
 
     def read(self, name: str) -> Any:
         return self._values[name]

@@ -252,7 +252,12 @@ def process_index() -> int:
 
 
 class SingleDeviceSharding(xc.SingleDeviceSharding):
-    """The placement of an array on one device, in the form jaxlib's C++ expects."""
+    """The placement of an array on one device, in the form jaxlib's C++ expects.
+
+    Importing `jax` installs read-only properties on the jaxlib base class (`device_set`,
+    `_device_assignment`, ...), so everything here is a class-level attribute of this subclass,
+    backed by one instance attribute whose name jax does not use.
+    """
 
     memory_kind = None
     is_fully_replicated = True
@@ -260,9 +265,11 @@ class SingleDeviceSharding(xc.SingleDeviceSharding):
 
     def __init__(self, device: Device) -> None:
         super().__init__(device)
-        self.device = device
-        self._device_assignment = (device,)
-        self.device_set = {device}
+        self._stablax_device = device
+
+    device = property(lambda self: self._stablax_device)
+    device_set = property(lambda self: {self._stablax_device})
+    _device_assignment = property(lambda self: (self._stablax_device,))
 
     def _to_xla_hlo_sharding(self, num_dimensions: int) -> Any:
         return xc.HloSharding.replicate()
