@@ -119,7 +119,8 @@ class Jitted:
         self.donate_argnums = frozenset(donate_argnums)
         self.inline = inline
         self._cache: dict[Hashable, _Entry] = {}
-        self._hits: dict[tuple[ShapedArray, ...], _Entry] = {}
+        self._hits: dict[tuple[ShapedArray, ...], _Entry] = {}  # one or two Arrays
+        self._mixed_hits: dict[tuple, _Entry] = {}  # other arities, or Python scalars
         _live_jitted.add(self)
         self.fast_call = _make_fast_call(self)
         functools.update_wrapper(self, fun, updated=())
@@ -145,7 +146,9 @@ class Jitted:
             self._cache[key] = entry
         if not kwargs and not self.static_argnums and all(type(x) in _HIT_TYPES for x in args):
             # Python scalars are keyed by type: their aval depends on nothing else but flags.
-            self._hits[tuple([x.aval if type(x) is Array else type(x) for x in args])] = entry
+            key = tuple([x.aval if type(x) is Array else type(x) for x in args])
+            arrays_only = len(args) in (1, 2) and all(type(x) is Array for x in args)
+            (self._hits if arrays_only else self._mixed_hits)[key] = entry
         buffers = [
             x._buf if type(x) is Array else _leaf_buffer(x, a) for x, a in zip(leaves, avals)
         ]
@@ -236,6 +239,7 @@ class Jitted:
     def clear_cache(self) -> None:
         self._cache.clear()
         self._hits.clear()
+        self._mixed_hits.clear()
 
     def _cache_size(self) -> int:
         return len(self._cache)
@@ -259,6 +263,7 @@ _live_jitted: weakref.WeakSet[Jitted] = weakref.WeakSet()
 def _clear_hit_tables() -> None:
     for jitted in list(_live_jitted):
         jitted._hits.clear()
+        jitted._mixed_hits.clear()
 
 
 config.on_change(_clear_hit_tables)
@@ -267,15 +272,16 @@ config.on_change(_clear_hit_tables)
 def _make_fast_call(jitted: Jitted) -> Callable:
     """The function `jit` returns: a closure, so a cache hit costs no attribute lookups on self.
 
-    Calls whose arguments are all `Array`s or Python scalars, positionally, look up `hits`: a
-    table keyed by the arguments' interned avals (a scalar by its type, which with the flags
-    fixes its aval). `_call_general` fills it only while no trace is active and jit is enabled,
-    and any flag change empties it, so a hit reads neither the config epoch nor
-    `jax_disable_jit`. The common arities are unpacked by hand: a comprehension costs 250 ns
-    where unpacking two arguments costs 50. Other calls (pytrees, keywords, static arguments,
-    NumPy inputs) take `_call_general`.
+    Calls whose arguments are all `Array`s or Python scalars, positionally, look up `hits` (one
+    or two Arrays) or `mixed` (the rest, looked up only when it is not empty): tables keyed by
+    the arguments' interned avals (a scalar by its type, which with the flags fixes its aval).
+    `_call_general` fills them only while no trace is active and jit is enabled, and any flag
+    change empties them, so a hit reads neither the config epoch nor `jax_disable_jit`. The
+    common arities are unpacked by hand: a comprehension costs 250 ns where unpacking two
+    arguments costs 50. Other calls (pytrees, keywords, static arguments, NumPy inputs) take
+    `_call_general`.
     """
-    fun, hits, general = jitted.fun, jitted._hits, jitted._call_general
+    fun, hits, mixed, general = jitted.fun, jitted._hits, jitted._mixed_hits, jitted._call_general
 
     def call(*args, **kwargs):
         if not kwargs and not trace_state.stack:
@@ -288,8 +294,8 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                 (a,) = args
                 if type(a) is Array:
                     entry, buffers = hits.get((a.aval,)), [a._buf]
-            if entry is None:  # other arities, and Python scalars among the arguments
-                entry = hits.get(tuple([a.aval if type(a) is Array else type(a) for a in args]))
+            if entry is None and mixed:  # other arities, or Python scalars among the arguments
+                entry = mixed.get(tuple([a.aval if type(a) is Array else type(a) for a in args]))
                 if entry is not None:
                     buffers = [a._buf if type(a) is Array else to_array(a)._buf for a in args]
             if entry is not None:
