@@ -17,6 +17,7 @@ from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.lax import _elementwise as ew
+from stablax._src.lax._control_flow_misc import associative_scan
 from stablax._src.lax._elementwise import FLOAT, NUMBER, check_dtype
 from stablax._src.lax._reductions import (
     MONOID_COMBINE,
@@ -290,6 +291,74 @@ def _unfold(x: Any, pad_value: Any, params: dict[str, Any]) -> Any:
     return concatenate(windows, 0)
 
 
+def _cumulative_axis(params: dict[str, Any], shape: tuple[int, ...]) -> tuple[int, bool] | None:
+    """`(axis, reverse)` if these reduce_window parameters are a cumulative op's, else None."""
+    ones = (1,) * len(shape)
+    if any(
+        tuple(params[k]) != ones for k in ("window_strides", "base_dilation", "window_dilation")
+    ):
+        return None
+    spans = [d for d, w in enumerate(params["window_dimensions"]) if w != 1]
+    if len(spans) != 1 or params["window_dimensions"][spans[0]] != shape[spans[0]]:
+        return None
+    axis, n = spans[0], shape[spans[0]]
+    pads = [tuple(p) for p in params["padding"]]
+    if any(p != (0, 0) for d, p in enumerate(pads) if d != axis):
+        return None
+    if pads[axis] in ((n - 1, 0), (0, n - 1)):
+        return axis, pads[axis] == (0, n - 1)
+    return None
+
+
+def _balanced_weight(x: Any, out: Any, other: Any) -> Any:
+    # JAX's max/min derivative: 1 where x alone attains `out`, 1/2 on ties, 0 elsewhere.
+    one, half, zero = (full_like(x, v) for v in (1.0, 0.5, 0.0))
+    return ew.select(ew.eq(x, out), ew.select(ew.eq(other, out), half, one), zero)
+
+
+def _chooser_pairs(choose):
+    def combine(a, b):
+        (xa, ta), (xb, tb) = a, b
+        out = choose(xa, xb)
+        tangent = ew.add(
+            ew.mul(ta, _balanced_weight(xa, out, xb)), ew.mul(tb, _balanced_weight(xb, out, xa))
+        )
+        return out, tangent
+
+    return combine
+
+
+def _product_pairs(a, b):
+    (xa, ta), (xb, tb) = a, b
+    return ew.mul(xa, xb), ew.add(ew.mul(ta, xb), ew.mul(xa, tb))
+
+
+def _logaddexp_pairs(a, b):
+    (xa, ta), (xb, tb) = a, b
+    high = ew.max(xa, xb)
+    finite_high = ew.select(ew.is_finite(high), high, zeros_like(high))
+    out = ew.add(
+        ew.log(ew.add(ew.exp(ew.sub(xa, finite_high)), ew.exp(ew.sub(xb, finite_high)))),
+        finite_high,
+    )
+
+    # exp(x - out) is each side's share; a side at -inf (padding included) has none.
+    def share(x):
+        return ew.select(ew.is_finite(out), ew.exp(ew.sub(x, out)), zeros_like(x))
+
+    return out, ew.add(ew.mul(ta, share(xa)), ew.mul(tb, share(xb)))
+
+
+# A cumulative op's JVP as one associative scan over (value, tangent) pairs: O(n log n) work in
+# O(log n) steps, where `_unfold` would stack n windows of n elements (n^3 work for products).
+_PAIR_COMBINES = {
+    "mul": _product_pairs,
+    "max": _chooser_pairs(ew.max),
+    "min": _chooser_pairs(ew.min),
+    "logaddexp": _logaddexp_pairs,
+}
+
+
 def _reduce_window_jvp(primals, tangents, **params):
     x, init = primals
     tx, t_init = tangents
@@ -301,6 +370,11 @@ def _reduce_window_jvp(primals, tangents, **params):
         return out, bind("stablehlo.reduce_window", tx, t_init, **params)
     if tx is None or computation in ("and", "or", "xor"):
         return out, None  # an init value's tangent is not tracked
+    cumulative = _cumulative_axis(params, aval_of(x).shape)
+    if cumulative is not None and computation in _PAIR_COMBINES:
+        axis, reverse = cumulative
+        pairs = associative_scan(_PAIR_COMBINES[computation], (x, tx), reverse=reverse, axis=axis)
+        return out, pairs[1]
     windows = _unfold(x, init, params)
     window_tangents = _unfold(tx, zeros_like(init), params)
     if computation in ("max", "min"):
