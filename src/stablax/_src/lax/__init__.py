@@ -64,12 +64,8 @@ from stablax._src.lax._slicing import (
     dynamic_update_slice,
     dynamic_update_slice_in_dim,
 )
+from stablax._src.lax._cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
 from stablax._src.lax._windowed import (
-    cumlogsumexp,
-    cummax,
-    cummin,
-    cumprod,
-    cumsum,
     padtype_to_pads,
     reduce_window,
     reduce_window_shape_tuple,

@@ -1,8 +1,5 @@
-"""Windowed reductions: `reduce_window` (`stablehlo.reduce_window`) and the cumulative ops built on
-it (cumsum, cumprod, cummax, cummin, cumlogsumexp), plus the padding helpers shared with conv.
-
-As in JAX on CPU/GPU, a cumulative op is one reduce_window whose window spans the whole axis,
-padded by n - 1 on one side, so each has the rules of a single ruled op.
+"""Windowed reductions: `reduce_window` (`stablehlo.reduce_window`) and its rules, plus the padding
+helpers shared with conv. The cumulative ops built on it live in `_cumulative`.
 """
 
 from __future__ import annotations
@@ -17,8 +14,8 @@ from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.lax import _elementwise as ew
-from stablax._src.lax._control_flow_misc import associative_scan
-from stablax._src.lax._elementwise import FLOAT, NUMBER, check_dtype
+from stablax._src.lax._cumulative import cumulative_tangent, logaddexp
+from stablax._src.lax._elementwise import FLOAT, check_dtype
 from stablax._src.lax._reductions import (
     MONOID_COMBINE,
     MONOID_FUNCTIONS,
@@ -227,18 +224,10 @@ def _reduce_window_lowering(
     scalar = mlir.tensor_type((), dtype)
     block = op.regions[0].blocks.append(scalar, scalar)
     if computation == "logaddexp":
-        emit_region_body(block, _logaddexp)
+        emit_region_body(block, lambda a, b: (logaddexp(a, b),))
     else:
         emit_monoid_body(block, computation, dtype)
     return list(op.results)
-
-
-def _logaddexp(a, b):
-    # log(e^a + e^b) = max + log1p(e^-|a - b|); a - b is NaN for equal infinities (or a NaN).
-    larger = ew.max(a, b)
-    delta = ew.sub(a, b)
-    stable = ew.add(larger, ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))
-    return (ew.select(ew.ne(delta, delta), larger, stable),)
 
 
 def _reduce_window_decode(op: Any) -> dict[str, Any]:
@@ -291,74 +280,6 @@ def _unfold(x: Any, pad_value: Any, params: dict[str, Any]) -> Any:
     return concatenate(windows, 0)
 
 
-def _cumulative_axis(params: dict[str, Any], shape: tuple[int, ...]) -> tuple[int, bool] | None:
-    """`(axis, reverse)` if these reduce_window parameters are a cumulative op's, else None."""
-    ones = (1,) * len(shape)
-    if any(
-        tuple(params[k]) != ones for k in ("window_strides", "base_dilation", "window_dilation")
-    ):
-        return None
-    spans = [d for d, w in enumerate(params["window_dimensions"]) if w != 1]
-    if len(spans) != 1 or params["window_dimensions"][spans[0]] != shape[spans[0]]:
-        return None
-    axis, n = spans[0], shape[spans[0]]
-    pads = [tuple(p) for p in params["padding"]]
-    if any(p != (0, 0) for d, p in enumerate(pads) if d != axis):
-        return None
-    if pads[axis] in ((n - 1, 0), (0, n - 1)):
-        return axis, pads[axis] == (0, n - 1)
-    return None
-
-
-def _balanced_weight(x: Any, out: Any, other: Any) -> Any:
-    # JAX's max/min derivative: 1 where x alone attains `out`, 1/2 on ties, 0 elsewhere.
-    one, half, zero = (full_like(x, v) for v in (1.0, 0.5, 0.0))
-    return ew.select(ew.eq(x, out), ew.select(ew.eq(other, out), half, one), zero)
-
-
-def _chooser_pairs(choose):
-    def combine(a, b):
-        (xa, ta), (xb, tb) = a, b
-        out = choose(xa, xb)
-        tangent = ew.add(
-            ew.mul(ta, _balanced_weight(xa, out, xb)), ew.mul(tb, _balanced_weight(xb, out, xa))
-        )
-        return out, tangent
-
-    return combine
-
-
-def _product_pairs(a, b):
-    (xa, ta), (xb, tb) = a, b
-    return ew.mul(xa, xb), ew.add(ew.mul(ta, xb), ew.mul(xa, tb))
-
-
-def _logaddexp_pairs(a, b):
-    (xa, ta), (xb, tb) = a, b
-    high = ew.max(xa, xb)
-    finite_high = ew.select(ew.is_finite(high), high, zeros_like(high))
-    out = ew.add(
-        ew.log(ew.add(ew.exp(ew.sub(xa, finite_high)), ew.exp(ew.sub(xb, finite_high)))),
-        finite_high,
-    )
-
-    # exp(x - out) is each side's share; a side at -inf (padding included) has none.
-    def share(x):
-        return ew.select(ew.is_finite(out), ew.exp(ew.sub(x, out)), zeros_like(x))
-
-    return out, ew.add(ew.mul(ta, share(xa)), ew.mul(tb, share(xb)))
-
-
-# A cumulative op's JVP as one associative scan over (value, tangent) pairs: O(n log n) work in
-# O(log n) steps, where `_unfold` would stack n windows of n elements (n^3 work for products).
-_PAIR_COMBINES = {
-    "mul": _product_pairs,
-    "max": _chooser_pairs(ew.max),
-    "min": _chooser_pairs(ew.min),
-    "logaddexp": _logaddexp_pairs,
-}
-
-
 def _reduce_window_jvp(primals, tangents, **params):
     x, init = primals
     tx, t_init = tangents
@@ -370,11 +291,9 @@ def _reduce_window_jvp(primals, tangents, **params):
         return out, bind("stablehlo.reduce_window", tx, t_init, **params)
     if tx is None or computation in ("and", "or", "xor"):
         return out, None  # an init value's tangent is not tracked
-    cumulative = _cumulative_axis(params, aval_of(x).shape)
-    if cumulative is not None and computation in _PAIR_COMBINES:
-        axis, reverse = cumulative
-        pairs = associative_scan(_PAIR_COMBINES[computation], (x, tx), reverse=reverse, axis=axis)
-        return out, pairs[1]
+    tangent = cumulative_tangent(computation, x, tx, params)
+    if tangent is not None:
+        return out, tangent
     windows = _unfold(x, init, params)
     window_tangents = _unfold(tx, zeros_like(init), params)
     if computation in ("max", "min"):
@@ -472,7 +391,7 @@ def _reduce_window_batch(values, dims, *, axis_size, **params):
     out = batch_at(out, None if x_dim is None else 0, 0, axis_size)
     init = broadcast_in_dim(batch_at(init, init_dim, 0, axis_size), aval_of(out).shape, (0,))
     if computation == "logaddexp":
-        return _logaddexp(out, init)[0], 0
+        return logaddexp(out, init), 0
     return MONOID_COMBINE[computation](out, init), 0
 
 
@@ -562,81 +481,8 @@ def reduce_window(
     )
 
 
-# --- cumulative reductions ---------------------------------------------------------------------
-
-
-def _cumulative(computation: str, opname: str, operand: Any, axis: int, reverse: bool) -> Any:
-    aval = aval_of(operand)
-    check_dtype(opname, aval.dtype, (FLOAT,) if computation == "logaddexp" else NUMBER)
-    axis = operator.index(axis)
-    if not -aval.ndim <= axis < aval.ndim:
-        raise ValueError(
-            f"lax.{opname}: axis {axis} is out of bounds for an array of shape "
-            f"{aval.shape}{mlir.where_suffix()}"
-        )
-    axis %= aval.ndim
-    n = aval.shape[axis]
-    if n == 0:
-        return operand
-    window = tuple(n if d == axis else 1 for d in range(aval.ndim))
-    pad = (0, n - 1) if reverse else (n - 1, 0)
-    padding = tuple(pad if d == axis else (0, 0) for d in range(aval.ndim))
-    identity = identity_element("max" if computation == "logaddexp" else computation, aval.dtype)
-    ones = (1,) * aval.ndim
-    return bind(
-        "stablehlo.reduce_window",
-        operand,
-        init_operand(identity, aval.dtype),
-        computation=computation,
-        window_dimensions=window,
-        window_strides=ones,
-        padding=padding,
-        base_dilation=ones,
-        window_dilation=ones,
-    )
-
-
-def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Running sum along `axis` (from the end if `reverse`), as a `stablehlo.reduce_window`.
-
-    Args:
-      operand: an integer, floating or complex array.
-      axis: the axis to accumulate along.
-      reverse: accumulate from the last element towards the first.
-
-    Returns:
-      An array like `operand` whose element i is the sum of elements 0..i along `axis`.
-    """
-    return _cumulative("add", "cumsum", operand, axis, reverse)
-
-
-def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Running product along `axis` (see `cumsum`)."""
-    return _cumulative("mul", "cumprod", operand, axis, reverse)
-
-
-def cummax(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Running maximum along `axis` (see `cumsum`); NaN propagates."""
-    return _cumulative("max", "cummax", operand, axis, reverse)
-
-
-def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Running minimum along `axis` (see `cumsum`); NaN propagates."""
-    return _cumulative("min", "cummin", operand, axis, reverse)
-
-
-def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Running log(sum(exp(x))) along `axis`, computed stably (see `cumsum`); floats only."""
-    return _cumulative("logaddexp", "cumlogsumexp", operand, axis, reverse)
-
-
 __all__ = [
     "reduce_window",
     "reduce_window_shape_tuple",
     "padtype_to_pads",
-    "cumsum",
-    "cumprod",
-    "cummax",
-    "cummin",
-    "cumlogsumexp",
 ]

@@ -1,0 +1,177 @@
+"""Cumulative reductions (cumsum, cumprod, cummax, cummin, cumlogsumexp) and their derivatives.
+
+As in JAX on CPU/GPU, a cumulative op is one `stablehlo.reduce_window` whose window spans the
+whole axis, padded by n - 1 on one side, so each has the rules of a single ruled op. Their
+tangents are one associative scan over (value, tangent) pairs: O(n log n) work in O(log n)
+steps, where differentiating the window generically would stack n windows of n elements.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from stablax._src import ir as mlir
+from stablax._src.dispatch import bind
+from stablax._src.lax import _elementwise as ew
+from stablax._src.lax._control_flow_misc import associative_scan
+from stablax._src.lax._elementwise import FLOAT, NUMBER, check_dtype
+from stablax._src.lax._reductions import identity_element, init_operand
+from stablax._src.lax._shapes import aval_of, full_like
+
+# --- the ops -----------------------------------------------------------------------------------
+
+
+def _cumulative(computation: str, opname: str, operand: Any, axis: int, reverse: bool) -> Any:
+    aval = aval_of(operand)
+    check_dtype(opname, aval.dtype, (FLOAT,) if computation == "logaddexp" else NUMBER)
+    axis = operator.index(axis)
+    if not -aval.ndim <= axis < aval.ndim:
+        raise ValueError(
+            f"lax.{opname}: axis {axis} is out of bounds for an array of shape "
+            f"{aval.shape}{mlir.where_suffix()}"
+        )
+    axis %= aval.ndim
+    n = aval.shape[axis]
+    if n == 0:
+        return operand
+    window = tuple(n if d == axis else 1 for d in range(aval.ndim))
+    pad = (0, n - 1) if reverse else (n - 1, 0)
+    padding = tuple(pad if d == axis else (0, 0) for d in range(aval.ndim))
+    identity = identity_element("max" if computation == "logaddexp" else computation, aval.dtype)
+    ones = (1,) * aval.ndim
+    return bind(
+        "stablehlo.reduce_window",
+        operand,
+        init_operand(identity, aval.dtype),
+        computation=computation,
+        window_dimensions=window,
+        window_strides=ones,
+        padding=padding,
+        base_dilation=ones,
+        window_dilation=ones,
+    )
+
+
+def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running sum along `axis` (from the end if `reverse`), as a `stablehlo.reduce_window`.
+
+    Args:
+      operand: an integer, floating or complex array.
+      axis: the axis to accumulate along.
+      reverse: accumulate from the last element towards the first.
+
+    Returns:
+      An array like `operand` whose element i is the sum of elements 0..i along `axis`.
+    """
+    return _cumulative("add", "cumsum", operand, axis, reverse)
+
+
+def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running product along `axis` (see `cumsum`)."""
+    return _cumulative("mul", "cumprod", operand, axis, reverse)
+
+
+def cummax(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running maximum along `axis` (see `cumsum`); NaN propagates."""
+    return _cumulative("max", "cummax", operand, axis, reverse)
+
+
+def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running minimum along `axis` (see `cumsum`); NaN propagates."""
+    return _cumulative("min", "cummin", operand, axis, reverse)
+
+
+def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running log(sum(exp(x))) along `axis`, computed stably (see `cumsum`); floats only."""
+    return _cumulative("logaddexp", "cumlogsumexp", operand, axis, reverse)
+
+
+def logaddexp(a: Any, b: Any) -> Any:
+    """log(e^a + e^b) as max + log1p(e^-|a - b|); a - b is NaN for equal infinities (or a NaN)."""
+    larger = ew.max(a, b)
+    delta = ew.sub(a, b)
+    stable = ew.add(larger, ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))
+    return ew.select(ew.ne(delta, delta), larger, stable)
+
+
+# --- derivatives -------------------------------------------------------------------------------
+
+
+def cumulative_axis(params: dict[str, Any], shape: tuple[int, ...]) -> tuple[int, bool] | None:
+    """`(axis, reverse)` if these reduce_window parameters are a cumulative op's, else None."""
+    ones = (1,) * len(shape)
+    if any(
+        tuple(params[k]) != ones for k in ("window_strides", "base_dilation", "window_dilation")
+    ):
+        return None
+    spans = [d for d, w in enumerate(params["window_dimensions"]) if w != 1]
+    if len(spans) != 1 or params["window_dimensions"][spans[0]] != shape[spans[0]]:
+        return None
+    axis, n = spans[0], shape[spans[0]]
+    pads = [tuple(p) for p in params["padding"]]
+    if any(p != (0, 0) for d, p in enumerate(pads) if d != axis):
+        return None
+    if pads[axis] in ((n - 1, 0), (0, n - 1)):
+        return axis, pads[axis] == (0, n - 1)
+    return None
+
+
+def _balanced_weight(x: Any, out: Any, other: Any) -> Any:
+    # JAX's max/min derivative: 1 where x alone attains `out`, 1/2 on ties, 0 elsewhere.
+    one, half, zero = (full_like(x, v) for v in (1.0, 0.5, 0.0))
+    return ew.select(ew.eq(x, out), ew.select(ew.eq(other, out), half, one), zero)
+
+
+def _chooser_pairs(choose):
+    def combine(a, b):
+        (xa, ta), (xb, tb) = a, b
+        out = choose(xa, xb)
+        tangent = ew.add(
+            ew.mul(ta, _balanced_weight(xa, out, xb)), ew.mul(tb, _balanced_weight(xb, out, xa))
+        )
+        return out, tangent
+
+    return combine
+
+
+def _product_pairs(a, b):
+    (xa, ta), (xb, tb) = a, b
+    return ew.mul(xa, xb), ew.add(ew.mul(ta, xb), ew.mul(xa, tb))
+
+
+def _logaddexp_pairs(a, b):
+    (xa, ta), (xb, tb) = a, b
+    out = logaddexp(xa, xb)
+
+    def share(x):  # exp(x - out), +inf read as 0 as in JAX; nothing when out is -inf
+        def finite(v):
+            return ew.select(ew.eq(v, full_like(v, np.inf)), full_like(v, 0.0), v)
+
+        weight = ew.exp(ew.sub(finite(x), finite(out)))
+        return ew.select(ew.eq(out, full_like(out, -np.inf)), full_like(x, 0.0), weight)
+
+    return out, ew.add(ew.mul(ta, share(xa)), ew.mul(tb, share(xb)))
+
+
+_PAIR_COMBINES = {
+    "mul": _product_pairs,
+    "max": _chooser_pairs(ew.max),
+    "min": _chooser_pairs(ew.min),
+    "logaddexp": _logaddexp_pairs,
+}
+
+
+def cumulative_tangent(computation: str, x: Any, tangent: Any, params: dict[str, Any]) -> Any:
+    """The tangent of a cumulative reduce_window (not a sum), or None if `params` are not one."""
+    cumulative = cumulative_axis(params, aval_of(x).shape)
+    if cumulative is None or computation not in _PAIR_COMBINES:
+        return None
+    axis, reverse = cumulative
+    pairs = (x, tangent)
+    return associative_scan(_PAIR_COMBINES[computation], pairs, reverse=reverse, axis=axis)[1]
+
+
+__all__ = ["cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"]
