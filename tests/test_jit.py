@@ -301,6 +301,46 @@ def test_hit_path_keys_python_scalars_by_type_not_value():
         f(x, 2**70)
 
 
+def test_hit_path_keys_static_arguments_by_value_and_skips_none():
+    traces = []
+
+    def f(x, axis, scale, keepdims=False):
+        traces.append(axis)
+        out = x.sum(axis=axis, keepdims=keepdims)
+        return out if scale is None else out * scale
+
+    g = jit(f, static_argnums=(1, 3))
+    x = jnp.arange(6.0).reshape(2, 3)
+    expected = {0: [3.0, 5.0, 7.0], 1: [3.0, 12.0]}
+    for _ in range(2):
+        for axis in (0, 1):
+            np.testing.assert_array_equal(_np(g(x, axis, None)), expected[axis])
+            np.testing.assert_array_equal(_np(g(x, axis, 2.0)), np.multiply(expected[axis], 2))
+    assert sorted(traces) == [0, 0, 1, 1]  # per axis: scale None, scale a float
+    assert g(x, 1, None, True).shape == (2, 1)
+    with pytest.raises(ValueError, match="hashable"):
+        g(x, [0], None)
+    # jnp reductions pass their static arguments positionally: they hit too.
+    np.testing.assert_array_equal(_np(jnp.sum(x, 0)), [3.0, 5.0, 7.0])
+    np.testing.assert_array_equal(_np(jnp.sum(x, 1)), [3.0, 12.0])
+
+
+def test_cached_scalars_keep_signed_zeros_apart():
+    x = jnp.ones(2)
+    for _ in range(2):
+        np.testing.assert_array_equal(_np(1.0 / (x * 0.0)), [np.inf, np.inf])
+        np.testing.assert_array_equal(_np(1.0 / (x * -0.0)), [-np.inf, -np.inf])
+        np.testing.assert_array_equal(_np(jnp.copysign(x, -0.0)), [-1.0, -1.0])
+        np.testing.assert_array_equal(_np(jnp.copysign(x, 0.0)), [1.0, 1.0])
+    for _ in range(2):
+        for z in (0j, complex(0.0, -0.0), complex(-0.0, 0.0)):
+            out = _np(jnp.asarray(z))
+            assert (np.signbit(out.real), np.signbit(out.imag)) == (
+                np.signbit(z.real),
+                np.signbit(z.imag),
+            )
+
+
 def test_hit_path_rejects_leaked_tracers_and_deleted_arrays():
     f = jit(lambda a, b: a + b)
     x = jnp.ones(2)

@@ -7,6 +7,7 @@ an op compiles a one-op program once per (op, avals, params) and afterwards is a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -217,12 +218,12 @@ def to_array(x: Any) -> Array:
     kind = type(x)
     if kind in (bool, int, float, complex):
         # The dtype of a Python scalar depends on the x64 flag, so the flag is part of the key.
-        key = (kind, x, config.jax_enable_x64) if (kind is not float or x != 0.0) else None
-        cached = _scalar_cache.get(key) if key is not None else None
+        key = (config.jax_enable_x64, *_scalar_key(x))
+        cached = _scalar_cache.get(key)
         if cached is not None:
             return cached
         array = _scalar_to_array(x)
-        if key is not None and len(_scalar_cache) < _SCALAR_CACHE_LIMIT:
+        if len(_scalar_cache) < _SCALAR_CACHE_LIMIT:
             _scalar_cache[key] = array
         return array
     if hasattr(x, "__jax_array__"):
@@ -232,6 +233,16 @@ def to_array(x: Any) -> Array:
 
         return from_host(x)
     raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid stablax array type")
+
+
+def _scalar_key(x: Any) -> tuple:
+    """What tells scalars apart: type, value and the signs of zeros (0.0 == -0.0 as dict keys)."""
+    kind = type(x)
+    if kind is float or isinstance(x, np.floating):
+        return (kind, x, math.copysign(1.0, x))
+    if kind is complex or isinstance(x, np.complexfloating):
+        return (kind, x, math.copysign(1.0, x.real), math.copysign(1.0, x.imag))
+    return (kind, x)
 
 
 def _scalar_to_array(x: Any) -> Array:
@@ -253,7 +264,7 @@ def weak_scalar(value: Any, dtype: np.dtype, weak_type: bool = True) -> Any:
     if trace is not None:
         # During linearize, constants belong to the primal function (trace_state.target).
         return (trace_state.target or trace).constant(host, weak_type=weak_type)
-    key = (weak_type, dtype, value) if (type(value) is not float or value != 0.0) else None
+    key = (weak_type, dtype, *_scalar_key(value)) if np.isscalar(value) else None
     cached = _scalar_cache.get(key) if key is not None else None
     if cached is None:
         from stablax._src.array import from_host

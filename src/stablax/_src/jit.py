@@ -144,15 +144,27 @@ class Jitted:
         if entry is None:
             entry = self._compile(args, kwargs, in_tree, avals, leaves)
             self._cache[key] = entry
-        if not kwargs and not self.static_argnums and all(type(x) in _HIT_TYPES for x in args):
-            # Python scalars are keyed by type: their aval depends on nothing else but flags.
-            key = tuple([x.aval if type(x) is Array else type(x) for x in args])
-            arrays_only = len(args) in (1, 2) and all(type(x) is Array for x in args)
-            (self._hits if arrays_only else self._mixed_hits)[key] = entry
+        if not kwargs:
+            self._remember_hit(args, entry)
         buffers = [
             x._buf if type(x) is Array else _leaf_buffer(x, a) for x, a in zip(leaves, avals)
         ]
         return _run(entry, buffers, leaves)
+
+    def _remember_hit(self, args: tuple, entry: _Entry) -> None:
+        """Files `entry` in a hit table if `call` can find it again from `args` alone."""
+        statics = self.static_argnums
+        dynamic = [a for i, a in enumerate(args) if i not in statics]
+        if not all(type(a) in _HIT_TYPES for a in dynamic):
+            return
+        if (
+            len(args) in (1, 2)
+            and len(dynamic) == len(args)
+            and all(type(a) is Array for a in args)
+        ):
+            self._hits[tuple([a.aval for a in args])] = entry
+        else:
+            self._mixed_hits[_hit_key(args, statics)] = entry
 
     def _split_static(self, args: tuple, kwargs: dict):
         if self.static_argnums:
@@ -254,7 +266,15 @@ class Jitted:
         return f"<jitted function {getattr(self.fun, '__name__', repr(self.fun))}>"
 
 
-_HIT_TYPES = frozenset({Array, *_SCALAR_TYPES})
+_HIT_TYPES = frozenset({Array, *_SCALAR_TYPES, type(None)})
+
+
+def _hit_key(args: tuple, statics: frozenset[int]) -> tuple:
+    """A static argument keys by value, an Array by aval, a Python scalar or None by type."""
+    return tuple(
+        [a if i in statics else a.aval if type(a) is Array else type(a) for i, a in enumerate(args)]
+    )
+
 
 # Every Jitted, so that a flag change can empty their hit tables (keyed by avals alone).
 _live_jitted: weakref.WeakSet[Jitted] = weakref.WeakSet()
@@ -272,16 +292,16 @@ config.on_change(_clear_hit_tables)
 def _make_fast_call(jitted: Jitted) -> Callable:
     """The function `jit` returns: a closure, so a cache hit costs no attribute lookups on self.
 
-    Calls whose arguments are all `Array`s or Python scalars, positionally, look up `hits` (one
-    or two Arrays) or `mixed` (the rest, looked up only when it is not empty): tables keyed by
-    the arguments' interned avals (a scalar by its type, which with the flags fixes its aval).
+    Positional calls look up `hits` (one or two Arrays) or `mixed` (the rest, looked up only
+    when it is not empty): tables keyed by the arguments' interned avals, a Python scalar or
+    None by its type (which with the flags fixes its aval), a static argument by its value.
     `_call_general` fills them only while no trace is active and jit is enabled, and any flag
     change empties them, so a hit reads neither the config epoch nor `jax_disable_jit`. The
     common arities are unpacked by hand: a comprehension costs 250 ns where unpacking two
-    arguments costs 50. Other calls (pytrees, keywords, static arguments, NumPy inputs) take
-    `_call_general`.
+    arguments costs 50. Other calls (pytrees, keywords, NumPy inputs) take `_call_general`.
     """
     fun, hits, mixed, general = jitted.fun, jitted._hits, jitted._mixed_hits, jitted._call_general
+    statics, hit_key = jitted.static_argnums, _hit_key
 
     def call(*args, **kwargs):
         if not kwargs and not trace_state.stack:
@@ -294,9 +314,13 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                 (a,) = args
                 if type(a) is Array:
                     entry, buffers = hits.get((a.aval,)), [a._buf]
-            if entry is None and mixed:  # other arities, or Python scalars among the arguments
-                entry = mixed.get(tuple([a.aval if type(a) is Array else type(a) for a in args]))
+            if entry is None and mixed:  # other arities, scalars, None or static arguments
+                try:
+                    entry = mixed.get(hit_key(args, statics))
+                except TypeError:  # an unhashable static argument: _call_general explains
+                    entry = None
                 if entry is not None:
+                    args = [a for i, a in enumerate(args) if a is not None and i not in statics]
                     buffers = [a._buf if type(a) is Array else to_array(a)._buf for a in args]
             if entry is not None:
                 if entry.captured_bufs:
