@@ -28,18 +28,9 @@ from stablax._src.api import (
 from stablax._src.array import Array
 from stablax._src.config import config
 from stablax._src.jit import ShapeDtypeStruct, jit
-from stablax._src.transforms.ad_api import (
-    grad,
-    hessian,
-    jacfwd,
-    jacobian,
-    jacrev,
-    jvp,
-    linear_transpose,
-    linearize,
-    value_and_grad,
-    vjp,
-)
+from stablax._src.transforms.ad_forward import jvp, linearize
+from stablax._src.transforms.ad_jacobians import hessian, jacfwd, jacobian, jacrev
+from stablax._src.transforms.ad_reverse import grad, linear_transpose, value_and_grad, vjp
 from stablax._src.transforms.custom_derivatives import (
     checkpoint,
     checkpoint_policies,

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from stablax._src import dtypes, tree_util
-from stablax._src.transforms import ad_api
+from stablax._src.transforms import ad_forward, ad_reverse
 
 _DEFAULT_EPS = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-2, np.dtype(np.float64): 1e-5}
 _DEFAULT_TOL = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 2e-2, np.dtype(np.float64): 1e-5}
@@ -114,7 +114,7 @@ def check_jvp(
     tol = _tolerance(args, atol, _DEFAULT_TOL)
     rtol = tol if rtol is None else rtol
     tangents = _random_like(rng, args)
-    out, out_tangent = ad_api.jvp(f, args, tangents)
+    out, out_tangent = ad_forward.jvp(f, args, tangents)
     # The step must also be coarse enough for the outputs' precision (e.g. f32 -> bf16).
     eps = (
         eps
@@ -144,9 +144,9 @@ def check_vjp(
     tol = _tolerance(args, atol, _DEFAULT_TOL)
     rtol = tol if rtol is None else rtol
     tangents = _random_like(rng, args)
-    out, out_tangent = ad_api.jvp(f, args, tangents)
+    out, out_tangent = ad_forward.jvp(f, args, tangents)
     cotangent = _random_like(rng, out)
-    _, vjp_fun = ad_api.vjp(f, *args)
+    _, vjp_fun = ad_reverse.vjp(f, *args)
     in_cotangent = vjp_fun(cotangent)
     lhs = _inner(in_cotangent, tangents)
     rhs = _inner(cotangent, out_tangent)
@@ -180,7 +180,7 @@ def check_grads(
             tangents = _random_like(rng, args)
 
             def f_jvp(*primals):
-                return ad_api.jvp(f, primals, tangents)[1]
+                return ad_forward.jvp(f, primals, tangents)[1]
 
             check_grads(f_jvp, args, order - 1, ("fwd",), atol, rtol, eps)
     if "rev" in modes:
@@ -189,6 +189,6 @@ def check_grads(
             cotangent = _random_like(rng, f(*args))
 
             def f_vjp(*primals):
-                return ad_api.vjp(f, *primals)[1](cotangent)
+                return ad_reverse.vjp(f, *primals)[1](cotangent)
 
             check_grads(f_vjp, args, order - 1, ("rev",), atol, rtol, eps)

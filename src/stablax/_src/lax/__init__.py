@@ -2,7 +2,9 @@
 
 from stablax._src.lax._dot import Precision, dot, dot_general
 from stablax._src.lax._elementwise import *  # noqa: F403
-from stablax._src.lax._elementwise import abs, complex, max, min, pow, round
+from stablax._src.lax._elementwise import complex, max, min, pow
+from stablax._src.lax._elementwise_unary import *  # noqa: F403
+from stablax._src.lax._elementwise_unary import abs, round
 from stablax._src.lax._reductions import (
     reduce_and,
     reduce_max,
@@ -13,33 +15,22 @@ from stablax._src.lax._reductions import (
     reduce_xor,
 )
 from stablax._src.lax._shapes import (
-    bitcast_convert_type,
     broadcast,
     broadcast_in_dim,
     broadcasted_iota,
-    concatenate,
     convert_element_type,
     full,
     full_like,
     iota,
     reshape,
-    rev,
-    slice,
     transpose,
 )
+from stablax._src.lax._bit_conversions import bitcast_convert_type, reduce_precision
 from stablax._src.lax._reductions import argmax, argmin, reduce
 from stablax._src.lax._sort import sort, sort_key_val, top_k
 from stablax._src.lax._fft import FftType, fft
-from stablax._src.lax._shapes import (
-    broadcast_to_rank,
-    collapse,
-    expand_dims,
-    index_in_dim,
-    pad,
-    reduce_precision,
-    slice_in_dim,
-    squeeze,
-)
+from stablax._src.lax._reshape_axes import broadcast_to_rank, collapse, expand_dims, squeeze
+from stablax._src.lax._slice_pad import concatenate, index_in_dim, pad, rev, slice, slice_in_dim
 from stablax._src.lax._gather import (
     GatherDimensionNumbers,
     GatherScatterMode,
@@ -101,6 +92,7 @@ from stablax._src.lax._parallel import (
 from stablax._src.lax import _linalg, _linalg_ad, _linalg_kernels  # linalg ops and their rules
 from stablax._src.lax._control_flow_cond import cond, switch
 from stablax._src.lax._control_flow_scan import scan
+from stablax._src.lax import _control_flow_scan_ad  # registers scan's jvp and transpose
 from stablax._src.lax._control_flow_while import fori_loop, while_loop
 from stablax._src.lax._control_flow_misc import associative_scan, map
 from stablax._src.lax._special import igamma, igamma_grad_a, igammac, random_gamma_grad

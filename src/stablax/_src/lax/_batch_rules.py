@@ -11,6 +11,7 @@ from typing import Any
 from stablax._src import dispatch
 from stablax._src.core import ShapedArray
 from stablax._src.lax import _elementwise as _ew
+from stablax._src.lax import _elementwise_unary as _ew_unary
 
 
 def aval_of(x: Any) -> ShapedArray:
@@ -83,7 +84,7 @@ def register_elementwise(*names: str) -> None:
 
 
 register_elementwise(
-    *(row[0] for row in _ew.UNARY_OPS.values()),
+    *(row[0] for row in _ew_unary.UNARY_OPS.values()),
     *(row[0] for row in _ew.BINARY_OPS.values()),
     "stablehlo.compare",
     "stablehlo.select",

@@ -15,17 +15,19 @@ import numpy as np
 
 from stablax._src.jit import jit
 from stablax._src.lax._elementwise import (
-    FLOAT,
-    _prepare,
-    bessel_i1e,
-    check_dtype,
     le,
     select,
     sign,
-    sqrt,
 )
-from stablax._src.lax._elementwise import (
-    abs as _abs,
+from stablax._src.lax._elementwise_common import (
+    FLOAT,
+    _prepare,
+    check_dtype,
+)
+from stablax._src.lax._elementwise_unary import abs as _abs
+from stablax._src.lax._elementwise_unary import (
+    bessel_i1e,
+    sqrt,
 )
 from stablax._src.lax._shapes import aval_of, convert_element_type, full_like
 from stablax._src.transforms.custom_derivatives import custom_jvp

@@ -25,9 +25,10 @@ from stablax._src.lax._conv_dimensions import (
     conv_dimension_numbers,
 )
 from stablax._src.lax._dot import Precision, canonicalize_precision
-from stablax._src.lax._elementwise import ANY, check_dtype
+from stablax._src.lax._elementwise_common import ANY, check_dtype
 from stablax._src.lax._reductions import int_tuple, is_undefined, pad_pairs
-from stablax._src.lax._shapes import aval_of, convert_element_type, reshape, rev, transpose
+from stablax._src.lax._shapes import aval_of, convert_element_type, reshape, transpose
+from stablax._src.lax._slice_pad import rev
 from stablax._src.lax._windowed import dilate_dim, normalize_padding, padtype_to_pads
 
 # --- conv_general_dilated ----------------------------------------------------------------------

@@ -16,7 +16,8 @@ from stablax._src.lax._conv_dimensions import (
     conv_dimension_numbers,
 )
 from stablax._src.lax._dot import dot_general
-from stablax._src.lax._shapes import aval_of, rev, transpose
+from stablax._src.lax._shapes import aval_of, transpose
+from stablax._src.lax._slice_pad import rev
 from stablax._src.lax._windowed import dilate_dim, normalize_padding
 
 # --- transposed convolution --------------------------------------------------------------------

@@ -16,8 +16,9 @@ import numpy as np
 from stablax._src import ir as mlir
 from stablax._src.dispatch import bind
 from stablax._src.lax import _elementwise as ew
+from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._control_flow_misc import associative_scan
-from stablax._src.lax._elementwise import FLOAT, NUMBER, check_dtype
+from stablax._src.lax._elementwise_common import FLOAT, NUMBER, check_dtype
 from stablax._src.lax._reductions import identity_element, init_operand
 from stablax._src.lax._shapes import aval_of, full_like
 
@@ -93,7 +94,7 @@ def logaddexp(a: Any, b: Any) -> Any:
     """log(e^a + e^b) as max + log1p(e^-|a - b|); a - b is NaN for equal infinities (or a NaN)."""
     larger = ew.max(a, b)
     delta = ew.sub(a, b)
-    stable = ew.add(larger, ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))
+    stable = ew.add(larger, unary.log1p(unary.exp(unary.neg(unary.abs(delta)))))
     return ew.select(ew.ne(delta, delta), larger, stable)
 
 
@@ -150,7 +151,7 @@ def _logaddexp_pairs(a, b):
         def finite(v):
             return ew.select(ew.eq(v, full_like(v, np.inf)), full_like(v, 0.0), v)
 
-        weight = ew.exp(ew.sub(finite(x), finite(out)))
+        weight = unary.exp(ew.sub(finite(x), finite(out)))
         return ew.select(ew.eq(out, full_like(out, -np.inf)), full_like(x, 0.0), weight)
 
     return out, ew.add(ew.mul(ta, share(xa)), ew.mul(tb, share(xb)))

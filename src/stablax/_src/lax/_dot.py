@@ -14,7 +14,7 @@ from stablax._src.config import config
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import bind, def_op
 from stablax._src.ir import ir
-from stablax._src.lax._elementwise import ANY, check_dtype
+from stablax._src.lax._elementwise_common import ANY, check_dtype
 from stablax._src.lax._shapes import aval_of
 
 

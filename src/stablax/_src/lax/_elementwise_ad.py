@@ -15,31 +15,34 @@ import numpy as np
 from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.lax import _elementwise as ew
+from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._bessel import bessel_i0e
 from stablax._src.lax._elementwise import (
     add,
     atan2,
     complex,  # noqa: A004
-    cos,
-    cosh,
-    digamma,
     div,
     eq,
-    exp,
     gt,
-    imag,
     integer_pow,
     lt,
     mul,
+    select,
+    sign,
+    square,
+    sub,
+)
+from stablax._src.lax._elementwise_unary import (
+    cos,
+    cosh,
+    digamma,
+    exp,
+    imag,
     neg,
     real,
     rsqrt,
-    select,
-    sign,
     sin,
     sinh,
-    square,
-    sub,
 )
 from stablax._src.lax._shapes import full_like
 
@@ -100,7 +103,7 @@ def _bessel_i1e_derivative(x, y):
     # i0e(x) - i1e(x) (sign(x) + 1/x), whose limit at 0 is 1/2. Within eps of 0 that limit is
     # accurate to O(x) and 1/x could overflow (float32 subnormals), so the limit is used there.
     eps = float(dtypes.finfo(mlir_dtype(x)).eps)
-    not_tiny = gt(ew.abs(x), full_like(x, eps))
+    not_tiny = gt(unary.abs(x), full_like(x, eps))
     safe_x = select(not_tiny, x, full_like(x, eps))
     derivative = sub(bessel_i0e(safe_x), mul(y, add(sign(safe_x), div(full_like(x, 1), safe_x))))
     return select(not_tiny, derivative, full_like(x, 0.5))
@@ -208,7 +211,7 @@ def _pow_jvp(primals, tangents):
     if ty is not None:
         # x**y * log(x), with 0 where x == 0
         x_safe = select(eq(x, full_like(x, 0)), full_like(x, 1), x)
-        dy = mul(out, ew.log(x_safe))
+        dy = mul(out, unary.log(x_safe))
         terms.append(mul(ty, dy))
     return out, _sum(terms)
 

@@ -19,13 +19,16 @@ from stablax._src.core import ShapedArray
 from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.ir import ir, stablehlo
 from stablax._src.lax import _elementwise as ew
+from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._shapes import (
     aval_of,
     broadcast_in_dim,
-    concatenate,
     convert_element_type,
     full,
+)
+from stablax._src.lax._slice_pad import (
+    concatenate,
     pad,
 )
 
@@ -122,7 +125,7 @@ def _rfft_transpose(ct, fft_lengths):
     transformed = bind(
         "stablehlo.fft", full_spectrum, fft_type=FftType.FFT, fft_lengths=fft_lengths
     )
-    return ew.real(transformed)
+    return unary.real(transformed)
 
 
 def _irfft_transpose(ct, fft_lengths):

@@ -30,6 +30,7 @@ from stablax._src.lax._reductions import (
     int_tuple,
     reduce_and,
 )
+from stablax._src.lax._reshape_axes import expand_dims
 from stablax._src.lax._shapes import (
     _error as _type_error,
 )
@@ -38,11 +39,10 @@ from stablax._src.lax._shapes import (
     aval_of,
     broadcast_in_dim,
     canonicalize_axis,
-    concatenate,
     convert_element_type,
-    expand_dims,
     full,
 )
+from stablax._src.lax._slice_pad import concatenate
 from stablax._src.lax._slicing import (
     _index_dtype,
     _is_int,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from stablax._src.dispatch import bind, jvp_rules, transpose_rules
 from stablax._src.ir import where_suffix
 from stablax._src.lax import _elementwise as ew
+from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _linalg_util as u
 from stablax._src.lax._linalg import (
     CHOLESKY,
@@ -22,8 +23,9 @@ from stablax._src.lax._linalg import (
     triangular_solve,
 )
 from stablax._src.lax._reductions import reduce_sum
-from stablax._src.lax._shapes import full, pad
-from stablax._src.lax._shapes import slice as lax_slice
+from stablax._src.lax._shapes import full
+from stablax._src.lax._slice_pad import pad
+from stablax._src.lax._slice_pad import slice as lax_slice
 from stablax._src.transforms.ad import is_undefined
 
 
@@ -36,7 +38,7 @@ def _hermitian_from_triangle(dx, lower: bool):
     strict = u.tril(dx, -1) if lower else u.triu(dx, 1)
     diagonal = ew.sub(u.tril(dx), u.tril(dx, -1))
     if u.is_complex(dx):
-        diagonal = u.cast(ew.real(diagonal), u.dtype(dx))
+        diagonal = u.cast(unary.real(diagonal), u.dtype(dx))
     return ew.add(ew.add(strict, u.H(strict)), diagonal)
 
 
@@ -117,7 +119,7 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     lower = u.tril(qt_dx_rinv, -1)
     omega = ew.sub(lower, u.H(lower))  # skew-Hermitian part of Q^H dQ
     if u.is_complex(x):  # the imaginary part of its diagonal
-        imag_diagonal = ew.sub(qt_dx_rinv, u.cast(ew.real(qt_dx_rinv), u.dtype(x)))
+        imag_diagonal = ew.sub(qt_dx_rinv, u.cast(unary.real(qt_dx_rinv), u.dtype(x)))
         omega = ew.add(omega, ew.mul(imag_diagonal, u.eye(n, u.dtype(x), u.shape(x)[:-2])))
     dq = ew.add(u.matmul(q, ew.sub(omega, qt_dx_rinv)), dx_rinv)
     dr = u.matmul(ew.sub(qt_dx_rinv, omega), r)
@@ -147,7 +149,7 @@ def _eigh_jvp(primals, tangents, *, lower):
     vh_dx_v = u.matmul(u.matmul(u.H(v), sigma), v)
     dv = u.matmul(v, ew.mul(_inverse_gaps(w, dt), vh_dx_v))
     dw = u.diagonal(vh_dx_v)
-    dw = ew.real(dw) if u.is_complex(dw) else dw
+    dw = unary.real(dw) if u.is_complex(dw) else dw
     return (v, w), (dv, dw)
 
 
@@ -171,7 +173,7 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     v = u.H(right)
     ds_matrix = u.matmul(u.matmul(u.H(left), dx), v)
     ds = u.diagonal(ds_matrix)
-    ds = ew.real(ds) if u.is_complex(ds) else ds
+    ds = unary.real(ds) if u.is_complex(ds) else ds
     if not compute_uv:
         return (s,), (ds,)
     s_rows = u.cast(u.bcast_rows(s, k), dt)  # s[j] at (i, j)
@@ -244,7 +246,7 @@ def _triangular_solve_jvp(primals, tangents, **params):
         op_da = u.conj(op_da) if params["conjugate_a"] else op_da
         # op(A) X = B  =>  dX = -op(A)^-1 op(dA) X   (X op(A) = B: dX = -X op(dA) op(A)^-1)
         product = u.matmul(op_da, x) if params["left_side"] else u.matmul(x, op_da)
-        from_a = ew.neg(bind(TRIANGULAR_SOLVE, a, product, **params))
+        from_a = unary.neg(bind(TRIANGULAR_SOLVE, a, product, **params))
         dx = from_a if dx is None else ew.add(dx, from_a)
     return x, dx
 

@@ -19,8 +19,9 @@ from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _linalg_util as u
 from stablax._src.lax._linalg import TARGET_PREFIX, decode_params
-from stablax._src.lax._shapes import full, pad
-from stablax._src.lax._shapes import slice as lax_slice
+from stablax._src.lax._shapes import full
+from stablax._src.lax._slice_pad import pad
+from stablax._src.lax._slice_pad import slice as lax_slice
 from stablax._src.transforms.interpret import aval_of_value
 
 # --- emitting one LAPACK FFI call --------------------------------------------------------------

@@ -19,9 +19,7 @@ from stablax._src.lax._shapes import (
     full,
     transpose,
 )
-from stablax._src.lax._shapes import (
-    slice as lax_slice,
-)
+from stablax._src.lax._slice_pad import slice as lax_slice
 
 
 def shape(x: Any) -> tuple[int, ...]:

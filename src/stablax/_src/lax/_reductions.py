@@ -19,7 +19,8 @@ from stablax._src.core import ShapedArray, Tracer, current_trace, to_tracer
 from stablax._src.dispatch import batch_rules, bind, def_op, weak_scalar
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
-from stablax._src.lax._elementwise import ANY, BOOL, FLOAT, INT, INT_OR_BOOL, check_dtype
+from stablax._src.lax import _elementwise_unary as unary
+from stablax._src.lax._elementwise_common import ANY, BOOL, FLOAT, INT, INT_OR_BOOL, check_dtype
 from stablax._src.lax._shapes import (
     aval_of,
     broadcast_in_dim,
@@ -109,8 +110,10 @@ def _complex_extremum(computation: str):
     beats = ew.gt if computation == "max" else ew.lt
 
     def body(a, b):
-        re_a, re_b = ew.real(a), ew.real(b)
-        pick_a = ew.select(ew.eq(re_a, re_b), beats(ew.imag(a), ew.imag(b)), beats(re_a, re_b))
+        re_a, re_b = unary.real(a), unary.real(b)
+        pick_a = ew.select(
+            ew.eq(re_a, re_b), beats(unary.imag(a), unary.imag(b)), beats(re_a, re_b)
+        )
         return (ew.select(pick_a, a, b),)
 
     return body
@@ -235,7 +238,7 @@ def _arg_reduce_body(computation: str, is_float: bool):
         return ew.or_(beats(u, v), ew.and_(ew.ne(u, u), ew.eq(v, v)))
 
     def body(a, a_index, b, b_index):
-        lower_index = ew.and_(ew.not_(strictly_better(b, a)), ew.lt(a_index, b_index))
+        lower_index = ew.and_(unary.not_(strictly_better(b, a)), ew.lt(a_index, b_index))
         pick_a = ew.or_(strictly_better(a, b), lower_index)
         return ew.select(pick_a, a, b), ew.select(pick_a, a_index, b_index)
 

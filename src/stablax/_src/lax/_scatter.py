@@ -16,16 +16,18 @@ from stablax._src.dispatch import bind, def_op, weak_scalar
 from stablax._src.ir import ir
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._elementwise import (
-    ANY,
-    _scalar_operand,
     add,
-    check_dtype,
     div,
     eq,
     mul,
-    neg,
     select,
 )
+from stablax._src.lax._elementwise_common import (
+    ANY,
+    _scalar_operand,
+    check_dtype,
+)
+from stablax._src.lax._elementwise_unary import neg
 from stablax._src.lax._gather import (
     GatherDimensionNumbers,
     GatherScatterMode,

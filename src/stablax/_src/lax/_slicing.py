@@ -17,13 +17,17 @@ from stablax._src.core import ShapedArray
 from stablax._src.dispatch import attribute_lowering, bind, def_op, weak_scalar
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._elementwise import (
-    _scalar_operand,
     add,
     lt,
     select,
 )
+from stablax._src.lax._elementwise_common import _scalar_operand
 from stablax._src.lax._reductions import (
     int_tuple,
+)
+from stablax._src.lax._reshape_axes import (
+    expand_dims,
+    squeeze,
 )
 from stablax._src.lax._shapes import (
     _error as _type_error,
@@ -33,12 +37,12 @@ from stablax._src.lax._shapes import (
     aval_of,
     broadcast_in_dim,
     canonicalize_axis,
-    concatenate,
     convert_element_type,
-    expand_dims,
     full,
+)
+from stablax._src.lax._slice_pad import (
+    concatenate,
     index_in_dim,
-    squeeze,
 )
 
 

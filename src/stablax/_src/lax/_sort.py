@@ -18,9 +18,10 @@ from stablax._src.core import ShapedArray
 from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
+from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._dot import dot_general
-from stablax._src.lax._elementwise import ANY, BOOL, FLOAT, INT, check_dtype
+from stablax._src.lax._elementwise_common import ANY, BOOL, FLOAT, INT, check_dtype
 from stablax._src.lax._reductions import batch_at, emit_region_body, is_undefined
 from stablax._src.lax._shapes import (
     aval_of,
@@ -77,7 +78,7 @@ def _lexicographic_less(num_keys: int):
         keys = []
         for lhs, rhs in zip(args[0 : 2 * num_keys : 2], args[1 : 2 * num_keys : 2], strict=True):
             if lhs.dtype.kind == "c":  # complex: by real part, then imaginary part
-                keys += [(ew.real(lhs), ew.real(rhs)), (ew.imag(lhs), ew.imag(rhs))]
+                keys += [(unary.real(lhs), unary.real(rhs)), (unary.imag(lhs), unary.imag(rhs))]
             else:
                 keys.append((lhs, rhs))
         less = None

@@ -17,28 +17,30 @@ from stablax._src import dtypes
 from stablax._src.jit import jit
 from stablax._src.lax._control_flow_while import while_loop
 from stablax._src.lax._elementwise import (
-    FLOAT,
     _binary_rule,
-    _prepare,
     bitwise_and,
-    bitwise_not,
     bitwise_or,
-    digamma,
     div,
     eq,
-    exp,
     ge,
     gt,
     le,
-    lgamma,
-    log,
     lt,
     ne,
-    neg,
     select,
 )
-from stablax._src.lax._elementwise import (
-    abs as _abs,
+from stablax._src.lax._elementwise_common import (
+    FLOAT,
+    _prepare,
+)
+from stablax._src.lax._elementwise_unary import abs as _abs
+from stablax._src.lax._elementwise_unary import (
+    bitwise_not,
+    digamma,
+    exp,
+    lgamma,
+    log,
+    neg,
 )
 from stablax._src.lax._reductions import reduce_or
 from stablax._src.lax._shapes import aval_of, convert_element_type, full_like

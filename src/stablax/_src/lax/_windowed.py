@@ -14,8 +14,9 @@ from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.lax import _elementwise as ew
+from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._cumulative import cumulative_tangent, logaddexp
-from stablax._src.lax._elementwise import FLOAT, check_dtype
+from stablax._src.lax._elementwise_common import FLOAT, check_dtype
 from stablax._src.lax._reductions import (
     MONOID_COMBINE,
     MONOID_FUNCTIONS,
@@ -37,12 +38,14 @@ from stablax._src.lax._reductions import (
 from stablax._src.lax._shapes import (
     aval_of,
     broadcast_in_dim,
-    concatenate,
     full_like,
-    pad,
     reshape,
 )
-from stablax._src.lax._shapes import slice as slice_op
+from stablax._src.lax._slice_pad import (
+    concatenate,
+    pad,
+)
+from stablax._src.lax._slice_pad import slice as slice_op
 
 # computation -> accepted dtypes; the monoids' bodies are one op, "logaddexp" a short formula.
 WINDOW_COMPUTATIONS: dict[str, tuple] = {
@@ -303,7 +306,7 @@ def _reduce_window_jvp(primals, tangents, **params):
         return out, ew.mul(reduce_sum(ew.mul(window_tangents, products), (0,)), init)
     # logaddexp: d/dx_k log(sum exp x) = exp(x_k - out); padding (-inf) gets weight 0.
     stacked_out = broadcast_in_dim(out, aval_of(windows).shape, range(1, aval_of(windows).ndim))
-    weights = ew.exp(ew.sub(windows, stacked_out))
+    weights = unary.exp(ew.sub(windows, stacked_out))
     weights = ew.select(ew.eq(windows, full_like(windows, -np.inf)), zeros_like(windows), weights)
     return out, reduce_sum(ew.mul(window_tangents, weights), (0,))
 

@@ -14,6 +14,7 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.lax import _elementwise as ew
+from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _linalg as ll
 from stablax._src.lax import _linalg_util as u
 from stablax._src.lax._reductions import reduce_prod, reduce_sum
@@ -130,11 +131,11 @@ def _svd_impl(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by
 def _hermitian_svd(a, compute_uv):
     # From the eigendecomposition: s = |w| sorted descending, V^H = (U sign(w))^H.
     v, w = ll.eigh(a)
-    s = ew.abs(w)
+    s = unary.abs(w)
     n = u.shape(s)[-1]
     nd = len(u.shape(s))
     positions = lax.broadcasted_iota(np.int32, u.shape(s), nd - 1)
-    _, order = lax.sort((ew.neg(s), positions), dimension=nd - 1, num_keys=1)
+    _, order = lax.sort((unary.neg(s), positions), dimension=nd - 1, num_keys=1)
     s = _take_last(s, order)
     if not compute_uv:
         return s
@@ -210,8 +211,8 @@ def _slogdet_impl(a, method=None):
     a = matrices("slogdet", a)
     diagonal, parity = _lu_parts(a)
     axis = (len(u.shape(diagonal)) - 1,)
-    magnitude = ew.abs(diagonal)
-    logabsdet = reduce_sum(ew.log(magnitude), axis)
+    magnitude = unary.abs(diagonal)
+    logabsdet = reduce_sum(unary.log(magnitude), axis)
     zero = lax.full(u.shape(magnitude), 0, u.dtype(magnitude))
     singular = lax.reduce_or(ew.eq(magnitude, zero), axis)
     if u.is_complex(a):
@@ -348,7 +349,7 @@ def _lstsq_impl(a, b, rcond=None, numpy_resid=False):
         rank = reduce_sum(u.cast(kept, np.dtype(np.int32)), (0,))
     residual = ew.sub(b, u.matmul(a, x))
     squared = (
-        ew.real(ew.mul(residual, ew.conj(residual)))
+        unary.real(ew.mul(residual, ew.conj(residual)))
         if u.is_complex(residual)
         else ew.mul(residual, residual)
     )

@@ -1,0 +1,136 @@
+"""Conversions that act on the bit representation: bitcast_convert_type (the same bits read as
+another dtype) and reduce_precision (floats rounded to a narrower format). convert_element_type
+lives in _shapes.py, since full needs it."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from stablax._src import dispatch, dtypes
+from stablax._src import ir as mlir
+from stablax._src.core import ShapedArray
+from stablax._src.dispatch import bind, def_op, weak_scalar
+from stablax._src.lax._batch_rules import moveaxis
+from stablax._src.lax._elementwise_common import FLOAT, check_dtype
+from stablax._src.lax._shapes import (
+    _error,
+    aval_of,
+    linear_jvp,
+    result_aval,
+    same_bdim_batch,
+)
+
+# --- bitcast_convert_type ----------------------------------------------------------------------
+
+
+def _bitcast_rule(x: ShapedArray, *, new_dtype: np.dtype) -> ShapedArray:
+    old_size, new_size = x.dtype.itemsize, new_dtype.itemsize
+    if old_size == new_size:
+        shape = x.shape
+    elif old_size > new_size:
+        shape = (*x.shape, old_size // new_size)
+    else:
+        if not x.shape or x.shape[-1] != new_size // old_size:
+            raise _error(
+                "bitcast_convert_type",
+                f"cannot bitcast {x.str_short()} to {new_dtype.name}: the last dimension must "
+                f"be {new_size // old_size}",
+            )
+        shape = x.shape[:-1]
+    return ShapedArray(shape, new_dtype, False)
+
+
+def_op(
+    "stablehlo.bitcast_convert",
+    _bitcast_rule,
+    decode=lambda op: {"new_dtype": result_aval(op).dtype},
+)
+
+
+def _bitcast_batch(values, dims, *, axis_size, new_dtype):
+    (x,), (d,) = values, dims
+    aval = aval_of(x)
+    if d == aval.ndim - 1 and aval.dtype.itemsize < new_dtype.itemsize:  # the last dim is eaten
+        x, d = moveaxis(x, d, 0), 0
+    return bind("stablehlo.bitcast_convert", x, new_dtype=new_dtype), d
+
+
+dispatch.batch_rules["stablehlo.bitcast_convert"] = _bitcast_batch
+
+
+def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
+    """Reinterprets the bits as `new_dtype`, adding/removing a trailing dim if sizes differ."""
+    new_dtype = dtypes.canonicalize_dtype(
+        dtypes.check_user_dtype(new_dtype, "bitcast_convert_type")
+    )
+    return bind("stablehlo.bitcast_convert", operand, new_dtype=new_dtype)
+
+
+# --- reduce_precision --------------------------------------------------------------------------
+
+
+def _reduce_precision_rule(x: ShapedArray, *, exponent_bits: int, mantissa_bits: int):
+    check_dtype("reduce_precision", x.dtype, (FLOAT,))
+    if exponent_bits < 1:
+        raise ValueError(
+            f"lax.reduce_precision: exponent_bits must be positive, got "
+            f"{exponent_bits}{mlir.where_suffix()}"
+        )
+    if mantissa_bits < 0:
+        raise ValueError(
+            f"lax.reduce_precision: mantissa_bits must be nonnegative, got "
+            f"{mantissa_bits}{mlir.where_suffix()}"
+        )
+    return x
+
+
+def _reduce_precision_lowering(operands, in_avals, out_avals, *, exponent_bits, mantissa_bits):
+    op = mlir.emit(
+        "stablehlo.reduce_precision",
+        operands,
+        [mlir.aval_type(out_avals[0])],
+        {"exponent_bits": mlir.i32(exponent_bits), "mantissa_bits": mlir.i32(mantissa_bits)},
+    )
+    return list(op.results)
+
+
+def _reduce_precision_decode(op: Any) -> dict[str, Any]:
+    names = ("exponent_bits", "mantissa_bits")
+    return {name: mlir.ir.IntegerAttr(op.attributes[name]).value for name in names}
+
+
+def_op(
+    "stablehlo.reduce_precision",
+    _reduce_precision_rule,
+    _reduce_precision_lowering,
+    decode=_reduce_precision_decode,
+    # As in JAX: linear, the tangent and cotangent rounded the same way.
+    jvp=linear_jvp("stablehlo.reduce_precision"),
+    transpose=lambda ct, x, **params: [bind("stablehlo.reduce_precision", ct, **params)],
+)
+dispatch.batch_rules["stablehlo.reduce_precision"] = same_bdim_batch("stablehlo.reduce_precision")
+
+
+def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:
+    """Rounds floats to the nearest value of a narrower float format, keeping the dtype.
+
+    Args:
+      operand: a floating-point array.
+      exponent_bits: exponent width of the format to emulate (at least 1).
+      mantissa_bits: explicit mantissa width of that format (at least 0).
+
+    Returns:
+      An array of the operand's dtype (`stablehlo.reduce_precision`): round to nearest even,
+      overflow to infinity, NaN kept. `reduce_precision(x, 5, 10)` rounds as float16 does.
+    """
+    if dtypes.is_python_scalar(operand):
+        operand = weak_scalar(operand, aval_of(operand).dtype)
+    return bind(
+        "stablehlo.reduce_precision",
+        operand,
+        exponent_bits=operator.index(exponent_bits),
+        mantissa_bits=operator.index(mantissa_bits),
+    )

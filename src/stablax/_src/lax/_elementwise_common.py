@@ -1,0 +1,117 @@
+"""What the elementwise ops share: the dtype groups an op accepts (check_dtype, used by other op
+families too), and operand preparation: a Python scalar takes the dtype of an array operand of its
+kind, and a rank-0 operand broadcasts to the others' shape (as in JAX's lax).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stablax._src import dtypes
+from stablax._src import ir as mlir
+from stablax._src.core import ShapedArray
+from stablax._src.dispatch import weak_scalar
+
+# --- dtype groups ------------------------------------------------------------------------------
+
+
+def is_float(dt: np.dtype) -> bool:
+    return dtypes.issubdtype(dt, np.floating)
+
+
+def _is_complex(dt: np.dtype) -> bool:
+    return dt.kind == "c"
+
+
+def _is_int(dt: np.dtype) -> bool:
+    return dt.kind in "iu" or dtypes.issubdtype(dt, np.integer)
+
+
+def _is_bool(dt: np.dtype) -> bool:
+    return dt == np.bool_
+
+
+FLOAT = ("floating", is_float)
+COMPLEX = ("complexfloating", _is_complex)
+INT = ("integer", _is_int)
+SIGNED = ("signedinteger", lambda dt: dt.kind == "i")
+BOOL = ("bool", _is_bool)
+INEXACT = (FLOAT, COMPLEX)
+NUMBER = (INT, FLOAT, COMPLEX)
+ANY = (BOOL, INT, FLOAT, COMPLEX)
+INT_OR_BOOL = (BOOL, INT)
+
+
+def check_dtype(opname: str, dtype: np.dtype, groups: tuple) -> None:
+    if not any(test(dtype) for _, test in groups):
+        accepted = ", ".join(name for name, _ in groups)
+        raise TypeError(
+            f"lax.{opname} does not accept dtype {dtype.name}. Accepted dtypes are subtypes "
+            f"of {accepted}.{mlir.where_suffix()}"
+        )
+
+
+# --- operand preparation (Python-side, before bind) -------------------------------------------
+
+
+def aval_or_none(x: Any) -> ShapedArray | None:
+    aval = getattr(x, "aval", None)
+    return aval if isinstance(aval, ShapedArray) else None
+
+
+def _prepare(opname: str, *operands: Any) -> list[Any]:
+    """Python scalars adopt an array operand's dtype of the same kind; rank-0 operands broadcast."""
+    avals = [aval_or_none(x) for x in operands]
+    array_dtypes = [a.dtype for a in avals if a is not None]
+    prepared = []
+    for x, aval in zip(operands, avals, strict=True):
+        if aval is None and not isinstance(x, (np.ndarray, np.generic)):
+            if not dtypes.is_python_scalar(x):
+                from stablax._src.dispatch import to_array
+
+                x = to_array(x)
+            else:
+                x = _scalar_operand(x, array_dtypes)
+        prepared.append(x)
+    shapes = {np.shape(x) if aval_or_none(x) is None else x.aval.shape for x in prepared}
+    if len(shapes) > 1:
+        nonscalar = {s for s in shapes if s != ()}
+        if len(nonscalar) > 1:
+            listed = ", ".join(
+                str(np.shape(x) if aval_or_none(x) is None else x.aval.shape) for x in prepared
+            )
+            raise TypeError(
+                f"{opname} got incompatible shapes for broadcasting: {listed}.{mlir.where_suffix()}"
+            )
+        (target,) = nonscalar
+        from stablax._src.lax._shapes import broadcast_in_dim
+
+        prepared = [
+            broadcast_in_dim(x, target, ())
+            if (np.shape(x) if aval_or_none(x) is None else x.aval.shape) == ()
+            else x
+            for x in prepared
+        ]
+    return prepared
+
+
+def _scalar_operand(x: Any, array_dtypes: list[np.dtype]) -> Any:
+    """A Python scalar as a weakly typed operand, of an array operand's dtype if of its kind."""
+    dtype = dtypes.python_scalar_dtype(x)
+    for dt in array_dtypes:
+        if _same_kind(dtype, dt):
+            dtype = dt
+            break
+    return weak_scalar(x, dtype)
+
+
+def _same_kind(scalar_dtype: np.dtype, dt: np.dtype) -> bool:
+    if scalar_dtype == np.bool_:
+        return dt == np.bool_
+    if scalar_dtype.kind in "iu":
+        return dt.kind in "iu"
+    if scalar_dtype.kind == "f":
+        return is_float(dt)
+    return dt.kind == "c"

@@ -1,0 +1,93 @@
+"""Conveniences that add, drop or merge axes, each one reshape or broadcast: squeeze,
+expand_dims, collapse and broadcast_to_rank."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from stablax._src import ir as mlir
+from stablax._src.lax._shapes import _ints, aval_of, broadcast, canonicalize_axis, reshape
+
+
+def _unique_axes(axes: Sequence[int], ndim: int, opname: str) -> tuple[int, ...]:
+    result = tuple(canonicalize_axis(a, ndim, opname) for a in _ints(axes, "dimensions", opname))
+    if len(set(result)) != len(result):
+        raise ValueError(
+            f"lax.{opname}: repeated axis in dimensions {tuple(axes)}{mlir.where_suffix()}"
+        )
+    return result
+
+
+def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
+    """Removes the size-1 `dimensions` (negative ones count from the end).
+
+    Args:
+      array: the operand.
+      dimensions: axes of `array`, each of size 1.
+
+    Returns:
+      `array` reshaped without those axes (`stablehlo.reshape`).
+    """
+    aval = aval_of(array)
+    dims = _unique_axes(dimensions, aval.ndim, "squeeze")
+    if any(aval.shape[d] != 1 for d in dims):
+        raise ValueError(
+            "lax.squeeze: cannot select an axis to squeeze out which has size not equal to one, "
+            f"got shape={aval.shape} and dimensions={tuple(dimensions)}{mlir.where_suffix()}"
+        )
+    return reshape(array, tuple(d for i, d in enumerate(aval.shape) if i not in dims))
+
+
+def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
+    """Inserts size-1 axes so that they sit at `dimensions` of the result.
+
+    Args:
+      array: the operand.
+      dimensions: positions in the output (of rank `array.ndim + len(dimensions)`); negative
+        positions count from the end of the output.
+
+    Returns:
+      `array` reshaped with the new axes (`stablehlo.reshape`).
+
+    Example: `expand_dims(x, (0, -1))` turns `float32[3]` into `float32[1,3,1]`.
+    """
+    aval = aval_of(array)
+    ndim_out = aval.ndim + len(dimensions)
+    dims = set(_unique_axes(dimensions, ndim_out, "expand_dims"))
+    rest = iter(aval.shape)
+    return reshape(array, tuple(1 if i in dims else next(rest) for i in range(ndim_out)))
+
+
+def collapse(operand: Any, start_dimension: int, stop_dimension: int | None = None) -> Any:
+    """Merges axes [start_dimension, stop_dimension) into one (row-major).
+
+    Args:
+      operand: the array.
+      start_dimension: first axis to merge; negative counts from the end.
+      stop_dimension: one past the last axis to merge (default: the rank); negative counts from
+        the end.
+
+    Returns:
+      The reshaped array (`stablehlo.reshape`).
+    """
+    shape = aval_of(operand).shape
+    lo = canonicalize_axis(start_dimension, len(shape), "collapse")
+    hi = len(shape) if stop_dimension is None else operator.index(stop_dimension)
+    hi = min(hi + len(shape) if hi < 0 else hi, len(shape))
+    if hi < lo:
+        raise ValueError(
+            f"lax.collapse: invalid dimension range {shape}[{lo}:{hi}]{mlir.where_suffix()}"
+        )
+    size = int(np.prod(shape[lo:hi], dtype=np.int64))
+    return reshape(operand, (*shape[:lo], size, *shape[hi:]))
+
+
+def broadcast_to_rank(x: Any, rank: int) -> Any:
+    """Adds leading size-1 axes until `x` has `rank` axes (unchanged if it has that many)."""
+    aval = aval_of(x)
+    missing = operator.index(rank) - aval.ndim
+    return x if missing <= 0 else broadcast(x, (1,) * missing)
