@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
+from stablax._src.jit import jit
 from stablax._src.lax._shapes import aval_of
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, promote_dtypes
@@ -31,7 +33,7 @@ def _resolve_shape(newshape: Any, size: int, name: str) -> tuple[int, ...]:
     if shape.count(-1) > 1:
         raise ValueError(f"{name}: can only specify one unknown dimension")
     if -1 in shape:
-        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        known = math.prod(d for d in shape if d != -1)
         if known == 0 or size % known:
             raise TypeError(
                 f"{name}: cannot reshape array of size {size} into shape "
@@ -49,7 +51,7 @@ def reshape(
         shape = newshape
     a = asarray(a)
     shape = _resolve_shape(shape, a.aval.size, "jnp.reshape")
-    if int(np.prod(shape, dtype=np.int64)) != a.aval.size:
+    if math.prod(shape) != a.aval.size:
         raise TypeError(
             f"jnp.reshape: cannot reshape array of shape {a.aval.shape} (size "
             f"{a.aval.size}) into shape {shape}{mlir.where_suffix()}"
@@ -182,4 +184,10 @@ def stack(arrays: Sequence[Any], axis: int = 0, dtype: Any = None) -> Any:
     if len(shapes) != 1:
         raise ValueError("jnp.stack: all input arrays must have the same shape")
     axis = normalize_axis(axis, arrays[0].aval.ndim + 1, "jnp.stack")
+    return _stack(axis, dtype, *arrays)
+
+
+@jit(static_argnums=(0, 1))
+def _stack(axis: int, dtype: Any, *arrays: Any) -> Any:
+    # One program rather than an eager expand_dims per array plus a concatenate.
     return concatenate([expand_dims(a, axis) for a in arrays], axis, dtype)
