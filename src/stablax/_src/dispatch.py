@@ -264,13 +264,13 @@ def weak_scalar(value: Any, dtype: np.dtype, weak_type: bool = True) -> Any:
     if trace is not None:
         # During linearize, constants belong to the primal function (trace_state.target).
         return (trace_state.target or trace).constant(host, weak_type=weak_type)
-    key = (weak_type, dtype, *_scalar_key(value)) if np.isscalar(value) else None
-    cached = _scalar_cache.get(key) if key is not None else None
+    key = (weak_type, dtype, *_scalar_key(value))
+    cached = _scalar_cache.get(key)
     if cached is None:
         from stablax._src.array import from_host
 
         cached = from_host(host, weak_type=weak_type)
-        if key is not None and len(_scalar_cache) < _SCALAR_CACHE_LIMIT:
+        if len(_scalar_cache) < _SCALAR_CACHE_LIMIT:
             _scalar_cache[key] = cached
     return cached
 

@@ -154,17 +154,11 @@ class Jitted:
     def _remember_hit(self, args: tuple, entry: _Entry) -> None:
         """Files `entry` in a hit table if `call` can find it again from `args` alone."""
         statics = self.static_argnums
-        dynamic = [a for i, a in enumerate(args) if i not in statics]
-        if not all(type(a) in _HIT_TYPES for a in dynamic):
+        if not all(type(a) in _HIT_TYPES for i, a in enumerate(args) if i not in statics):
             return
-        if (
-            len(args) in (1, 2)
-            and len(dynamic) == len(args)
-            and all(type(a) is Array for a in args)
-        ):
-            self._hits[tuple([a.aval for a in args])] = entry
-        else:
-            self._mixed_hits[_hit_key(args, statics)] = entry
+        arrays_only = all(type(a) is Array for a in args) and len(args) <= min(statics, default=2)
+        table = self._hits if arrays_only and len(args) in (1, 2) else self._mixed_hits
+        table[_hit_key(args, statics)] = entry
 
     def _split_static(self, args: tuple, kwargs: dict):
         if self.static_argnums:

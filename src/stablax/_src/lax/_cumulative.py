@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from stablax._src import dispatch
 from stablax._src import ir as mlir
 from stablax._src.dispatch import bind
 from stablax._src.lax import _elementwise as ew
@@ -120,27 +121,14 @@ def cumulative_axis(params: dict[str, Any], shape: tuple[int, ...]) -> tuple[int
     return None
 
 
-def _balanced_weight(x: Any, out: Any, other: Any) -> Any:
-    # JAX's max/min derivative: 1 where x alone attains `out`, 1/2 on ties, 0 elsewhere.
-    one, half, zero = (full_like(x, v) for v in (1.0, 0.5, 0.0))
-    return ew.select(ew.eq(x, out), ew.select(ew.eq(other, out), half, one), zero)
+def _jvp_pairs(op_name: str):
+    """Combines (value, tangent) pairs with the op's own jvp rule: JAX's tie and zero handling."""
 
-
-def _chooser_pairs(choose):
     def combine(a, b):
         (xa, ta), (xb, tb) = a, b
-        out = choose(xa, xb)
-        tangent = ew.add(
-            ew.mul(ta, _balanced_weight(xa, out, xb)), ew.mul(tb, _balanced_weight(xb, out, xa))
-        )
-        return out, tangent
+        return tuple(dispatch.jvp_rules[op_name]((xa, xb), (ta, tb)))
 
     return combine
-
-
-def _product_pairs(a, b):
-    (xa, ta), (xb, tb) = a, b
-    return ew.mul(xa, xb), ew.add(ew.mul(ta, xb), ew.mul(xa, tb))
 
 
 def _logaddexp_pairs(a, b):
@@ -158,9 +146,9 @@ def _logaddexp_pairs(a, b):
 
 
 _PAIR_COMBINES = {
-    "mul": _product_pairs,
-    "max": _chooser_pairs(ew.max),
-    "min": _chooser_pairs(ew.min),
+    "mul": _jvp_pairs("stablehlo.multiply"),
+    "max": _jvp_pairs("stablehlo.maximum"),
+    "min": _jvp_pairs("stablehlo.minimum"),
     "logaddexp": _logaddexp_pairs,
 }
 
