@@ -264,7 +264,8 @@ def test_reduction_errors():
 @settings(max_examples=20, deadline=None)
 @given(
     st.integers(1, 9),
-    st.lists(st.floats(0, 1), min_size=1, max_size=4),
+    # float32 q without subnormals: XLA:CPU flushes them to zero (as JAX does), NumPy does not.
+    st.lists(st.floats(0, 1, width=32, allow_subnormal=False), min_size=1, max_size=4),
     st.sampled_from(_METHODS),
 )
 def test_quantile_hypothesis(n, qs, method):
