@@ -12,6 +12,7 @@ from stablax import dtypes, errors, lax, numpy, random, tree_util
 from stablax._src import numpy as _numpy_methods  # noqa: F401  (attaches Array operators)
 from stablax._src.api import (
     block_until_ready,
+    clear_caches,
     default_backend,
     device_count,
     device_get,
@@ -69,6 +70,7 @@ __all__ = [
     "vjp",
     "vmap",
     "block_until_ready",
+    "clear_caches",
     "config",
     "default_backend",
     "device_count",

@@ -8,10 +8,16 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, runtime, tree_util
+from stablax._src import caches, core, runtime, tree_util
 from stablax._src.array import Array, from_host
 from stablax._src.config import config
 from stablax._src.jit import as_jitted, jit
+
+
+def clear_caches() -> None:
+    """Empties every cache of compiled and traced programs (JAX's name): each jitted function's
+    signatures, eager one-op executables and compiled programs by fingerprint."""
+    caches.clear_all()
 
 
 def devices(backend: str | None = None) -> list[Any]:

@@ -29,6 +29,11 @@ _FLAGS: dict[str, tuple[Any, Callable[[str], Any], tuple[str, ...]]] = {
         ("STABLAX_THREEFRY_PARTITIONABLE", "JAX_THREEFRY_PARTITIONABLE"),
     ),
     "jax_log_compiles": (False, _parse_bool, ("STABLAX_LOG_COMPILES", "JAX_LOG_COMPILES")),
+    # Bounds of the in-memory caches (caches.py), JAX's sizes: compiled signatures per jitted
+    # function, eager one-op executables, compiled programs by fingerprint.
+    "stablax_jit_cache_size": (4096, int, ("STABLAX_JIT_CACHE_SIZE",)),
+    "stablax_eager_cache_size": (2048, int, ("STABLAX_EAGER_CACHE_SIZE",)),
+    "stablax_compile_cache_size": (2048, int, ("STABLAX_COMPILE_CACHE_SIZE",)),
 }
 
 

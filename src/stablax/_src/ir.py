@@ -20,6 +20,10 @@ from jaxlib.mlir.dialects import chlo, func, stablehlo
 
 _local = threading.local()
 
+# A context keeps every type and attribute it ever made: a thread starts a fresh one after this
+# many top-level traces, so a long run with changing shapes and constants stays bounded.
+CONTEXT_REUSE_LIMIT = 1000
+
 
 def context() -> ir.Context:
     """This thread's MLIR context, created on first use with our dialects loaded."""
@@ -33,10 +37,22 @@ def context() -> ir.Context:
         stablehlo.register_dialect(ctx)
         chlo.register_dialect(ctx)
         _local.ctx = ctx
+        _local.uses = 0
         _local.element_types = {}
         _local.tensor_types = {}
         _local.locations = {}
     return ctx
+
+
+def start_top_level_trace() -> None:
+    """Called before a trace that nothing in this thread is using MLIR around (jit's trace, an
+    eager op's, a staged transformation's): counts uses and moves to a fresh context when due.
+    Functions traced in the old one are reparsed into the new one when read (core.py)."""
+    if getattr(_local, "ctx", None) is None:
+        return
+    _local.uses += 1
+    if _local.uses >= CONTEXT_REUSE_LIMIT:
+        _local.ctx = None
 
 
 # --- types -------------------------------------------------------------------------------------
@@ -123,11 +139,17 @@ def element_type(dtype: np.dtype) -> ir.Type:
     return result
 
 
+# The per-thread caches of types and locations start over when they reach this size.
+_CACHE_LIMIT = 4096
+
+
 def tensor_type(shape: Sequence[int], dtype: np.dtype) -> ir.RankedTensorType:
     key = (tuple(shape), dtype)
     cache = _local.tensor_types
     result = cache.get(key)
     if result is None:
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
         result = cache[key] = ir.RankedTensorType.get(list(shape), element_type(dtype))
     return result
 
@@ -203,6 +225,8 @@ def user_location() -> ir.Location:
     cache = _local.locations
     loc = cache.get(where)
     if loc is None:
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
         loc = cache[where] = ir.Location.file(where[0], where[1], 0)
     return loc
 

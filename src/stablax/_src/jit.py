@@ -10,12 +10,13 @@ from __future__ import annotations
 import functools
 import inspect
 import weakref
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dtypes, runtime, tree_util
+from stablax._src import caches, core, dtypes, runtime, tree_util
+from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
 from stablax._src.core import ShapedArray, trace_state
@@ -73,7 +74,7 @@ class _Entry:
         "single",
         "captured_bufs",
         "donated",
-        "traced",
+        "in_avals",
         "execute_sharded",
         "handlers",
         "single_plain",
@@ -81,7 +82,7 @@ class _Entry:
         "name",
     )
 
-    def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, traced):
+    def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, in_avals):
         self.executable = executable
         self.execute_sharded = executable.loaded.execute_sharded
         self.handlers = executable.handlers
@@ -95,7 +96,7 @@ class _Entry:
         self.single = single
         self.captured_bufs = captured_bufs
         self.donated = donated
-        self.traced = traced
+        self.in_avals = in_avals
 
 
 class Jitted:
@@ -118,7 +119,8 @@ class Jitted:
         self.static_argnames = frozenset(static_argnames)
         self.donate_argnums = frozenset(donate_argnums)
         self.inline = inline
-        self._cache: dict[Hashable, _Entry] = {}
+        options = (self.static_argnums, self.static_argnames, self.donate_argnums)
+        self._cache = _trace_cache(fun, options)
         self._hits: dict[tuple[ShapedArray, ...], _Entry] = {}  # one or two Arrays
         self._mixed_hits: dict[tuple, _Entry] = {}  # other arities, or Python scalars
         _live_jitted.add(self)
@@ -196,6 +198,8 @@ class Jitted:
         return flat, out_tree_box
 
     def trace(self, args: tuple, kwargs: dict) -> tuple[core.TracedFunction, Any, list]:
+        if not trace_state.stack:
+            mlir.start_top_level_trace()
         dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         avals = [_leaf_aval(x) for x in leaves]
@@ -226,7 +230,13 @@ class Jitted:
         captured = [to_array(c)._buf for c in traced.captured]
         single = out_tree == _SINGLE_LEAF_TREE
         entry = _Entry(
-            executable, out_tree, tuple(traced.out_avals), single, captured, tuple(donated), traced
+            executable,
+            out_tree,
+            tuple(traced.out_avals),
+            single,
+            captured,
+            tuple(donated),
+            list(traced.in_avals),
         )
         entry.name = f"jit({getattr(self.fun, '__name__', 'fun')})"
         return entry
@@ -282,6 +292,28 @@ def _clear_hit_tables() -> None:
 
 config.on_change(_clear_hit_tables)
 
+# The compiled signatures of each function, shared by every `jit` of it with the same options
+# (as in JAX, a second `jit(f)` does not retrace). Keyed weakly by the function; an eviction
+# empties the hit tables, which only ever point into these caches.
+_trace_caches: weakref.WeakKeyDictionary[Any, dict[tuple, caches.LRUCache]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _trace_cache(fun: Callable, options: tuple) -> caches.LRUCache:
+    try:
+        per_function = _trace_caches.get(fun)
+        if per_function is None:
+            per_function = _trace_caches[fun] = {}
+    except TypeError:  # not weakly referenceable or not hashable: a cache of its own
+        return caches.LRUCache("stablax_jit_cache_size", on_evict=_clear_hit_tables)
+    cache = per_function.get(options)
+    if cache is None:
+        cache = per_function[options] = caches.LRUCache(
+            "stablax_jit_cache_size", on_evict=_clear_hit_tables
+        )
+    return cache
+
 
 def _make_fast_call(jitted: Jitted) -> Callable:
     """The function `jit` returns: a closure, so a cache hit costs no attribute lookups on self.
@@ -327,11 +359,27 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                 if entry.single_plain:
                     return Array(outs[0], entry.out_avals[0])
                 return _wrap_outputs(entry, outs, args)
-        if trace_state.stack or config.jax_disable_jit:
+        if trace_state.stack:
+            return _inline(fun, args, kwargs)
+        if config.jax_disable_jit:
             return fun(*args, **kwargs)
         return general(args, kwargs)
 
     return call
+
+
+def _inline(fun: Callable, args: tuple, kwargs: dict) -> Any:
+    """A jitted function called while tracing is traced into the enclosing function. As in JAX,
+    it is staged on its own: custom_jvp/custom_vjp functions in it trace their primal functions
+    even when the enclosing function is about to be differentiated."""
+    trace = trace_state.stack[-1]
+    if not trace.differentiated:
+        return fun(*args, **kwargs)
+    trace.differentiated = False
+    try:
+        return fun(*args, **kwargs)
+    finally:
+        trace.differentiated = True
 
 
 def _run(entry: _Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:
@@ -434,7 +482,7 @@ class Compiled:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         leaves, _ = tree_util.tree_flatten((args, kwargs))
         avals = [_leaf_aval(x) for x in leaves]
-        expected = self._entry.traced.in_avals
+        expected = self._entry.in_avals
         if [a.strip_weak_type() for a in avals] != [a.strip_weak_type() for a in expected]:
             raise TypeError(
                 "Compiled function called with arguments of a different signature: expected "

@@ -20,6 +20,7 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 
+from stablax._src import caches
 from stablax._src.config import config
 
 logger = logging.getLogger("stablax")
@@ -370,7 +371,7 @@ class Executable:
         return self.loaded.cost_analysis()
 
 
-_compile_cache: dict[tuple[str, Device], Executable] = {}
+_compile_cache = caches.LRUCache("stablax_compile_cache_size")
 _compile_lock = threading.Lock()
 compile_count = 0  # how many times XLA actually compiled; tests read it to check caching
 
@@ -411,7 +412,3 @@ def compile_module(
             executable = Executable(loaded, out_avals, device, key[0])
             _compile_cache[key] = executable
     return executable
-
-
-def clear_caches() -> None:
-    _compile_cache.clear()

@@ -200,7 +200,7 @@ def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any =
 # --- derivative rules and decoder --------------------------------------------------------------
 
 
-def _decode_dot_general(op: Any) -> dict[str, Any]:
+def _decode_dot_general(op: Any, owner: Any = None) -> dict[str, Any]:
     dn = mlir.stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
     dims = (
         (tuple(dn.lhs_contracting_dimensions), tuple(dn.rhs_contracting_dimensions)),

@@ -400,7 +400,7 @@ dispatch.not_differentiable.update(ZERO_DERIVATIVE)
 # --- parameter decoders ------------------------------------------------------------------------
 
 
-def _decode_compare(op):
+def _decode_compare(op, owner=None):
     direction = mlir.stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"])
     return {"direction": direction.value}
 

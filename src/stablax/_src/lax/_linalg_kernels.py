@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, runtime
+from stablax._src import core, dispatch, runtime
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray, Tracer
 from stablax._src.ir import ir
@@ -351,11 +351,5 @@ def expand(operation: Any, platform: str | None = None) -> None:
     operation.erase()
 
 
-def _register() -> None:
-    from stablax._src.lax._custom import marker_expansions
-
-    for decomposition in ("cholesky", "lu", "qr", "eigh", "svd", "eig", "triangular_solve"):
-        marker_expansions[TARGET_PREFIX + decomposition] = expand
-
-
-_register()
+for _decomposition in ("cholesky", "lu", "qr", "eigh", "svd", "eig", "triangular_solve"):
+    dispatch.expansion_rules[TARGET_PREFIX + _decomposition] = expand

@@ -52,7 +52,7 @@ def trace_flat(fun: Callable, in_tree: Any, leaves: Sequence[Any], has_aux: bool
             _check_output(leaf)
         return [*out_leaves, *aux_leaves]
 
-    traced = core.trace_to_func(flat, avals, name="main", sources=list(leaves))
+    traced = core.trace_to_func(flat, avals, name="main", sources=list(leaves), differentiated=True)
     return traced, boxes["out_tree"], boxes.get("aux_tree"), boxes["num_out"]
 
 
@@ -98,7 +98,7 @@ def as_tangent(t: Any, primal_aval: ShapedArray) -> Any:
 
 def with_captured(fn: core.TracedFunction, captured: Sequence[Any]) -> core.TracedFunction:
     # L's captured residuals are tracers of the finished K; bind the values K produced instead.
-    return core.TracedFunction(fn.module, fn.in_avals, fn.out_avals, captured, fn.trace)
+    return fn.with_signature(fn.in_avals, captured)
 
 
 def linearize_and_run(
