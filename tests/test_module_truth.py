@@ -261,3 +261,39 @@ def test_foreign_case_under_reverse_mode(n):
     np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5)
     with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
         stablax.grad(lambda x: jnp.sum(call_traced(fn, [x, np.int32(n)])[0]))(X)
+
+
+FOREIGN_IF = """
+module {
+  func.func public @main(%x: tensor<3xf32>, %p: tensor<i1>) -> tensor<3xf32> {
+    %y = stablehlo.multiply %x, %x : tensor<3xf32>
+    %o = "stablehlo.if"(%p) ({
+      %t = stablehlo.sine %y : tensor<3xf32>
+      stablehlo.return %t : tensor<3xf32>
+    }, {
+      %t = stablehlo.multiply %y, %x : tensor<3xf32>
+      stablehlo.return %t : tensor<3xf32>
+    }) : (tensor<i1>) -> tensor<3xf32>
+    return %o : tensor<3xf32>
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_foreign_if_through_every_rewrite(pred):
+    fn = _foreign(FOREIGN_IF)
+    default = np.bool_(pred)
+
+    def f(x, p=default):
+        return call_traced(fn, [x, p])[0]
+
+    x = X.astype(np.float64)
+    want = np.sin(x * x) if pred else x**3
+    np.testing.assert_allclose(np.asarray(f(X)), want, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(stablax.jit(f)(X)), want, rtol=1e-6)
+    check_grads(f, (X,), order=2, modes=("fwd", "rev"), rtol=2e-2)
+    preds = np.array([True, False, pred])
+    batched = stablax.vmap(lambda p: f(X, p))(preds)
+    for k, p in enumerate(preds):
+        np.testing.assert_allclose(np.asarray(batched)[k], np.sin(x * x) if p else x**3, rtol=1e-6)

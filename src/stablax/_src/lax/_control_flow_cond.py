@@ -269,6 +269,65 @@ dispatch.def_op(
 dispatch.batch_rules[COND] = _cond_batch
 
 
+# --- stablehlo.if (modules from elsewhere): a case on the predicate's index -------------------
+
+IF = "stablehlo.if"
+
+
+def _if_rule(pred, *xs, true_branch, false_branch):
+    if pred.shape != () or pred.dtype != np.bool_:
+        raise TypeError(f"stablehlo.if: the predicate must be bool[], got {pred.str_short()}")
+    return _cond_rule(ShapedArray((), np.int32), *xs, branches=(false_branch, true_branch))
+
+
+def _if_lowering(operands, in_avals, out_avals, *, true_branch, false_branch):
+    op = mlir.emit("stablehlo.if", [operands[0]], [mlir.aval_type(a) for a in out_avals], regions=2)
+    for region, fn in zip(op.regions, (true_branch, false_branch), strict=True):
+        cf.emit_region_body(region, fn, operands[1:])
+    return list(op.results)
+
+
+def _decode_if(op: Any, owner: Any) -> dict[str, Any]:
+    free = bodies.free_values(op)
+    true_branch, false_branch = (bodies.Region(owner, r, free) for r in op.regions)
+    return {"true_branch": true_branch, "false_branch": false_branch}
+
+
+def _index(pred: Any) -> Any:
+    from stablax._src import lax
+
+    return lax.convert_element_type(pred, np.int32)
+
+
+# The rules of `stablehlo.case` on the index of the predicate: case index 0 is the false branch.
+def _if_jvp(primals, tangents, *, true_branch, false_branch):
+    values = [_index(primals[0]), *primals[1:]]
+    return _cond_jvp(values, tangents, branches=(false_branch, true_branch))
+
+
+def _if_transpose(ct, pred, *xs, true_branch, false_branch):
+    return _cond_transpose(ct, _index(pred), *xs, branches=(false_branch, true_branch))
+
+
+def _if_batch(values, dims, *, axis_size, true_branch, false_branch):
+    values = [_index(values[0]), *values[1:]]
+    return _cond_batch(values, dims, axis_size=axis_size, branches=(false_branch, true_branch))
+
+
+dispatch.def_op(
+    IF,
+    _if_rule,
+    _if_lowering,
+    decode=_decode_if,
+    decode_reads_owner=True,
+    regions_capture=True,
+    cache_eagerly=False,
+    jvp=_if_jvp,
+    transpose=_if_transpose,
+)
+dispatch.batch_rules[IF] = _if_batch
+
+
 # --- the user-facing functions -----------------------------------------------------------------
 
 
