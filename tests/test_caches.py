@@ -153,3 +153,37 @@ def test_memory_stays_within_the_cache_bounds_over_many_shapes():
     # XLA's own native memory per compile, about 0.035 MB per shape here (JAX: 0.3 MB per shape
     # on the same workload even with jax.clear_caches() every 8 shapes).
     assert late - early < 10 + 0.05 * n, (early, late)
+
+
+_CALLS = """
+    import ctypes, gc, os
+    import stablax, stablax.numpy as jnp
+
+    def rss_mb():
+        gc.collect()
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+    x = jnp.ones(3)
+    f = stablax.jit(lambda a: a * 2)
+    for _ in range(2000):
+        y, z = x + 1, f(x)
+    before = rss_mb()
+    for _ in range(50000):
+        y, z = x + 1, f(x)
+    z.block_until_ready()
+    print(rss_mb() - before)
+"""
+
+
+def test_eager_ops_and_jit_calls_keep_no_memory():
+    # jaxlib's traceback per execute kept about 80 bytes a call: 8 MB here (runtime.py).
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_CALLS)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    assert float(out.stdout) < 1.0

@@ -23,6 +23,10 @@ from jaxlib import xla_client as xc
 from stablax._src import caches
 from stablax._src.config import config
 
+# jaxlib records a Python traceback for every execute by default and keeps part of each (about
+# 80 bytes a call, growing without bound); stablax's errors name the user's line themselves.
+_jax.set_tracebacks_enabled(False)
+
 logger = logging.getLogger("stablax")
 
 Device = xc.Device
