@@ -135,18 +135,7 @@ class custom_jvp:  # noqa: N801 (JAX's public name)
         leaves, in_tree = tree_util.tree_flatten(diff)
         if trace.differentiated:
             return _call_jvp_rule(self, nondiff, leaves, in_tree)
-        box: dict[str, Any] = {}
-
-        def primal(*xs):
-            diff_args = tree_util.tree_unflatten(in_tree, list(xs))
-            out = self.fun(*_merge_args(nondiff, diff_args, self.nondiff_argnums))
-            out_leaves, box["out_tree"] = tree_util.tree_flatten(out)
-            return out_leaves
-
-        traced = _trace_callee(primal, leaves, concrete=True)
-        rule = CustomJvp(self, nondiff, in_tree, box["out_tree"], len(leaves))
-        outs = calls.call_traced_closed(traced, leaves, rule)
-        return tree_util.tree_unflatten(box["out_tree"], outs)
+        return _call_primal(self, nondiff, leaves, in_tree, CustomJvp)
 
 
 def _rule_tangents(custom, args, arg_tangents):
@@ -209,11 +198,12 @@ def _call_jvp_rule(custom, nondiff, leaves, in_tree):
     return tree_util.tree_unflatten(box["out_tree"], outs[:num_out])
 
 
-class CustomJvp:
-    """The payload of a custom_jvp call of the primal function: the user's rule, applied when
-    the call is differentiated."""
+class _PrimalCall:
+    """The payload of a call of a custom function's primal: the user's object and the call's
+    static part (nondiff arguments, argument and output structures, number of argument leaves;
+    the callee's further inputs are values it closed over)."""
 
-    kind = "custom_jvp"
+    kind = ""
 
     def __init__(self, custom: Any, nondiff: tuple, in_tree: Any, out_tree: Any, num_args: int):
         self.custom = custom
@@ -221,6 +211,29 @@ class CustomJvp:
         self.in_tree = in_tree
         self.out_tree = out_tree
         self.num_args = num_args
+
+
+def _call_primal(custom, nondiff, leaves, in_tree, payload_type) -> Any:
+    """Traces the primal function of `custom` as a callee and calls it with `payload_type`."""
+    box: dict[str, Any] = {}
+
+    def primal(*xs):
+        diff_args = tree_util.tree_unflatten(in_tree, list(xs))
+        out = custom.fun(*_merge_args(nondiff, diff_args, custom.nondiff_argnums))
+        out_leaves, box["out_tree"] = tree_util.tree_flatten(out)
+        return out_leaves
+
+    traced = _trace_callee(primal, leaves, concrete=True)
+    payload = payload_type(custom, nondiff, in_tree, box["out_tree"], len(leaves))
+    outs = calls.call_traced_closed(traced, leaves, payload)
+    return tree_util.tree_unflatten(box["out_tree"], outs)
+
+
+class CustomJvp(_PrimalCall):
+    """The payload of a custom_jvp call of the primal function: the user's rule, applied when
+    the call is differentiated."""
+
+    kind = "custom_jvp"
 
     def jvp(self, callee, primals, tangents):
         n = self.num_args
@@ -299,8 +312,9 @@ class custom_vjp:  # noqa: N801 (JAX's public name)
             return self.fun(*args)
         nondiff, diff = _split_args(args, self.nondiff_argnums)
         leaves, in_tree = tree_util.tree_flatten(diff)
-        box: dict[str, Any] = {}
         if trace.differentiated:
+            box: dict[str, Any] = {}
+
             # As JAX under grad: fwd runs (once, on concrete values outside jit), not the primal.
             def fwd(*xs):
                 out_leaves, res_leaves, box["out_tree"], box["res_tree"] = _run_fwd(
@@ -314,17 +328,7 @@ class custom_vjp:  # noqa: N801 (JAX's public name)
             payload = FwdCall(info, len(leaves))
             outs = calls.call_traced_closed(traced, leaves, payload)
             return tree_util.tree_unflatten(box["out_tree"], outs[: box["num_out"]])
-
-        def primal(*xs):
-            diff_args = tree_util.tree_unflatten(in_tree, list(xs))
-            out = self.fun(*_merge_args(nondiff, diff_args, self.nondiff_argnums))
-            out_leaves, box["out_tree"] = tree_util.tree_flatten(out)
-            return out_leaves
-
-        traced = _trace_callee(primal, leaves, concrete=True)
-        rule = CustomVjp(self, nondiff, in_tree, box["out_tree"], len(leaves))
-        outs = calls.call_traced_closed(traced, leaves, rule)
-        return tree_util.tree_unflatten(box["out_tree"], outs)
+        return _call_primal(self, nondiff, leaves, in_tree, CustomVjp)
 
 
 def _run_fwd(custom, nondiff, in_tree, args):
@@ -375,18 +379,11 @@ class VjpLin:
         return list(dispatch.bind(VJP_LIN, *live, *residuals, info=self))
 
 
-class CustomVjp:
+class CustomVjp(_PrimalCall):
     """The payload of a custom_vjp call of the primal function: when differentiated, fwd runs in
     place of the call and the tangents are a marker that bwd transposes."""
 
     kind = "custom_vjp"
-
-    def __init__(self, custom: Any, nondiff: tuple, in_tree: Any, out_tree: Any, num_args: int):
-        self.custom = custom
-        self.nondiff = nondiff
-        self.in_tree = in_tree
-        self.out_tree = out_tree
-        self.num_args = num_args
 
     def jvp(self, callee, primals, tangents):
         n = self.num_args
