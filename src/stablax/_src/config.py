@@ -29,6 +29,11 @@ _FLAGS: dict[str, tuple[Any, Callable[[str], Any], tuple[str, ...]]] = {
         ("STABLAX_THREEFRY_PARTITIONABLE", "JAX_THREEFRY_PARTITIONABLE"),
     ),
     "jax_log_compiles": (False, _parse_bool, ("STABLAX_LOG_COMPILES", "JAX_LOG_COMPILES")),
+    "jax_softmax_custom_jvp": (
+        False,
+        _parse_bool,
+        ("STABLAX_SOFTMAX_CUSTOM_JVP", "JAX_SOFTMAX_CUSTOM_JVP"),
+    ),
 }
 
 
