@@ -58,16 +58,15 @@ def _grouped(t, num_groups):
     return jnp.reshape(t, (tb, tn // num_groups, num_groups, tt, ts))
 
 
-def _attention_xla(query, key, value, bias, mask, is_causal, scale, q_lengths, kv_lengths,
-                   window, return_residual):
+def _attention_xla(
+    query, key, value, bias, mask, is_causal, scale, q_lengths, kv_lengths, window, return_residual
+):
     b, t, n, h = query.shape
     _, s, k, _ = key.shape
     g = n // k
     query = jnp.reshape(query, (b, t, k, g, h))
     logits_dtype = jnp.promote_types(query.dtype, np.float32)
-    logits = jnp.einsum(
-        "BTKGH,BSKH->BKGTS", query, key, preferred_element_type=logits_dtype
-    )
+    logits = jnp.einsum("BTKGH,BSKH->BKGTS", query, key, preferred_element_type=logits_dtype)
     logits = logits * jnp.array(scale, dtype=logits.dtype)
     if bias is not None:
         logits = (logits + _grouped(bias, g)).astype(logits.dtype)

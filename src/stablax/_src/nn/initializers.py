@@ -20,9 +20,7 @@ from stablax._src import dtypes
 class Initializer(Protocol):
     """The protocol of an initializer: `init(key, shape, dtype=None, out_sharding=None)`."""
 
-    def __call__(
-        self, key: Any, shape: Any, dtype: Any = None, out_sharding: Any = None
-    ) -> Any:
+    def __call__(self, key: Any, shape: Any, dtype: Any = None, out_sharding: Any = None) -> Any:
         raise NotImplementedError
 
 

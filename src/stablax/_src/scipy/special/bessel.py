@@ -71,7 +71,8 @@ def i1(x: Any) -> Any:
 def _bessel_jn(z, v, n_iter):
     # Miller: run J_k = 2 (k + 1) / z J_{k+1} - J_{k+2} down from k = n_iter with arbitrary
     # starting values, then normalise with J_0 + 2 sum_m J_{2m} = 1. The carry is rescaled
-    # whenever it grows large, and each emitted value remembers the base-2 exponent of the scale so far.
+    # whenever it grows large, and each emitted value remembers the base-2 exponent of the
+    # scale so far.
     big = const(z, 1e10 if z.dtype == np.float32 else 1e100)
     z_safe = jnp.where(z == 0, jnp.ones_like(z), z)
 

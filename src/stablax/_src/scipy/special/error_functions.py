@@ -305,7 +305,7 @@ def log_ndtr(x: Any, series_order: int = 3) -> Any:
     return _log_ndtr(x, series_order)
 
 
-# --- Owen's T function ------------------------------------------------------------------------------
+# --- Owen's T function -----------------------------------------------------------------------
 
 
 def _owens_quadrature():
@@ -335,9 +335,7 @@ def _owens_t_impl(h, a):
     h_mod = jnp.where(small_a, h_abs, a_abs * h_abs)
     t = _owens_t_quadrature(h_mod, a_mod)
     t = jnp.where(h_mod == 0, jnp.arctan(a_mod) / (2 * np.pi), t)
-    t = jnp.where(
-        a_mod == 1, 0.125 * lax.erfc(-h_mod / sqrt2) * lax.erfc(h_mod / sqrt2), t
-    )
+    t = jnp.where(a_mod == 1, 0.125 * lax.erfc(-h_mod / sqrt2) * lax.erfc(h_mod / sqrt2), t)
     upper_h = lax.erfc(h_scaled)
     upper_ah = lax.erfc(a_abs * h_scaled)
     reflected = jnp.where(

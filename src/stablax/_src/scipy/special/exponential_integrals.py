@@ -103,9 +103,13 @@ def _expn_series(n, x):
         new_total = total + increment
         converged = jnp.abs(jnp.where(new_total != 0, term / new_total, one)) <= eps
         keep = lambda new, old: jnp.where(active, new, old)  # noqa: E731
-        return keep(k, state[0]), keep(term, state[1]), keep(denominator, state[2]), keep(
-            new_total, total
-        ), active & ~converged
+        return (
+            keep(k, state[0]),
+            keep(term, state[1]),
+            keep(denominator, state[2]),
+            keep(new_total, total),
+            active & ~converged,
+        )
 
     _, _, _, total, _ = while_loop(lambda s: jnp.any(s[4]), body, init)
     return (-x) ** (n - 1) * psi / jnp.exp(lax.lgamma(n)) - total

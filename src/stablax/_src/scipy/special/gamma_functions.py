@@ -102,7 +102,9 @@ def _poles(z):
 def _complex_gamma(z):
     bad = _poles(z) | jnp.isnan(z)
     safe = jnp.where(bad, jnp.ones_like(z), z)
-    return jnp.where(bad, const(z, complex(np.nan, np.nan)), jnp.exp(_complex_loggamma_reflected(safe)))
+    return jnp.where(
+        bad, const(z, complex(np.nan, np.nan)), jnp.exp(_complex_loggamma_reflected(safe))
+    )
 
 
 @jit
@@ -119,9 +121,7 @@ def _complex_loggamma(z):
         term = jnp.log(jnp.where(active, safe + k.astype(safe.dtype), jnp.ones_like(safe)))
         return k + 1, total + jnp.where(active, term, jnp.zeros_like(total))
 
-    _, total = while_loop(
-        lambda s: jnp.any(s[0] < n), body, (np.int32(0), jnp.zeros_like(safe))
-    )
+    _, total = while_loop(lambda s: jnp.any(s[0] < n), body, (np.int32(0), jnp.zeros_like(safe)))
     shifted = _lanczos_loggamma(safe + n.astype(safe.dtype)) - total
     return jnp.where(bad, const(z, complex(np.nan, np.nan)), shifted)
 
@@ -256,7 +256,7 @@ def comb(N: Any, k: Any, *, repetition: bool = False) -> Any:  # noqa: N803 (Sci
       The (floating-point) binomial coefficient, 0 outside `0 <= k <= N`, as
       `scipy.special.comb` with `exact=False`.
     """
-    N, k = inexact_args("comb", N, k)
+    N, k = inexact_args("comb", N, k)  # noqa: N806
     if repetition:
         result = comb(N + k - 1, k)
         return jnp.where((k == 0) & (N >= 0), const(result, 1), result)
@@ -386,7 +386,7 @@ def _zeta_series(s, a):
     for j in range(terms):
         tail = tail + const(a, _ZETA_TAIL[j]) * rising
         rising = rising * (s + 2 * j + 1) * (s + 2 * j + 2) / (an * an)
-    return head + integral + an ** -s * tail
+    return head + integral + an**-s * tail
 
 
 def _zeta(x, q):

@@ -66,9 +66,7 @@ def _hyp1f1_value(a, b, x):
     # / (k! x^k). Large -x: the algebraic term Gamma(b)/Gamma(b-a) (-x)^-a sum (a)_k (a-b+1)_k
     # / (k! (-x)^k). A non-positive integer a makes the series a polynomial: sum it directly.
     x_pos = jnp.where(big & (x > 0), x, const(x, 100))
-    positive = _sum_series(
-        jnp.ones_like(x), lambda k: (b - a + k) * (1 - a + k) / (k + 1) / x_pos
-    )
+    positive = _sum_series(jnp.ones_like(x), lambda k: (b - a + k) * (1 - a + k) / (k + 1) / x_pos)
     positive = _real_gamma(b) / _real_gamma(a) * jnp.exp(x_pos) * x_pos ** (a - b) * positive
     x_neg = jnp.where(big & (x < 0), -x, const(x, 100))
     negative = _sum_series(jnp.ones_like(x), lambda k: (a + k) * (a - b + 1 + k) / (k + 1) / -x_neg)
@@ -191,7 +189,8 @@ def _hyp2f1_near_one_integer(a, b, c, x):
 
 def _hyp2f1_near_one(a, b, c, x):
     # A&S 15.3.6 for non-integer d = c - a - b:
-    # F = G(c)G(d)/(G(c-a)G(c-b)) F(a, b; 1-d; 1-x) + (1-x)^d G(c)G(-d)/(G(a)G(b)) F(c-a, c-b; 1+d; 1-x).
+    # F = G(c)G(d)/(G(c-a)G(c-b)) F(a, b; 1-d; 1-x)
+    #   + (1-x)^d G(c)G(-d)/(G(a)G(b)) F(c-a, c-b; 1+d; 1-x).
     d = c - a - b
     s = 1 - x
     first = _real_gamma(c) * _real_gamma(d) / (_real_gamma(c - a) * _real_gamma(c - b))
@@ -230,7 +229,8 @@ def _hyp2f1_value(a, b, c, x):
     # A non-positive integer a or b makes the series a polynomial (finite for every x) unless c
     # is a pole reached before the series stops.
     stop = jnp.maximum(
-        jnp.where(_nonpositive_integer(a), a, -np.inf), jnp.where(_nonpositive_integer(b), b, -np.inf)
+        jnp.where(_nonpositive_integer(a), a, -np.inf),
+        jnp.where(_nonpositive_integer(b), b, -np.inf),
     )
     c_pole = (c == 0) | (_nonpositive_integer(c) & ~(terminating & (stop > c)))
     polynomial = _hyp2f1_series(a, b, c, jnp.where(terminating, x, const(x, 0)))

@@ -116,9 +116,7 @@ def rel_entr(p: Any, q: Any) -> Any:
     p_safe = jnp.where(both_positive, p, const(p, 1))
     q_safe = jnp.where(both_positive, q, const(q, 1))
     value = _xlogx(p_safe) - _xlogy(p_safe, q_safe)
-    return jnp.where(
-        both_positive, value, jnp.where(zero_p, const(p, 0), const(p, np.inf))
-    )
+    return jnp.where(both_positive, value, jnp.where(zero_p, const(p, 0), const(p, np.inf)))
 
 
 def kl_div(p: Any, q: Any) -> Any:

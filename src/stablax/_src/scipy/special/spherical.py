@@ -28,10 +28,12 @@ def _normalized_legendre(n_max: int, x: Any) -> Any:
         row = [zero] * m + [diagonal]
         if m < n_max:
             row.append(math.sqrt(2.0 * m + 3.0) * x * diagonal)
-        for l in range(m + 2, n_max + 1):  # noqa: E741 (the degree)
+        for l in range(m + 2, n_max + 1):
             # P_l^m = a x P_{l-1}^m - b P_{l-2}^m with the normalised coefficients.
             a = math.sqrt((4.0 * l * l - 1.0) / (l * l - m * m))
-            b = math.sqrt(((2.0 * l + 1.0) * ((l - 1.0) ** 2 - m * m)) / ((2.0 * l - 3.0) * (l * l - m * m)))
+            b = math.sqrt(
+                ((2.0 * l + 1.0) * ((l - 1.0) ** 2 - m * m)) / ((2.0 * l - 3.0) * (l * l - m * m))
+            )
             row.append(a * x * row[l - 1] - b * row[l - 2])
         rows.append(jnp.stack(row))
     return jnp.stack(rows)
