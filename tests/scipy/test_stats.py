@@ -55,7 +55,7 @@ TABLE = [
     ("laplace", ["logpdf", "pdf", "cdf"], (X, 0.5, 1.5)),
     ("logistic", ["logpdf", "pdf", "cdf", "sf"], (X, 0.5, 1.5)),
     ("logistic", ["ppf", "isf"], (P, 0.5, 1.5)),
-    ("multinomial", ["logpmf", "pmf"], (A([2, 3, 5]), 10, A([0.2, 0.3, 0.5]))),
+    ("multinomial", ["logpmf", "pmf"], (A([2, 3, 5]), 10, A([0.25, 0.25, 0.5]))),
     (
         "multivariate_normal",
         ["logpdf", "pdf"],
