@@ -8,7 +8,16 @@ import os as _os
 
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # jaxlib logs client creation at INFO
 
-from stablax import dtypes, errors, lax, numpy, random, tree_util
+from stablax import (  # libraries on top of numpy and lax
+    dtypes,
+    errors,
+    lax,
+    nn,
+    numpy,
+    random,
+    scipy,
+    tree_util,
+)
 from stablax._src import numpy as _numpy_methods  # noqa: F401  (attaches Array operators)
 from stablax._src.api import (
     block_until_ready,
@@ -86,10 +95,12 @@ __all__ = [
     "local_device_count",
     "local_devices",
     "make_jaxpr",
+    "nn",
     "numpy",
     "process_count",
     "process_index",
     "random",
+    "scipy",
     "tree_flatten",
     "tree_leaves",
     "tree_map",

@@ -34,6 +34,11 @@ _FLAGS: dict[str, tuple[Any, Callable[[str], Any], tuple[str, ...]]] = {
     "stablax_jit_cache_size": (4096, int, ("STABLAX_JIT_CACHE_SIZE",)),
     "stablax_eager_cache_size": (2048, int, ("STABLAX_EAGER_CACHE_SIZE",)),
     "stablax_compile_cache_size": (2048, int, ("STABLAX_COMPILE_CACHE_SIZE",)),
+    "jax_softmax_custom_jvp": (
+        False,
+        _parse_bool,
+        ("STABLAX_SOFTMAX_CUSTOM_JVP", "JAX_SOFTMAX_CUSTOM_JVP"),
+    ),
 }
 
 

@@ -1,0 +1,1 @@
+"""stablax.scipy's implementation: special functions and statistical distributions."""
