@@ -165,36 +165,46 @@ def _captured_value(value: Any) -> Any:
 
 
 def _copy_op(op: Any, env: dict[Any, Any], owner: Any, trace: core.FuncTrace) -> None:
-    """Copies one op (its regions included) at the current insertion point, mapping operands
-    through `env` and renaming the functions and payloads it refers to."""
-    attributes = {name: op.attributes[name] for name in op.attributes}
+    """Copies one op (its regions included) at the current insertion point, mapping the values
+    it reads through `env` and renaming the functions and payloads it refers to.
+
+    Cloning copies attributes without reading them back in Python (some, such as complex dense
+    constants, have no Python type)."""
+    new = op.clone(ip=ir.InsertionPoint.current)
+    for i, v in enumerate(op.operands):
+        new.operands[i] = env[v]
+    if len(op.regions):
+        free = set(free_values(op))
+        _rename(new, owner, trace, lambda v: env[v] if v in free else None)
+    else:
+        _rename_one(new, owner, trace)
+    env.update(zip(op.results, new.results, strict=True))
+
+
+def _rename(op: Any, owner: Any, trace: core.FuncTrace, outer: Any) -> None:
+    """Renames symbols and payload keys in `op` and the ops nested in it; operands of nested ops
+    that are values from above the copied op become `outer(value)`."""
+    _rename_one(op, owner, trace)
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                inner = inner.operation
+                for i, v in enumerate(inner.operands):
+                    replacement = outer(v)
+                    if replacement is not None:
+                        inner.operands[i] = replacement
+                _rename(inner, owner, trace, outer)
+
+
+def _rename_one(op: Any, owner: Any, trace: core.FuncTrace) -> None:
     if op.name == "func.call":
-        old = ir.FlatSymbolRefAttr(attributes["callee"]).value
-        callee = Callee(owner, old)
-        new = add_function(trace, callee, _prefix(old), owner.payloads.get(old))
-        attributes["callee"] = ir.FlatSymbolRefAttr.get(new)
-    if PAYLOAD_ATTRIBUTE in attributes:
-        old_key = ir.StringAttr(attributes[PAYLOAD_ATTRIBUTE]).value
-        payload = owner.payloads[old_key]
-        attributes[PAYLOAD_ATTRIBUTE] = ir.StringAttr.get(
-            trace.add_payload(_prefix(old_key), payload)
-        )
-    new_op = ir.Operation.create(
-        op.name,
-        results=[r.type for r in op.results],
-        operands=[env[v] for v in op.operands],
-        attributes=attributes,
-        regions=len(op.regions),
-        loc=op.location,
-    )
-    for old_region, new_region in zip(op.regions, new_op.regions, strict=True):
-        for block in old_region.blocks:
-            new_block = new_region.blocks.append(*[a.type for a in block.arguments])
-            env.update(zip(block.arguments, new_block.arguments, strict=True))
-            with ir.InsertionPoint(new_block):
-                for inner in block.operations:
-                    _copy_op(inner.operation, env, owner, trace)
-    env.update(zip(op.results, new_op.results, strict=True))
+        old = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+        new = add_function(trace, Callee(owner, old), _prefix(old), owner.payloads.get(old))
+        op.attributes["callee"] = ir.FlatSymbolRefAttr.get(new)
+    if PAYLOAD_ATTRIBUTE in op.attributes:
+        old_key = ir.StringAttr(op.attributes[PAYLOAD_ATTRIBUTE]).value
+        key = trace.add_payload(_prefix(old_key), owner.payloads[old_key])
+        op.attributes[PAYLOAD_ATTRIBUTE] = ir.StringAttr.get(key)
 
 
 def _prefix(name: str) -> str:
