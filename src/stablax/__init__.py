@@ -9,6 +9,7 @@ import os as _os
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # jaxlib logs client creation at INFO
 
 from stablax import (  # libraries on top of numpy and lax
+    custom_derivatives,
     dtypes,
     errors,
     lax,
@@ -44,6 +45,7 @@ from stablax._src.transforms.ad_reverse import grad, linear_transpose, value_and
 from stablax._src.transforms.custom_derivatives import (
     checkpoint,
     checkpoint_policies,
+    custom_gradient,
     custom_jvp,
     custom_vjp,
     remat,
@@ -64,6 +66,8 @@ __all__ = [
     "ShapeDtypeStruct",
     "checkpoint",
     "checkpoint_policies",
+    "custom_derivatives",
+    "custom_gradient",
     "custom_jvp",
     "custom_vjp",
     "remat",

@@ -62,6 +62,7 @@ class VmappedRules:
         self.arg_dims = list(arg_dims)
         self.axis_size = axis_size
         self.res_dims = res_dims
+        self.symbolic_zeros = getattr(custom, "symbolic_zeros", False)
 
     def _vmap(self, fun, in_axes):
         from stablax._src.transforms.vmap_api import vmap
@@ -79,8 +80,14 @@ class VmappedRules:
         return self._vmap(one, (axes, axes))(primals, tangents)
 
     def fwd(self, *args: Any) -> Any:
+        # The user's fwd takes the nondiff arguments in their positions.
+        nondiff_argnums = getattr(self.custom, "nondiff_argnums", ())
+
         def one(*a):
-            return self.custom.fwd(*self.nondiff, *a)
+            full, nondiff, diff = [], iter(self.nondiff), iter(a)
+            for i in range(len(self.nondiff) + len(a)):
+                full.append(next(nondiff) if i in nondiff_argnums else next(diff))
+            return self.custom.fwd(*full)
 
         return self._vmap(one, self._arg_axes())(*args)
 

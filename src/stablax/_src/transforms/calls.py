@@ -79,10 +79,14 @@ def _call_jvp(primals, tangents, *, callee, rule):
 def _call_transpose(cts, *operands, callee, rule):
     from stablax._src.transforms import ad
 
-    linear = [ad.is_undefined(x) for x in operands]
-    if rule is not None or not all(linear[: sum(linear)]):
-        raise NotImplementedError("[transpose] a call whose linear inputs do not come first")
     cts = list(cts) if isinstance(cts, (list, tuple)) else [cts]
+    if rule is not None:
+        if not hasattr(rule, "transpose"):
+            raise NotImplementedError(f"[transpose] a {rule.kind} call is not linear")
+        return rule.transpose(cts, operands)
+    linear = [ad.is_undefined(x) for x in operands]
+    if not all(linear[: sum(linear)]):
+        raise NotImplementedError("[transpose] a call whose linear inputs do not come first")
     n = sum(linear)
     return ad.transpose_traced(callee, list(operands[n:]), cts, num_linear=n) + [None] * (
         len(operands) - n

@@ -73,6 +73,80 @@ def _trace_callee(fun: Callable, leaves: Sequence[Any], concrete: bool) -> core.
     return core.trace_to_func(fun, avals, sources=list(leaves) if concrete else None)
 
 
+class SymbolicZero:
+    """A zero tangent or cotangent, by its aval: what rules defined with `symbolic_zeros=True`
+    receive (and may return) instead of an array of zeros."""
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+
+    def instantiate(self) -> Any:
+        return zeros_like_aval(self.aval)
+
+    @staticmethod
+    def from_primal_value(value: Any) -> SymbolicZero:
+        return SymbolicZero(tangent_aval(aval_of(value)))
+
+    def __repr__(self) -> str:
+        return "SymbolicZero"
+
+
+def zero_from_primal(value: Any, symbolic_zeros: bool = False) -> Any:
+    """Zero tangents for a pytree of primal values (SymbolicZeros with `symbolic_zeros`)."""
+
+    def zero(x):
+        aval = tangent_aval(aval_of(x))
+        return SymbolicZero(aval) if symbolic_zeros else zeros_like_aval(aval)
+
+    return tree_util.tree_map(zero, value)
+
+
+class CustomVJPPrimal:
+    """A primal argument of a custom_vjp fwd rule defined with `symbolic_zeros=True`: its value
+    and whether it is being differentiated."""
+
+    __slots__ = ("value", "perturbed")
+
+    def __init__(self, value: Any, perturbed: bool) -> None:
+        self.value = value
+        self.perturbed = perturbed
+
+    def __repr__(self) -> str:
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
+def custom_vjp_primal_tree_values(tree: Any) -> Any:
+    """The values of a tree of CustomVJPPrimal records (a symbolic_zeros fwd rule's arguments)."""
+
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+
+    return tree_util.tree_map(value, tree)
+
+
+def _instantiate_symbolic(x: Any) -> Any:
+    return x.instantiate() if type(x) is SymbolicZero else x
+
+
+def _check_for_tracers(nondiff: Any) -> None:
+    for leaf in tree_util.tree_leaves(nondiff):
+        if isinstance(leaf, core.Tracer):
+            raise core.UnexpectedTracerError(
+                "Found a traced value passed as an argument to a custom_vjp function in a "
+                "position indicated by nondiff_argnums as non-differentiable. Traced values "
+                "cannot be passed as non-differentiable arguments to custom_vjp functions; "
+                "nondiff_argnums should only be used for arguments that can't be or contain "
+                "arrays, e.g. function-valued arguments."
+            )
+
+
 # --- custom_jvp --------------------------------------------------------------------------------
 
 
@@ -132,20 +206,36 @@ class custom_jvp:  # noqa: N801 (JAX's public name)
         if trace is None:
             return self.fun(*args)
         nondiff, diff = _split_args(args, self.nondiff_argnums)
+        nondiff = _stop_traced_gradients(nondiff)
         leaves, in_tree = tree_util.tree_flatten(diff)
-        if trace.differentiated:
+        if trace.differentiated and not self.symbolic_zeros:
             return _call_jvp_rule(self, nondiff, leaves, in_tree)
         return _call_primal(self, nondiff, leaves, in_tree, CustomJvp)
 
 
+def _stop_traced_gradients(nondiff: tuple) -> tuple:
+    """Traced values among nondiff arguments, with their derivatives stopped (JAX's rule)."""
+    from stablax._src.lax._custom import stop_gradient
+
+    return tree_util.tree_map(
+        lambda x: stop_gradient(x) if isinstance(x, core.Tracer) else x, nondiff
+    )
+
+
 def _rule_tangents(custom, args, arg_tangents):
-    """The tangents a user's jvp rule receives: zeros for None, float0 zeros for integers."""
-    return [
-        instantiate(t, tangent_aval(aval_of(a)))
-        if is_differentiable_dtype(aval_of(a).dtype)
-        else np.zeros(aval_of(a).shape, dtypes.float0)
-        for a, t in zip(args, arg_tangents, strict=True)
-    ]
+    """The tangents a user's jvp rule receives: zeros for None (SymbolicZeros if the rule asked
+    for them), float0 zeros for integers."""
+    symbolic = getattr(custom, "symbolic_zeros", False)
+    out = []
+    for a, t in zip(args, arg_tangents, strict=True):
+        aval = aval_of(a)
+        if not is_differentiable_dtype(aval.dtype):
+            out.append(np.zeros(aval.shape, dtypes.float0))
+        elif t is None and symbolic:
+            out.append(SymbolicZero(tangent_aval(aval)))
+        else:
+            out.append(instantiate(t, tangent_aval(aval)))
+    return out
 
 
 def _apply_jvp_rule(custom, nondiff, in_tree, args, tangents):
@@ -155,6 +245,7 @@ def _apply_jvp_rule(custom, nondiff, in_tree, args, tangents):
     out, tangent_out = custom.jvp(*nondiff, tuple(primals_tree), tuple(tangents_tree))
     out_leaves, out_tree = tree_util.tree_flatten(out)
     t_leaves, t_tree = tree_util.tree_flatten(tangent_out)
+    t_leaves = [_instantiate_symbolic(t) for t in t_leaves]
     if out_tree != t_tree:
         raise TypeError(
             "Custom JVP rule must produce primal and tangent outputs with equal container "
@@ -211,13 +302,34 @@ class _PrimalCall:
         self.in_tree = in_tree
         self.out_tree = out_tree
         self.num_args = num_args
+        self.nondiff_slots: list[int] = []  # captured operand of each traced nondiff leaf
+
+    def nondiff_values(self, primals: Sequence[Any]) -> tuple:
+        """The nondiff arguments, their traced leaves taken from this call's operands."""
+        if not self.nondiff_slots:
+            return self.nondiff
+        from stablax._src.lax._custom import stop_gradient
+
+        slots = iter(self.nondiff_slots)
+        leaves, tree = tree_util.tree_flatten(self.nondiff)
+        leaves = [
+            stop_gradient(primals[self.num_args + next(slots)]) if isinstance(x, core.Tracer) else x
+            for x in leaves
+        ]
+        return tuple(tree_util.tree_unflatten(tree, leaves))
 
 
 def _call_primal(custom, nondiff, leaves, in_tree, payload_type) -> Any:
-    """Traces the primal function of `custom` as a callee and calls it with `payload_type`."""
+    """Traces the primal function of `custom` as a callee and calls it with `payload_type`.
+
+    Traced values among the nondiff arguments are values the callee reads: they become operands
+    of the call, and the rule sees their values there, with a stopped gradient, as in JAX."""
     box: dict[str, Any] = {}
+    traced_nondiff = [x for x in tree_util.tree_leaves(nondiff) if isinstance(x, core.Tracer)]
 
     def primal(*xs):
+        for x in traced_nondiff:  # read them in the callee, so that they are its operands
+            core.to_tracer(core.current_trace(), x)
         diff_args = tree_util.tree_unflatten(in_tree, list(xs))
         out = custom.fun(*_merge_args(nondiff, diff_args, custom.nondiff_argnums))
         out_leaves, box["out_tree"] = tree_util.tree_flatten(out)
@@ -225,6 +337,10 @@ def _call_primal(custom, nondiff, leaves, in_tree, payload_type) -> Any:
 
     traced = _trace_callee(primal, leaves, concrete=True)
     payload = payload_type(custom, nondiff, in_tree, box["out_tree"], len(leaves))
+    if traced_nondiff:
+        payload.nondiff_slots = [
+            next(j for j, c in enumerate(traced.captured) if c is x) for x in traced_nondiff
+        ]
     outs = calls.call_traced_closed(traced, leaves, payload)
     return tree_util.tree_unflatten(box["out_tree"], outs)
 
@@ -237,19 +353,21 @@ class CustomJvp(_PrimalCall):
 
     def jvp(self, callee, primals, tangents):
         n = self.num_args
-        _check_no_closed_over_tangents(tangents[n:], "custom_jvp", "JVP")
+        closed_over = [t for j, t in enumerate(tangents[n:]) if j not in self.nondiff_slots]
+        _check_no_closed_over_tangents(closed_over, "custom_jvp", "JVP")
         args = primals[:n]
         rule_tangents = _rule_tangents(self.custom, args, tangents[:n])
         out_leaves, t_leaves, _ = _apply_jvp_rule(
-            self.custom, self.nondiff, self.in_tree, args, rule_tangents
+            self.custom, self.nondiff_values(primals), self.in_tree, args, rule_tangents
         )
         return out_leaves, t_leaves
 
 
 class JvpRuleCall:
     """The payload of a call of a custom_jvp rule, traced as (args, arg tangents) -> (outs,
-    out tangents) and called with zero tangents. Its derivative is its derivative with respect
-    to the tangent inputs, which the rule is linear in: the rule applied to the tangents."""
+    out tangents) and called with zero tangents. Differentiated, the rule is evaluated on the
+    actual tangents, as JAX evaluates it: under linearize its primal part lands in the primal
+    function and its tangent part, linear in the tangents, in the linear one."""
 
     kind = "custom_jvp_rule"
 
@@ -260,14 +378,22 @@ class JvpRuleCall:
         self.out_mask = list(out_mask)
 
     def jvp(self, callee, primals, tangents):
+        from stablax._src.transforms.interpret import interpret
+
         n, n_t = self.num_args, sum(self.arg_mask)
         _check_no_closed_over_tangents(tangents[n + n_t :], "custom_jvp", "JVP")
-        slot_tangents = [t for t, m in zip(tangents[:n], self.arg_mask, strict=True) if m]
-        rest = [None] * (len(primals) - n - n_t)
-        outs, touts = jvp_traced(callee, primals, [*([None] * n), *slot_tangents, *rest])
-        kept = iter(touts[self.num_out :])
-        out_tangents = [next(kept) if m else None for m in self.out_mask]
-        return outs, [*out_tangents, *([None] * (len(outs) - self.num_out))]
+        args = primals[:n]
+        slots = [
+            instantiate(t, tangent_aval(aval_of(a)))
+            for a, t, m in zip(args, tangents[:n], self.arg_mask, strict=True)
+            if m
+        ]
+        outs = interpret(callee, [*args, *slots, *primals[n + n_t :]])
+        primal_outs, rule_tangents = outs[: self.num_out], iter(outs[self.num_out :])
+        out_tangents = [next(rule_tangents) if m else None for m in self.out_mask]
+        # The call's other results, the rule's tangents at zero tangents, are zeros.
+        zeros = [zeros_like_aval(aval_of(t)) for t in outs[self.num_out :]]
+        return [*primal_outs, *zeros], [*out_tangents, *([None] * len(zeros))]
 
 
 # --- custom_vjp --------------------------------------------------------------------------------
@@ -286,6 +412,7 @@ class custom_vjp:  # noqa: N801 (JAX's public name)
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
+        self.symbolic_zeros = False
 
     def defvjp(
         self,
@@ -295,6 +422,7 @@ class custom_vjp:  # noqa: N801 (JAX's public name)
         optimize_remat: bool = False,
     ) -> None:
         self.fwd, self.bwd = fwd, bwd
+        self.symbolic_zeros = symbolic_zeros
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
         return self if instance is None else functools.partial(self, instance)
@@ -311,6 +439,7 @@ class custom_vjp:  # noqa: N801 (JAX's public name)
         if trace is None:
             return self.fun(*args)
         nondiff, diff = _split_args(args, self.nondiff_argnums)
+        _check_for_tracers(nondiff)
         leaves, in_tree = tree_util.tree_flatten(diff)
         if trace.differentiated:
             box: dict[str, Any] = {}
@@ -332,8 +461,12 @@ class custom_vjp:  # noqa: N801 (JAX's public name)
 
 
 def _run_fwd(custom, nondiff, in_tree, args):
+    """Runs fwd on the arguments in their positions (nondiff ones included, as in JAX)."""
+    if getattr(custom, "symbolic_zeros", False):
+        args = [CustomVJPPrimal(a, is_differentiable_dtype(aval_of(a).dtype)) for a in args]
     primals_tree = tree_util.tree_unflatten(in_tree, list(args))
-    result = custom.fwd(*nondiff, *primals_tree)
+    nondiff_argnums = getattr(custom, "nondiff_argnums", ())
+    result = custom.fwd(*_merge_args(nondiff, primals_tree, nondiff_argnums))
     if not isinstance(result, (tuple, list)) or len(result) != 2:
         raise TypeError(
             "Custom VJP fwd rule must produce a pair (list or tuple of length two) representing "
@@ -448,8 +581,13 @@ def _vjp_lin_transpose(ct, *operands, info: VjpLin):
     num_tangents = len(operands) - info.num_res
     residuals = tree_util.tree_unflatten(info.res_tree, list(operands[num_tangents:]))
     cts = ct if isinstance(ct, (list, tuple)) else [ct]
+    symbolic = getattr(info.custom, "symbolic_zeros", False)
     cts = [
-        c if c is not None else zeros_like_aval(tangent_aval(a))
+        c
+        if c is not None
+        else SymbolicZero(tangent_aval(a))
+        if symbolic
+        else zeros_like_aval(tangent_aval(a))
         for c, a in zip(cts, info.out_avals, strict=True)
     ]
     ct_tree = tree_util.tree_unflatten(info.out_tree, cts)
@@ -478,6 +616,7 @@ def _vjp_lin_transpose(ct, *operands, info: VjpLin):
             )
         leaves += ct_leaves
     differentiable = [is_differentiable_dtype(a.dtype) for a in info.arg_avals]
+    leaves = [None if type(c) is SymbolicZero else c for c in leaves]
     kept = [c for c, d in zip(leaves, differentiable, strict=True) if d]
     return [*kept, *([None] * info.num_res)]
 
@@ -491,6 +630,142 @@ dispatch.def_op(
     cache_eagerly=False,
     transpose=_vjp_lin_transpose,
 )
+
+
+# --- custom_gradient and linear_call, built on custom_vjp -----------------------------------------
+
+
+class _TracedRule:
+    """A residual holding a traced function of cotangents: the arrays it closed over are the
+    pytree's children (stored like any residual), the traced function and the structures of
+    its inputs and outputs its static part."""
+
+    def __init__(self, traced, captured: Sequence[Any], in_tree: Any, out_tree: Any) -> None:
+        self.traced = traced
+        self.captured = list(captured)
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+
+    def __call__(self, ct: Any) -> Any:
+        from stablax._src.transforms.interpret import interpret
+
+        ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != self.in_tree:
+            raise TypeError(f"custom_gradient: cotangent structure {ct_tree} != {self.in_tree}")
+        outs = interpret(self.traced, [*ct_leaves, *self.captured])
+        return tree_util.tree_unflatten(self.out_tree, outs)
+
+
+tree_util.register_pytree_node(
+    _TracedRule,
+    lambda r: (r.captured, (r.traced, r.in_tree, r.out_tree)),
+    lambda aux, captured: _TracedRule(aux[0], captured, aux[1], aux[2]),
+)
+
+
+def custom_gradient(fun: Callable) -> Callable:
+    """A function whose gradient its own body defines: `fun(*args)` returns `(output, vjp)`
+    where `vjp(output cotangent)` returns the cotangents of the arguments (JAX's
+    `jax.custom_gradient`, after TensorFlow's).
+
+    Example: `@custom_gradient def f(x): return x ** 2, lambda g: (3 * g * x,)`.
+    """
+
+    @custom_vjp
+    def wrapped(*args: Any) -> Any:
+        out, _ = fun(*args)
+        return out
+
+    def fwd(*args: Any) -> Any:
+        out, vjp_rule = fun(*args)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        box: dict[str, Any] = {}
+
+        def rule(*cts):
+            in_cts = vjp_rule(tree_util.tree_unflatten(out_tree, list(cts)))
+            leaves, box["tree"] = tree_util.tree_flatten(in_cts)
+            return leaves
+
+        # The rule, traced once: the arrays it closes over become residuals.
+        traced = core.trace_to_func(rule, [tangent_aval(aval_of(o)) for o in out_leaves])
+        in_avals = [*traced.in_avals, *(aval_of(c) for c in traced.captured)]
+        closed = traced.with_signature(in_avals, [])
+        return out, _TracedRule(closed, traced.captured, out_tree, box["tree"])
+
+    def bwd(rule: _TracedRule, ct: Any) -> Any:
+        cts = rule(ct)
+        return cts if isinstance(cts, tuple) else (cts,)
+
+    wrapped.defvjp(fwd, bwd)
+    functools.update_wrapper(wrapped, fun, updated=())
+    return wrapped
+
+
+def linear_call(fun: Callable, fun_transpose: Callable, residual_args: Any, linear_args: Any):
+    """`fun(residual_args, linear_args)`, a function linear in `linear_args`, whose transpose is
+    `fun_transpose(residual_args, cotangent)` instead of the transpose of fun's body (JAX's
+    `custom_derivatives.linear_call`). Forward mode applies `fun` to the tangents of
+    `linear_args`; `residual_args` are not differentiated."""
+    if core.current_trace() is None:
+        return fun(residual_args, linear_args)
+    res_leaves, res_tree = tree_util.tree_flatten(residual_args)
+    lin_leaves, lin_tree = tree_util.tree_flatten(linear_args)
+    n_res = len(res_leaves)
+    box: dict[str, Any] = {}
+
+    def flat(*xs):
+        res = tree_util.tree_unflatten(res_tree, list(xs[:n_res]))
+        out = fun(res, tree_util.tree_unflatten(lin_tree, list(xs[n_res:])))
+        out_leaves, box["out_tree"] = tree_util.tree_flatten(out)
+        return out_leaves
+
+    traced = core.trace_to_func(flat, [aval_of(x) for x in [*res_leaves, *lin_leaves]])
+    payload = LinearCall(fun_transpose, res_tree, lin_tree, box["out_tree"], traced.out_avals)
+    outs = calls.call_traced_closed(traced, [*res_leaves, *lin_leaves], payload)
+    return tree_util.tree_unflatten(box["out_tree"], outs)
+
+
+class LinearCall:
+    """The payload of a `linear_call`: its tangent is the call on the tangents of the linear
+    arguments; its transpose is the user's `fun_transpose`."""
+
+    kind = "linear_call"
+
+    def __init__(self, fun_transpose, res_tree, lin_tree, out_tree, out_avals) -> None:
+        self.fun_transpose = fun_transpose
+        self.res_tree = res_tree
+        self.lin_tree = lin_tree
+        self.out_tree = out_tree
+        self.out_avals = list(out_avals)
+        self.num_res = res_tree.num_leaves
+        self.num_lin = lin_tree.num_leaves
+
+    def jvp(self, callee, primals, tangents):
+        outs = calls.call(callee, primals, self)
+        r, n = self.num_res, self.num_lin
+        if all(t is None for t in tangents[r : r + n]):
+            return outs, [None] * len(outs)
+        lin = [
+            instantiate(t, tangent_aval(aval_of(p)))
+            for p, t in zip(primals[r : r + n], tangents[r : r + n], strict=True)
+        ]
+        return outs, calls.call(callee, [*primals[:r], *lin, *primals[r + n :]], self)
+
+    def transpose(self, cts, operands):
+        r, n = self.num_res, self.num_lin
+        cts = [
+            c if c is not None else zeros_like_aval(tangent_aval(a))
+            for c, a in zip(cts, self.out_avals, strict=True)
+        ]
+        res = tree_util.tree_unflatten(self.res_tree, list(operands[:r]))
+        in_ct = self.fun_transpose(res, tree_util.tree_unflatten(self.out_tree, cts))
+        lin_cts = tree_util.tree_leaves(in_ct, is_leaf=lambda x: x is None)
+        if len(lin_cts) != n:
+            raise TypeError(
+                f"linear_call: the transpose returned {len(lin_cts)} cotangents for {n} linear "
+                "arguments"
+            )
+        return [*([None] * r), *lin_cts, *([None] * (len(operands) - r - n))]
 
 
 # --- checkpoint --------------------------------------------------------------------------------
@@ -609,4 +884,14 @@ def _has_batch_dims(op) -> bool:
     return bool(len(dn.lhs_batching_dimensions))
 
 
-__all__ = ["custom_jvp", "custom_vjp", "checkpoint", "checkpoint_policies", "remat"]
+__all__ = [
+    "CustomVJPPrimal",
+    "SymbolicZero",
+    "checkpoint",
+    "checkpoint_policies",
+    "custom_jvp",
+    "custom_vjp",
+    "custom_vjp_primal_tree_values",
+    "remat",
+    "zero_from_primal",
+]
