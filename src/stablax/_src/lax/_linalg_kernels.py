@@ -94,11 +94,11 @@ def ffi_call(
     return [Tracer(trace, a, r) for a, r in zip(out_avals, op.results, strict=True)]
 
 
-def _info_ok(info: Any) -> Any:
+def info_ok(info: Any) -> Any:
     return ew.eq(info, full(u.shape(info), 0, np.int32))
 
 
-def _batch_info(x: Any) -> ShapedArray:
+def batch_info(x: Any) -> ShapedArray:
     return ShapedArray(u.shape(x)[:-2], np.int32)
 
 
@@ -111,11 +111,11 @@ def _cpu_cholesky(x):
     factor, info = ffi_call(
         lapack_target("potrf", u.dtype(x)),
         [x],
-        [core_aval(x), _batch_info(x)],
+        [core_aval(x), batch_info(x)],
         [True, True, False],
         uplo="L",
     )
-    return [u.where_ok(_info_ok(info), u.tril(factor))]
+    return [u.where_ok(info_ok(info), u.tril(factor))]
 
 
 def _cpu_lu(x):
@@ -127,7 +127,7 @@ def _cpu_lu(x):
     factors, ipiv, _ = ffi_call(
         lapack_target("getrf", u.dtype(x)),
         [x],
-        [core_aval(x), pivots, _batch_info(x)],
+        [core_aval(x), pivots, batch_info(x)],
         [True, True, False, False],
     )
     return [factors, ew.sub(ipiv, full(pivots.shape, 1, np.int32))]  # LAPACK counts from 1
@@ -188,12 +188,12 @@ def _cpu_eigh(x, *, lower):
     v, w, info = ffi_call(
         lapack_target(routine, dt),
         [x],
-        [core_aval(x), w_aval, _batch_info(x)],
+        [core_aval(x), w_aval, batch_info(x)],
         [True, True, False, False],
         mode="V",
         uplo="L" if lower else "U",
     )
-    ok = _info_ok(info)
+    ok = info_ok(info)
     return [u.where_ok(ok, v), u.where_ok(ok, w)]
 
 
@@ -224,7 +224,7 @@ def _cpu_svd(x, *, full_matrices, compute_uv, gesvd=False):
         [True, True, False, True, True, False],
         mode=mode,
     )
-    ok = _info_ok(info)
+    ok = info_ok(info)
     if not compute_uv:
         return [u.where_ok(ok, s)]
     return [u.where_ok(ok, s), u.where_ok(ok, left), u.where_ok(ok, right)]
@@ -241,14 +241,14 @@ def _cpu_eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, **_):
     results = ffi_call(
         lapack_target("geev", dt),
         [x],
-        [*values, vectors, vectors, _batch_info(x)],
+        [*values, vectors, vectors, batch_info(x)],
         [True] + [False] * len(values) + [True, True, False],
         compute_left="V" if compute_left_eigenvectors else "N",
         compute_right="V" if compute_right_eigenvectors else "N",
     )
     *w, left, right, info = results
     w = ew.complex(w[0], w[1]) if len(w) == 2 else w[0]
-    ok = _info_ok(info)
+    ok = info_ok(info)
     outs = [u.where_ok(ok, w)]
     if compute_left_eigenvectors:
         outs.append(u.where_ok(ok, left))
