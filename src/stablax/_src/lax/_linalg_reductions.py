@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import batch_rules, bind, def_op, jvp_rules, transpose_rules
 from stablax._src.lax import _elementwise as ew
@@ -30,7 +32,7 @@ from stablax._src.transforms.ad import is_undefined
 
 HESSENBERG, TRIDIAGONAL, SCHUR = op_name("hessenberg"), op_name("tridiagonal"), op_name("schur")
 HOUSEHOLDER_PRODUCT, ORMQR = op_name("householder_product"), op_name("ormqr")
-TRIDIAGONAL_SOLVE = op_name("tridiagonal_solve")
+TRIDIAGONAL_SOLVE, GEQRF = op_name("tridiagonal_solve"), op_name("geqrf")
 
 
 # --- shape rules -------------------------------------------------------------------------------
@@ -62,6 +64,13 @@ def _schur_rule(x: ShapedArray, *, compute_schur_vectors: bool) -> tuple[ShapedA
     check_matrix("schur", x, square=True)
     x = x.strip_weak_type()
     return (x, x) if compute_schur_vectors else (x,)
+
+
+def _geqrf_rule(a: ShapedArray, *, pivoting: bool) -> tuple[ShapedArray, ...]:
+    m, n = check_matrix("geqrf", a, square=False)
+    batch = a.shape[:-2]
+    outs = (a.strip_weak_type(), ShapedArray((*batch, min(m, n)), a.dtype))
+    return (*outs, ShapedArray((*batch, n), np.int32)) if pivoting else outs
 
 
 def _same_batch(name: str, *avals: ShapedArray, ranks: tuple[int, ...]) -> tuple[int, ...]:
@@ -151,6 +160,7 @@ for _name, _rule in [
     ("householder_product", _householder_product_rule),
     ("ormqr", _ormqr_rule),
     ("tridiagonal_solve", _tridiagonal_solve_rule),
+    ("geqrf", _geqrf_rule),
 ]:
     def_op(op_name(_name), _rule, marker_lowering(_name), decode=decode_params)
     batch_rules[op_name(_name)] = batch_to_front(op_name(_name))
@@ -233,6 +243,17 @@ def ormqr(a: Any, taus: Any, c: Any, *, left: bool = True, transpose: bool = Fal
       An array of c's shape.
     """
     return bind(ORMQR, a, taus, c, left=bool(left), transpose=bool(transpose))
+
+
+def geqrf(a: Any, *, pivoting: bool = False) -> tuple[Any, ...]:
+    """LAPACK's packed QR factorization (geqrf, or geqp3 with column pivoting; CPU).
+
+    Returns:
+      `(a, taus)`, or `(a, taus, p)` when pivoting: R on and above the diagonal of `a`, the
+      Householder reflectors below it with their scalar factors `taus` (..., min(m, n)), and
+      the 0-based column permutation p with x[..., :, p] = Q R.
+    """
+    return bind(GEQRF, a, pivoting=bool(pivoting))
 
 
 def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any, *, perturb_singular: bool = False) -> Any:

@@ -1,0 +1,3 @@
+"""stablax.scipy: JAX's jax.scipy submodules on stablax arrays."""
+
+from stablax.scipy import linalg as linalg
