@@ -1,8 +1,8 @@
 """stablax.lax.linalg: matrix decompositions, reductions and solves (batched over leading axes)."""
 
 from stablax._src.lax._linalg import (
-    EigImplementation,
     EighImplementation,
+    EigImplementation,
     SvdAlgorithm,
     cholesky,
     eig,

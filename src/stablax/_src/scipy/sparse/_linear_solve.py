@@ -11,80 +11,34 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from stablax._src import core, tree_util
-from stablax._src.lax._shapes import aval_of
+from stablax._src.closure_convert import closure_convert
 from stablax._src.transforms.ad_reverse import linear_transpose, vjp
 from stablax._src.transforms.custom_derivatives import custom_vjp
-from stablax._src.transforms.interpret import body, eval_op, run_staged
-
-
-def closure_convert(fun: Callable[..., Any], *example: Any) -> tuple[Callable, list[Any]]:
-    """`(converted, consts)`: converted(*args, consts) == fun(*args), with every array fun
-    closes over (outer tracers included) made an explicit argument.
-
-    `example` are pytrees of arrays shaped like fun's arguments.
-    """
-    leaves, in_tree = tree_util.tree_flatten(example)
-    box: dict[str, Any] = {}
-
-    def flat(*xs):
-        out = fun(*tree_util.tree_unflatten(in_tree, list(xs)))
-        out_leaves, box["out_tree"] = tree_util.tree_flatten(out)
-        return out_leaves
-
-    traced = core.trace_to_func(flat, [aval_of(x) for x in leaves], name="closure")
-    out_tree = box["out_tree"]
-
-    def evaluate(*values):
-        arguments, ops, returned = body(traced)
-        env = dict(zip(arguments, values, strict=True))
-        for op in ops:
-            outs = eval_op(op, [env[v] for v in op.operands])
-            env.update(zip(op.results, outs, strict=True))
-        return [env[v] for v in returned]
-
-    def converted(*args: Any) -> Any:
-        *args, consts = args
-        arg_leaves = tree_util.tree_leaves(args)
-        if len(arg_leaves) != len(leaves):
-            raise ValueError(f"closure: expected {len(leaves)} leaves, got {len(arg_leaves)}")
-        return tree_util.tree_unflatten(out_tree, run_staged(evaluate, [*arg_leaves, *consts]))
-
-    return converted, list(traced.captured)
 
 
 @functools.partial(custom_vjp, nondiff_argnums=(0, 1, 2, 3))
 def _linear_solve(matvec, solve, transpose_solve, symmetric, consts, b):
     operator_consts, solve_consts, _ = consts
-    return solve(operator_consts, b, solve_consts)
+    return solve(operator_consts, b, *solve_consts)
 
 
 def _linear_solve_fwd(matvec, solve, transpose_solve, symmetric, consts, b):
     operator_consts, solve_consts, _ = consts
-    x = solve(operator_consts, b, solve_consts)
+    x = solve(operator_consts, b, *solve_consts)
     return x, (consts, x)
 
 
 def _linear_solve_bwd(matvec, solve, transpose_solve, symmetric, residuals, x_bar):
     (operator_consts, solve_consts, transpose_consts), x = residuals
     if symmetric:
-        b_bar = solve(operator_consts, x_bar, solve_consts)
+        b_bar = solve(operator_consts, x_bar, *solve_consts)
     else:
-        b_bar = transpose_solve(operator_consts, x_bar, transpose_consts)
-    inexact = [i for i, c in enumerate(operator_consts) if aval_of(c).dtype.kind in "fc"]
-
-    def product(chosen):  # A_c x as a function of the inexact closed-over arrays
-        full = list(operator_consts)
-        for i, c in zip(inexact, chosen, strict=True):
-            full[i] = c
-        return matvec(x, full)
-
-    operator_bar: list[Any] = [None] * len(operator_consts)
-    if inexact:
-        _, pullback = vjp(product, [operator_consts[i] for i in inexact])
-        (chosen_bar,) = pullback(b_bar)
-        for i, c in zip(inexact, chosen_bar, strict=True):
-            operator_bar[i] = -c
+        b_bar = transpose_solve(operator_consts, x_bar, *transpose_consts)
+    operator_bar: list[Any] = []
+    if operator_consts:  # -(d(A_c x)/dc)^T b_bar
+        _, pullback = vjp(lambda c: matvec(x, *c), list(operator_consts))
+        (operator_bar,) = pullback(b_bar)
+        operator_bar = [-c for c in operator_bar]
     # The solvers' own arrays (starting guesses, tolerances, preconditioners) get no cotangent.
     none = [None] * len(solve_consts), [None] * len(transpose_consts)
     return (operator_bar, *none), b_bar
@@ -108,7 +62,7 @@ def linear_solve(
     converted, operator_consts = closure_convert(matvec, b)
 
     def operator(consts):
-        return lambda x: converted(x, consts)
+        return lambda x: converted(x, *consts)
 
     def primal(consts, rhs):
         return solve(operator(consts), rhs)
