@@ -272,16 +272,18 @@ def _qdwh(x, m, n, max_iterations, eps):
     state = run(state, _qr_step, qr_coefs, False)
     state = run(state, _cholesky_step, cholesky_coefs, True)
 
+    count = dtypes.canonicalize_dtype(np.int64)  # a Python int in JAX: int64 under x64
+
     def cond(carry):
         k, _, not_converged = carry
-        return ew.bitwise_and(not_converged, ew.lt(k, _const(max_iterations, np.int32)))
+        return ew.bitwise_and(not_converged, ew.lt(k, _const(max_iterations, count)))
 
     def body(carry):
         k, current, _ = carry
         current, not_converged = step(_cholesky_step, None, True, k, (current, None))
-        return ew.add(k, _const(1, np.int32)), current, not_converged
+        return ew.add(k, _const(1, count)), current, not_converged
 
-    start = _const(len(qr_coefs) + len(cholesky_coefs), np.int32)
+    start = _const(len(qr_coefs) + len(cholesky_coefs), count)
     num_iters, unitary, not_converged = while_loop(cond, body, (start, *state))
     # One Newton-Schulz step refines the unitary factor.
     unitary = ew.sub(
