@@ -4,6 +4,7 @@ through one complex FFT of the even/odd-interleaved signal (Makhoul 1980).
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import Sequence
@@ -13,6 +14,7 @@ import numpy as np
 
 from stablax import numpy as jnp
 from stablax._src import dtypes, lax
+from stablax._src.jit import jit
 from stablax._src.numpy._promotion import promote_dtypes_inexact
 from stablax._src.scipy.linalg._decompositions import promote_dtypes_complex
 
@@ -66,6 +68,7 @@ def _pad_to(x: Any, sizes: dict[int, int]) -> Any:
     return lax.pad(x, jnp.array(0, x.dtype), pads)
 
 
+@functools.partial(jit, static_argnames=("type", "n", "axis", "norm"))
 def dct(
     x: Any,
     type: int = 2,  # noqa: A002 (SciPy's name)
@@ -127,6 +130,10 @@ def _axes_and_sizes(x, s, axes):
     return axes, s
 
 
+def _hashable(seq: Any) -> Any:
+    return tuple(seq) if isinstance(seq, (list, np.ndarray)) else seq
+
+
 def dctn(
     x: Any,
     type: int = 2,  # noqa: A002 (SciPy's name)
@@ -135,6 +142,29 @@ def dctn(
     norm: str | None = None,
 ) -> Any:
     """The multidimensional type-2 DCT over `axes` (scipy.fft.dctn); `s` pads the axes."""
+    return _dctn(x, type, _hashable(s), _hashable(axes), norm)
+
+
+def idctn(
+    x: Any,
+    type: int = 2,  # noqa: A002 (SciPy's name)
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: str | None = None,
+) -> Any:
+    """The multidimensional inverse type-2 DCT over `axes` (scipy.fft.idctn)."""
+    return _idctn(x, type, _hashable(s), _hashable(axes), norm)
+
+
+@functools.partial(jit, static_argnames=("type", "s", "axes", "norm"))
+def _dctn(
+    x: Any,
+    type: int = 2,  # noqa: A002 (SciPy's name)
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: str | None = None,
+) -> Any:
+    # dctn, traced once per static configuration.
     x = jnp.asarray(x)
     _check("dctn", type, norm)
     if dtypes.issubdtype(x.dtype, np.complexfloating):
@@ -154,6 +184,7 @@ def dctn(
     return x
 
 
+@functools.partial(jit, static_argnames=("type", "n", "axis", "norm"))
 def idct(
     x: Any,
     type: int = 2,  # noqa: A002 (SciPy's name)
@@ -183,14 +214,15 @@ def idct(
     return _deinterleave(jnp.fft.ifft(x, axis=axis).real, axis)
 
 
-def idctn(
+@functools.partial(jit, static_argnames=("type", "s", "axes", "norm"))
+def _idctn(
     x: Any,
     type: int = 2,  # noqa: A002 (SciPy's name)
     s: Sequence[int] | None = None,
     axes: Sequence[int] | None = None,
     norm: str | None = None,
 ) -> Any:
-    """The multidimensional inverse type-2 DCT over `axes` (scipy.fft.idctn)."""
+    # idctn, traced once per static configuration.
     x = jnp.asarray(x)
     _check("idctn", type, norm)
     if dtypes.issubdtype(x.dtype, np.complexfloating):

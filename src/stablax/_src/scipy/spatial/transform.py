@@ -4,7 +4,6 @@ linear interpolation between them. Both are NamedTuples, hence pytrees.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -12,10 +11,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from stablax import numpy as jnp
+from stablax._src.jit import jit
 
 
 def _vectorize(signature: str):
-    return functools.partial(jnp.vectorize, signature=signature)
+    # One compiled program per kernel and shape: the eager path dispatches it once.
+    return lambda fn: jit(jnp.vectorize(fn, signature=signature))
 
 
 def _check_sequence(seq: str, lengths: range) -> tuple[bool, bool]:
