@@ -55,6 +55,7 @@ def test_adjoint_gradients_match_finite_differences(x64):
     ts = np.array([0.0, 0.4, 1.1, 2.0])
     y0, rate = np.array([1.0, 2.0]), np.array(0.7)
 
+    @stablax.jit  # traced once: the finite differences below reuse the compiled program
     def loss(y0, ts, rate):
         return jnp.sum(odeint(decay, y0, ts, rate, rtol=1e-10, atol=1e-10) ** 2)
 
@@ -71,6 +72,7 @@ def test_gradient_through_closed_over_values_and_jit(x64):
     ts = np.linspace(0.0, 1.5, 3)
     y0 = np.array([0.5])
 
+    @stablax.jit
     def loss(k):
         return odeint(lambda y, t: -k * y**2, y0, ts)[-1, 0]  # k is closed over
 
