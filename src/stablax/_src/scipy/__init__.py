@@ -1,1 +1,1 @@
-"""stablax.scipy's implementation: special functions and statistical distributions."""
+"""Implementations behind stablax.scipy (compositions of stablax.numpy and stablax.lax)."""
