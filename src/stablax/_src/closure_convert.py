@@ -9,7 +9,8 @@ from typing import Any
 
 from stablax._src import core, tree_util
 from stablax._src.lax._shapes import aval_of
-from stablax._src.transforms.interpret import body, eval_op, run_staged
+from stablax._src.transforms.calls import close
+from stablax._src.transforms.interpret import interpret, run_staged
 
 
 def closure_convert(fun: Callable[..., Any], *example_args: Any) -> tuple[Callable, list[Any]]:
@@ -33,13 +34,10 @@ def closure_convert(fun: Callable[..., Any], *example_args: Any) -> tuple[Callab
     hoisted = [i for i, c in enumerate(captured) if aval_of(c).dtype.kind in "fc"]
     n_args = len(leaves)
 
+    closed = close(traced)
+
     def evaluate(*values):
-        arguments, ops, returned = body(traced)
-        env = dict(zip(arguments, values, strict=True))
-        for op in ops:
-            outs = eval_op(op, [env[v] for v in op.operands])
-            env.update(zip(op.results, outs, strict=True))
-        return [env[v] for v in returned]
+        return interpret(closed, values)
 
     def converted(*args_and_consts: Any) -> Any:
         args, consts = (

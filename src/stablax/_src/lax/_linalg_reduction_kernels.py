@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from stablax._src import dispatch
 from stablax._src.core import ShapedArray
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _linalg_util as u
-from stablax._src.lax._custom import marker_expansions
 from stablax._src.lax._linalg import TARGET_PREFIX
 from stablax._src.lax._linalg_kernels import (
     IMPLEMENTATIONS,
@@ -158,4 +158,4 @@ _KERNELS = {
 }
 for _name, _kernel in _KERNELS.items():
     IMPLEMENTATIONS[(_name, "cpu")] = _kernel
-    marker_expansions[TARGET_PREFIX + _name] = expand
+    dispatch.expansion_rules[TARGET_PREFIX + _name] = expand
