@@ -9,6 +9,7 @@ import os as _os
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # jaxlib logs client creation at INFO
 
 from stablax import (  # libraries on top of numpy and lax
+    custom_batching,
     custom_derivatives,
     dtypes,
     errors,
@@ -66,6 +67,7 @@ __all__ = [
     "ShapeDtypeStruct",
     "checkpoint",
     "checkpoint_policies",
+    "custom_batching",
     "custom_derivatives",
     "custom_gradient",
     "custom_jvp",
