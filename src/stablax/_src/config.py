@@ -34,6 +34,33 @@ _FLAGS: dict[str, tuple[Any, Callable[[str], Any], tuple[str, ...]]] = {
     "stablax_jit_cache_size": (4096, int, ("STABLAX_JIT_CACHE_SIZE",)),
     "stablax_eager_cache_size": (2048, int, ("STABLAX_EAGER_CACHE_SIZE",)),
     "stablax_compile_cache_size": (2048, int, ("STABLAX_COMPILE_CACHE_SIZE",)),
+    # The persistent compilation cache (compilation_store.py), under JAX's names. Unlike JAX it
+    # is on by default, caches every compile and is bounded (1 GiB; -1: no bound).
+    "jax_enable_compilation_cache": (
+        True,
+        _parse_bool,
+        ("STABLAX_ENABLE_COMPILATION_CACHE", "JAX_ENABLE_COMPILATION_CACHE"),
+    ),
+    "jax_compilation_cache_dir": (
+        None,
+        str,
+        ("STABLAX_COMPILATION_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR"),
+    ),
+    "jax_persistent_cache_min_compile_time_secs": (
+        0.0,
+        float,
+        ("STABLAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",),
+    ),
+    "jax_persistent_cache_min_entry_size_bytes": (
+        0,
+        int,
+        ("STABLAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES",),
+    ),
+    "jax_compilation_cache_max_size": (
+        2**30,
+        int,
+        ("STABLAX_COMPILATION_CACHE_MAX_SIZE", "JAX_COMPILATION_CACHE_MAX_SIZE"),
+    ),
     "jax_softmax_custom_jvp": (
         False,
         _parse_bool,

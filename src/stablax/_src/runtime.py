@@ -13,14 +13,16 @@ import importlib.util
 import logging
 import os
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from jaxlib import _jax
+from jaxlib import version as jaxlib_version
 from jaxlib import xla_client as xc
 
-from stablax._src import caches
+from stablax._src import caches, compilation_store
 from stablax._src.config import config
 
 # jaxlib records a Python traceback for every execute by default and keeps part of each (about
@@ -376,6 +378,7 @@ class Executable:
 
 
 _compile_cache = caches.LRUCache("stablax_compile_cache_size")
+_JAXLIB_VERSION = jaxlib_version.__version__
 _compile_lock = threading.Lock()
 compile_count = 0  # how many times XLA actually compiled; tests read it to check caching
 
@@ -404,15 +407,42 @@ def compile_module(
     with _compile_lock:
         executable = _compile_cache.get(key)
         if executable is None:
-            if config.jax_log_compiles:
-                logger.warning("stablax: compiling %s for %s", name, device)
             options = xc.CompileOptions()
             build = options.executable_build_options
             build.num_replicas = 1
             build.num_partitions = 1
-            device_client = device.client
-            loaded = device_client.compile_and_load(module_bytes, xc.DeviceList((device,)), options)
-            compile_count += 1
+            devices = xc.DeviceList((device,))
+            stored = compilation_store.entry_key(
+                key[0], device.platform, device.device_kind, _JAXLIB_VERSION, "replicas=1,parts=1"
+            )
+            loaded = _load_stored(stored, device, devices, options)
+            if loaded is None:
+                if config.jax_log_compiles:
+                    logger.warning("stablax: compiling %s for %s", name, device)
+                start = time.perf_counter()
+                loaded = device.client.compile_and_load(module_bytes, devices, options)
+                compile_count += 1
+                _store(stored, device, loaded, time.perf_counter() - start)
             executable = Executable(loaded, out_avals, device, key[0])
             _compile_cache[key] = executable
     return executable
+
+
+def _load_stored(stored: str, device: Device, devices: Any, options: Any) -> Any:
+    """An executable from the persistent compilation cache, or None."""
+    serialized = compilation_store.load(stored)
+    if serialized is None:
+        return None
+    try:
+        return device.client.deserialize_executable(serialized, devices, options)
+    except Exception as err:  # an entry from an incompatible build: compile instead
+        logger.warning("stablax: could not load a cached executable: %s", err)
+        return None
+
+
+def _store(stored: str, device: Device, loaded: Any, seconds: float) -> None:
+    try:
+        serialized = device.client.serialize_executable(loaded)
+    except Exception:  # some executables (host callbacks) cannot be serialized
+        return
+    compilation_store.store(stored, serialized, seconds)
