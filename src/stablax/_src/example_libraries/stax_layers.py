@@ -59,7 +59,7 @@ def _kernel_shape(dimension_numbers, out_chan, filter_shape, input_shape) -> lis
     return [out_chan if c == "O" else in_chan if c == "I" else next(spatial) for c in rhs_spec]
 
 
-def _conv_layer(shape_rule: Callable, conv: Callable, kind: str) -> Callable:
+def _conv_layer(shape_rule: Callable, conv: Callable, kind: str, what: str) -> Callable:
     def constructor(
         dimension_numbers: tuple[str, str, str],
         out_chan: int,
@@ -90,7 +90,7 @@ def _conv_layer(shape_rule: Callable, conv: Callable, kind: str) -> Callable:
         return init_fun, apply_fun
 
     constructor.__name__ = constructor.__qualname__ = f"General{kind}"
-    constructor.__doc__ = f"""A {kind.lower()} layer in any layout (`dimension_numbers`).
+    constructor.__doc__ = f"""A {what} layer in any layout (`dimension_numbers`).
 
     Args:
       dimension_numbers: `(lhs_spec, rhs_spec, out_spec)` strings such as
@@ -119,8 +119,10 @@ def _conv_transpose(inputs, kernel, strides, padding, dimension_numbers):
     return lax.conv_transpose(inputs, kernel, strides, padding, dimension_numbers=dimension_numbers)
 
 
-GeneralConv = _conv_layer(lax.conv_general_shape_tuple, _conv, "Conv")
-GeneralConvTranspose = _conv_layer(lax.conv_transpose_shape_tuple, _conv_transpose, "ConvTranspose")
+GeneralConv = _conv_layer(lax.conv_general_shape_tuple, _conv, "Conv", "convolution")
+GeneralConvTranspose = _conv_layer(
+    lax.conv_transpose_shape_tuple, _conv_transpose, "ConvTranspose", "transposed convolution"
+)
 Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
 Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
 ConvTranspose = functools.partial(GeneralConvTranspose, ("NHWC", "HWIO", "NHWC"))
