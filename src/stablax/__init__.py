@@ -25,7 +25,7 @@ from stablax._src.api import (
     process_count,
     process_index,
 )
-from stablax._src.array import Array
+from stablax._src.basearray import Array
 from stablax._src.config import config
 from stablax._src.jit import ShapeDtypeStruct, jit
 from stablax._src.transforms.ad_forward import jvp, linearize

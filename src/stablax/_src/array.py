@@ -10,12 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dtypes, runtime
+from stablax._src import basearray, core, dtypes, runtime
 from stablax._src.core import ShapedArray
 
 
-class Array:
-    """A stablax array: one device buffer plus its abstract value (shape, dtype, weak type)."""
+class ArrayImpl:
+    """A stablax array: one device buffer plus its abstract value (shape, dtype, weak type).
+
+    The concrete class of `stablax.Array` (`basearray.Array`), as JAX's `ArrayImpl`.
+    """
 
     __slots__ = ("_buf", "aval", "_npy", "__weakref__")
     __array_priority__ = 100
@@ -192,6 +195,12 @@ class Array:
 
     def __hash__(self) -> int:
         raise TypeError("unhashable type: 'Array'")
+
+
+# Internal code names the concrete class `Array` (hot paths test `type(x) is Array`).
+Array = ArrayImpl
+basearray.Array.register(ArrayImpl)
+basearray.Array.register(core.Tracer)
 
 
 def raise_if_deleted(values: Any) -> None:

@@ -16,12 +16,8 @@ from stablax._src import core
 from stablax._src import ir as mlir
 from stablax._src.array import Array
 from stablax._src.core import ConcretizationTypeError, Tracer
+from stablax._src.errors import NonConcreteBooleanIndexError, TracerIntegerConversionError
 from stablax._src.jit import jit
-
-
-class NonConcreteBooleanIndexError(IndexError):
-    """A boolean mask index whose value is only known when the program runs (under `jit`)."""
-
 
 # Tokens, one per item of the expanded index (a plain tuple, so plans are hashable cache keys):
 #   ("none",)                      a new axis of size 1
@@ -138,7 +134,7 @@ def _static_slice_entry(value: Any, s: slice, position: int) -> int | None:
         return None
     try:
         return operator.index(value)
-    except ConcretizationTypeError:
+    except (ConcretizationTypeError, TracerIntegerConversionError):
         raise IndexError(
             f"Slice entries must be static integers. Got {s} at position {position}"
             f"{mlir.where_suffix()}. Use lax.dynamic_slice for a traced start."

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, lax
+from stablax._src import basearray, core, lax
 from stablax._src.array import Array, from_host
 from stablax._src.jit import jit
 from stablax._src.random import threefry
@@ -137,6 +137,7 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
 
 
 register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None), lambda _, c: PRNGKeyArray(*c))
+basearray.Array.register(PRNGKeyArray)  # typed key arrays are `stablax.Array`s, as in JAX
 
 
 # --- taking keys apart and putting them together ---------------------------------------------
