@@ -227,16 +227,20 @@ def from_host(value: Any, dtype: Any = None, weak_type: bool = False, device: An
 
 
 def from_dlpack(external: Any, device: Any = None, copy: bool | None = None) -> Array:
-    """Wraps any `__dlpack__` producer (NumPy, another framework) as an Array, zero-copy if able."""
-    if hasattr(external, "__dlpack__"):
-        capsule = external.__dlpack__()
-    else:
-        capsule = external
+    """Wraps a `__dlpack__` producer (NumPy, another framework) as an Array, zero-copy if able.
+
+    The dtype is the producer's, not canonicalized (see `stablax.dlpack.from_dlpack`).
+    """
+    if not hasattr(external, "__dlpack__"):
+        raise TypeError("The array passed to from_dlpack must have a __dlpack__ method.")
+    capsule = external.__dlpack__()
     device = runtime.default_device() if device is None else device
     buf = runtime.from_dlpack(capsule, device, copy)
-    host_view = runtime.to_host(buf)
-    aval = ShapedArray(host_view.shape, host_view.dtype)
-    return Array(buf, aval)
+    shape, dtype = getattr(external, "shape", None), getattr(external, "dtype", None)
+    if shape is None or dtype is None:  # not an array-API object: read the shape off a copy
+        host_view = runtime.to_host(buf)
+        shape, dtype = host_view.shape, host_view.dtype
+    return Array(buf, ShapedArray(shape, np.dtype(dtype)))
 
 
 core.array_types = (Array,)

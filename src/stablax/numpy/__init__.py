@@ -3,8 +3,8 @@
 import numpy as _np
 
 from stablax._src import dtypes as _dtypes
-from stablax._src.array import from_dlpack
 from stablax._src.basearray import Array as ndarray  # noqa: N813
+from stablax._src.dlpack import from_dlpack
 from stablax._src.numpy import _array_methods
 from stablax._src.numpy._array_api import (
     __array_api_version__,

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import basearray, core, lax
+from stablax._src import basearray, core, dtypes, lax
 from stablax._src.array import Array, from_host
 from stablax._src.jit import jit
 from stablax._src.random import threefry
@@ -21,10 +21,11 @@ from stablax._src.tree_util import register_pytree_node
 IMPL_NAME = "threefry2x32"
 
 
-class KeyDtype:
+class KeyDtype(dtypes.ExtendedDType):
     """The dtype of typed key arrays, `key<fry>`; `itemsize` is that of the two uint32 words."""
 
     name = "key<fry>"
+    type = dtypes.prng_key
     itemsize = 8
     impl = IMPL_NAME
 
