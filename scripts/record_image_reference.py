@@ -54,7 +54,9 @@ def main() -> None:
                     values[case["id"]] = np.asarray(jax.image.resize(x, dst, method, antialias))
                     if dtype == "float32" and method != "nearest":
                         w = weights(dst)
-                        g = jax.grad(lambda x: (jax.image.resize(x, dst, method, antialias) * w).sum())
+                        g = jax.grad(
+                            lambda x: (jax.image.resize(x, dst, method, antialias) * w).sum()
+                        )
                         values[case["id"] + "_grad"] = np.asarray(g(x))
                     cases.append(case)
     for i, (src, dst, dims, scale, shift) in enumerate(TRANSFORMS):

@@ -175,6 +175,9 @@ signedinteger, unsignedinteger, complexfloating = (
     _np.complexfloating,
 )
 generic = _np.generic
+# NumPy's other abstract scalar types and its complex-to-real cast warning, as JAX exports them.
+character, flexible, object_ = _np.character, _np.flexible, _np.object_
+ComplexWarning = _np.exceptions.ComplexWarning
 
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None

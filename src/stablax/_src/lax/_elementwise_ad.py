@@ -393,6 +393,7 @@ ZERO_DERIVATIVE = (
     "stablehlo.shift_left",
     "stablehlo.shift_right_logical",
     "stablehlo.shift_right_arithmetic",
+    "chlo.mulhi",
     "chlo.next_after",
     "stablehlo.bitcast_convert",
     "stablehlo.iota",
