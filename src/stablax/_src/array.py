@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import basearray, core, dtypes, runtime
+from stablax._src import basearray, core, dtypes, runtime, transfer_guard
 from stablax._src.core import ShapedArray
 
 
@@ -48,6 +48,8 @@ class ArrayImpl:
     def _value(self) -> np.ndarray:
         if self._npy is None:
             self._check_alive()
+            if transfer_guard.active["device_to_host"] and self.device.platform != "cpu":
+                transfer_guard.check("device_to_host", f"aval={self.aval}")
             self._npy = runtime.to_host(self._buf)
         return self._npy
 
@@ -214,14 +216,25 @@ def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:
     return from_host(value, weak_type=weak_type)
 
 
-def from_host(value: Any, dtype: Any = None, weak_type: bool = False, device: Any = None) -> Array:
-    """Copies a host value (NumPy array, scalar, nested lists) to a device as an Array."""
+def from_host(
+    value: Any,
+    dtype: Any = None,
+    weak_type: bool = False,
+    device: Any = None,
+    explicit: bool = False,
+) -> Array:
+    """Copies a host value (NumPy array, scalar, nested lists) to a device as an Array.
+
+    `explicit` marks a `device_put` for the transfer guards (see transfer_guard.py).
+    """
     array = np.asarray(value, dtype=dtype)
     dtypes.check_user_dtype(array.dtype, "stablax.numpy.asarray")
     target = dtypes.canonicalize_dtype(array.dtype)
     if target != array.dtype:
         array = array.astype(target)
     aval = ShapedArray(array.shape, array.dtype, weak_type)
+    if transfer_guard.active["host_to_device"]:
+        transfer_guard.check("host_to_device", f"aval={aval}", explicit)
     device = runtime.default_device() if device is None else device
     return Array(runtime.device_put(np.asarray(array, order="C"), aval, device), aval)
 

@@ -142,8 +142,15 @@ class Jitted:
                 f"jit: static arguments must be hashable, got {static_key!r}: {err}"
             ) from None
         if entry is None:
+            if config.jax_explain_cache_misses:
+                _explain_miss(self, key)
             entry = self._compile(args, kwargs, in_tree, avals, leaves)
             self._cache[key] = entry
+        if config.jax_no_execution:  # before the hit tables learn this call
+            raise RuntimeError(
+                f"stablax tried to execute function {entry.name}, but the no_execution config "
+                "option is set"
+            )
         if not kwargs:
             self._remember_hit(args, entry)
         buffers = [
@@ -196,6 +203,11 @@ class Jitted:
         return flat, out_tree_box
 
     def trace(self, args: tuple, kwargs: dict) -> tuple[core.TracedFunction, Any, list]:
+        if config.jax_no_tracing:
+            raise RuntimeError(
+                f"re-tracing function {getattr(self.fun, '__name__', self.fun)} for `jit`, but "
+                "'no_tracing' is set"
+            )
         dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         avals = [_leaf_aval(x) for x in leaves]
@@ -258,6 +270,36 @@ class Jitted:
 
     def __repr__(self) -> str:
         return f"<jitted function {getattr(self.fun, '__name__', repr(self.fun))}>"
+
+
+def _explain_miss(jitted: Jitted, key: tuple) -> None:
+    """jax_explain_cache_misses: logs why `jitted` traces again (what differs from before)."""
+    import logging
+
+    name = getattr(jitted.fun, "__name__", "fun")
+    if not jitted._cache:
+        why = "never seen function: this is its first trace"
+    else:
+        tree, avals, static, epoch = key
+        known = list(jitted._cache)
+        if all(k[0] != tree for k in known):
+            why = f"different input tree structure: {tree}"
+        elif all(k[2] != static for k in known):
+            why = f"different static arguments: {static}"
+        elif all(k[3] != epoch for k in known):
+            why = "a configuration flag changed since the last trace"
+        else:
+            closest = min(
+                (k for k in known if k[0] == tree),
+                key=lambda k: sum(a != b for a, b in zip(k[1], avals, strict=True)),
+            )
+            diffs = [
+                f"argument {i}: {b.str_short()} instead of {a.str_short()}"
+                for i, (a, b) in enumerate(zip(closest[1], avals, strict=True))
+                if a != b
+            ]
+            why = "different argument types: " + "; ".join(diffs)
+    logging.getLogger("stablax").warning("TRACING CACHE MISS for jit(%s): %s", name, why)
 
 
 _HIT_TYPES = frozenset({Array, *_SCALAR_TYPES, type(None)})

@@ -7,6 +7,7 @@ see ordinary integer arrays (non-differentiable) and rebuild the keys on the oth
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from stablax._src import basearray, core, dtypes, lax
 from stablax._src.array import Array, from_host
+from stablax._src.config import config
 from stablax._src.jit import jit
 from stablax._src.random import threefry
 from stablax._src.tree_util import register_pytree_node
@@ -159,6 +161,8 @@ def check_key(name: str, key: Any, *, allow_batched: bool = False) -> tuple[Any,
         data, typed = key._base, True
     elif _is_array(key) or isinstance(key, (list, tuple, int)):
         data, typed = _check_key_data(name, key), False
+        if config.jax_legacy_prng_key != "allow":
+            _legacy_key_used()
     else:
         raise TypeError(f"random.{name}: unexpected PRNG key type {type(key).__name__}")
     if not allow_batched and len(data.shape) > 1:
@@ -167,6 +171,18 @@ def check_key(name: str, key: Any, *, allow_batched: bool = False) -> tuple[Any,
             f"{tuple(data.shape[:-1])} != (). Use stablax.vmap for batching."
         )
     return data, typed
+
+
+def _legacy_key_used() -> None:
+    # jax_legacy_prng_key: "warn" or "error" when a raw uint32 key reaches a random function.
+    message = (
+        "Legacy uint32 key array passed as key to jax.random function. Please create keys using "
+        "jax.random.key(). If use of a raw key array was intended, set "
+        'jax_legacy_prng_key="allow".'
+    )
+    if config.jax_legacy_prng_key == "error":
+        raise ValueError(message)
+    warnings.warn(message, stacklevel=4)
 
 
 def _check_key_data(name: str, data: Any) -> Any:
@@ -202,6 +218,9 @@ def _seed_data(name: str, seed: Any) -> Any:
         )
     if type(seed) is int:
         seed = np.int64(seed)  # wraps to int32 with x64 off, as JAX does
+    offset = config.jax_random_seed_offset
+    if offset:
+        seed = seed + offset
     return _seed(seed)
 
 
