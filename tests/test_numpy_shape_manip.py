@@ -90,8 +90,8 @@ CASES = [
     ("repeat", lambda x: jnp.repeat(x, 2, axis=1), lambda x: np.repeat(x, 2, axis=1)),
     ("repeat_flat", lambda x: jnp.repeat(x, 3), lambda x: np.repeat(x, 3)),
     (
-        "repeat_list",
-        lambda x: jnp.repeat(x, [2, 0, 1], axis=1),
+        "repeat_array",  # repeats as an array: jnp (like JAX) refuses a list there
+        lambda x: jnp.repeat(x, np.array([2, 0, 1]), axis=1),
         lambda x: np.repeat(x, [2, 0, 1], axis=1),
     ),
     ("resize", lambda x: jnp.resize(x, (5, 7)), lambda x: np.resize(x, (5, 7))),

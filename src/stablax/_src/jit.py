@@ -20,6 +20,7 @@ from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
 from stablax._src.core import ShapedArray, trace_state
 from stablax._src.dispatch import compile_traced, to_array
+from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 
 _SCALAR_TYPES = (bool, int, float, complex)
 
@@ -251,7 +252,9 @@ class Jitted:
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         traced, out_tree, _ = self.trace(args, kwargs)
-        structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in traced.out_avals]
+        structs = [
+            ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.out_avals
+        ]
         return tree_util.tree_unflatten(out_tree, structs)
 
     def clear_cache(self) -> None:
@@ -409,35 +412,6 @@ def check_nans(name: str, buffers: Sequence[Any], avals: Sequence[ShapedArray]) 
 
 
 _SINGLE_LEAF_TREE = tree_util.tree_structure(0)
-
-
-class ShapeDtypeStruct:
-    """A shape and dtype standing in for an array (what `eval_shape` returns)."""
-
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
-
-    def __init__(self, shape, dtype, weak_type: bool = False, sharding: Any = None) -> None:
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = weak_type
-        self.sharding = sharding
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
-            other.shape,
-            other.dtype,
-            other.weak_type,
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
-
-    def __repr__(self) -> str:
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
 
 
 class Lowered:

@@ -352,4 +352,11 @@ from stablax._src.numpy._host_io import (
 )
 
 # isort: split
+# JAX refuses Python lists (and tuples) where these functions take arrays.
+from stablax._src.numpy._arraylike import CHECKED as _CHECKED
+from stablax._src.numpy._arraylike import checked as _checked
 from stablax._src.numpy._ufunc_class import frompyfunc, ufunc
+
+for _name in _CHECKED:
+    globals()[_name] = _checked(_name, globals()[_name])
+del _name
