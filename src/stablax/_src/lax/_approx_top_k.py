@@ -1,8 +1,8 @@
 """`approx_max_k` / `approx_min_k`: XLA's approximate top-k, computed exactly.
 
-On TPU, XLA trades recall for speed; elsewhere (CPU and GPU) it falls back to an exact stable
-sort, which is what these functions compute on every backend: the results meet any
-`recall_target`, and match JAX's CPU results.
+On TPU, XLA trades recall for speed; elsewhere (CPU and GPU) it falls back to an exact top-k,
+which is what these functions compute on every backend: the results meet any `recall_target`,
+and match JAX's CPU results, ties included.
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 
+from stablax._src import dtypes
 from stablax._src import ir as mlir
-from stablax._src.lax._elementwise import add
+from stablax._src.lax._elementwise import add, sub
 from stablax._src.lax._elementwise_unary import neg
 from stablax._src.lax._shapes import aval_of, broadcasted_iota, canonicalize_axis, full_like
-from stablax._src.lax._slice_pad import slice_in_dim
-from stablax._src.lax._sort import sort
+from stablax._src.lax._slice_pad import rev, slice_in_dim
+from stablax._src.lax._sort import sort, top_k
 
 
 def _approx_top_k(
@@ -31,7 +32,7 @@ def _approx_top_k(
     aggregate_to_topk: bool,
 ) -> tuple[Any, Any]:
     aval = aval_of(operand)
-    if aval.dtype.kind != "f":
+    if not dtypes.issubdtype(aval.dtype, np.floating):
         raise ValueError(f"{name}: operand must be a floating type, got {aval.dtype}")
     if aval.ndim == 0:
         raise ValueError(f"{name}: operand must have at least one dimension")
@@ -52,15 +53,34 @@ def _approx_top_k(
         )
     # Without aggregation the fallback returns the whole sorted dimension.
     keep = k if aggregate_to_topk else size
-    # A stable sort whose keys treat -0.0 and +0.0 as equal (x + 0.0 is +0.0 for both), like
-    # XLA's comparator; descending for max through negated keys. The order of NaNs is left
-    # unspecified, as in XLA.
-    keys = add(operand, full_like(operand, 0))
+    if keep == size or keep == 1:
+        return _by_sort(operand, dim, keep, is_max_k, last_of_ties=keep == 1 < size)
+    # XLA's TopK on the rest: IEEE total order (+0 above -0), ties to the lower index.
+    if is_max_k:
+        values, indices = top_k(operand, keep, axis=dim)
+        return values, indices
+    values, indices = top_k(neg(operand), keep, axis=dim)
+    return neg(values), indices
+
+
+def _by_sort(operand: Any, dim: int, keep: int, is_max_k: bool, last_of_ties: bool):
+    # As XLA's fallback sorts the whole axis (and reduces for k = 1): a stable sort whose keys
+    # treat -0.0 and +0.0 as equal (x + 0.0 is +0.0 for both), descending for max through
+    # negated keys; the k = 1 reduction keeps the last of tied entries. NaNs are unordered.
+    size = aval_of(operand).shape[dim]
+    source = rev(operand, (dim,)) if last_of_ties else operand
+    keys = add(source, full_like(source, 0))
     if is_max_k:
         keys = neg(keys)
-    positions = broadcasted_iota(np.int32, aval.shape, dim)
-    _, indices, values = sort((keys, positions, operand), dimension=dim, num_keys=1)
-    return slice_in_dim(values, 0, keep, axis=dim), slice_in_dim(indices, 0, keep, axis=dim)
+    positions = broadcasted_iota(np.int32, aval_of(operand).shape, dim)
+    _, indices, values = sort((keys, positions, source), dimension=dim, num_keys=1)
+    values, indices = (
+        slice_in_dim(values, 0, keep, axis=dim),
+        slice_in_dim(indices, 0, keep, axis=dim),
+    )
+    if last_of_ties:
+        indices = sub(full_like(indices, size - 1), indices)
+    return values, indices
 
 
 def approx_max_k(
