@@ -57,7 +57,7 @@ CASES = [
     ),
     (
         "insert_list",
-        lambda x: jnp.insert(x, [0, 2, 2], 5.0, 2),
+        lambda x: jnp.insert(x, np.array([0, 2, 2]), 5.0, 2),  # jnp (as JAX) refuses lists
         lambda x: np.insert(x, [0, 2, 2], 5.0, 2),
     ),
     (
@@ -65,11 +65,15 @@ CASES = [
         lambda x: jnp.insert(x, slice(0, 4, 2), -1.0, 2),
         lambda x: np.insert(x, slice(0, 4, 2), -1.0, 2),
     ),
-    ("insert_flat", lambda x: jnp.insert(x, 3, [1.0, 2.0]), lambda x: np.insert(x, 3, [1.0, 2.0])),
+    (
+        "insert_flat",
+        lambda x: jnp.insert(x, 3, np.array([1.0, 2.0])),
+        lambda x: np.insert(x, 3, [1.0, 2.0]),
+    ),
     ("delete_int", lambda x: jnp.delete(x, 1, axis=1), lambda x: np.delete(x, 1, axis=1)),
     (
         "delete_list",
-        lambda x: jnp.delete(x, [0, 0, -1], axis=2),
+        lambda x: jnp.delete(x, np.array([0, 0, -1]), axis=2),
         lambda x: np.delete(x, [0, 0, -1], axis=2),
     ),
     (
