@@ -103,6 +103,12 @@ def checked(name: str, fun: Callable) -> Callable:
 
     @functools.wraps(fun)
     def call(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:  # the common case: arrays and scalars, nothing to check
+            for value in args:
+                if type(value) is list or type(value) is tuple:
+                    break
+            else:
+                return fun(*args)
         checked_args = [
             check(v, names[i] if i < len(names) else None if varargs_from is not None else "", i)
             for i, v in enumerate(args)
