@@ -50,8 +50,14 @@ def from_dlpack(external_array: Any, device: Any = None, copy: bool | None = Non
     dtype = getattr(external_array, "dtype", None)
     if dtype is not None and not is_supported_dtype(dtype):
         raise TypeError(f"from_dlpack: dtype {np.dtype(dtype)} is not supported by DLPack")
+    target = None if dtype is None else dtypes.canonicalize_dtype(np.dtype(dtype))
+    if target is not None and target != np.dtype(dtype):
+        # The import is converted and dropped: it must own its memory, since the producer's
+        # array may be freed before the asynchronous conversion has read it.
+        imported = array.from_dlpack(external_array, device, copy=True)
+        return lax.convert_element_type(imported, target)
     result = array.from_dlpack(external_array, device, copy)
     target = dtypes.canonicalize_dtype(result.dtype)
-    if target != result.dtype:
-        return lax.convert_element_type(result, target)
+    if target != result.dtype:  # (a producer without `dtype`): convert before letting go
+        return lax.convert_element_type(result, target).block_until_ready()
     return result
