@@ -424,3 +424,29 @@ def test_dot_algorithm_types():
     with pytest.raises(ValueError):
         lax.Tolerance()
     assert lax.Tolerance(ulps=2).ulps == 2 and lax.AccuracyMode.HIGHEST.value == 1
+
+
+def test_dot_algorithm_presets_in_dot_general():
+    x = jnp.asarray(np.random.default_rng(0).standard_normal((3, 3)).astype(np.float32))
+    preset = lax.DotAlgorithmPreset
+    for p in (preset.DEFAULT, preset.F32_F32_F32, preset.BF16_BF16_F32):
+        np.testing.assert_allclose(
+            np.asarray(lax.dot(x, x, precision=p)), np.asarray(x @ x), rtol=1e-6
+        )
+    half = x.astype(jnp.float16)
+    out = lax.dot(half, half, precision=preset.F32_F32_F32)  # computed in float32, as JAX
+    assert out.dtype == np.float16
+    np.testing.assert_allclose(
+        np.asarray(out),
+        np.asarray(
+            (x.astype(jnp.float16).astype(np.float32) @ half.astype(np.float32)).astype(np.float16)
+        ),
+        rtol=1e-3,
+    )
+    if stablax.default_backend() == "cpu":
+        with pytest.raises(ValueError, match="not supported by dot_general on CPU"):
+            lax.dot(x, x, precision=preset.TF32_TF32_F32)
+    g = stablax.grad(lambda x: lax.dot(x, x, precision=preset.F32_F32_F32).sum())(x)
+    np.testing.assert_allclose(
+        np.asarray(g), np.asarray(stablax.grad(lambda x: (x @ x).sum())(x)), rtol=1e-6
+    )

@@ -12,7 +12,17 @@ from typing import Any, Union
 import ml_dtypes
 import numpy as np
 
-from stablax._src.lax._dot import Precision
+
+class Precision(enum.Enum):
+    """XLA's matmul precision: DEFAULT (fastest), HIGH, HIGHEST (full float32 on TPU/GPU)."""
+
+    DEFAULT = "DEFAULT"
+    HIGH = "HIGH"
+    HIGHEST = "HIGHEST"
+
+    def __str__(self) -> str:
+        return self.name
+
 
 # ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))
 DotDimensionNumbers = tuple[
