@@ -450,3 +450,21 @@ def test_dot_algorithm_presets_in_dot_general():
     np.testing.assert_allclose(
         np.asarray(g), np.asarray(stablax.grad(lambda x: (x @ x).sum())(x)), rtol=1e-6
     )
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sin", "tanh", "sqrt", "logistic"])
+def test_transcendental_accuracy(name):
+    fn = getattr(lax, name)
+    x = jnp.array([0.5, 1.0, 2.0])
+    for accuracy in (lax.Tolerance(atol=1e-3, ulps=2), lax.AccuracyMode.HIGHEST):
+        np.testing.assert_allclose(
+            np.asarray(fn(x, accuracy=accuracy)), np.asarray(fn(x)), rtol=1e-6
+        )
+        text = stablax.jit(lambda x, a=accuracy: fn(x, accuracy=a)).lower(x).as_text()
+        assert "result_accuracy" in text
+        g = stablax.grad(lambda x, a=accuracy: fn(x, accuracy=a).sum())(x)
+        np.testing.assert_allclose(
+            np.asarray(g), np.asarray(stablax.grad(lambda x: fn(x).sum())(x))
+        )
+    with pytest.raises(TypeError, match="accuracy"):
+        fn(x, accuracy="high")

@@ -52,8 +52,7 @@ for _n in _UNARY + _BINARY:
 
 def _with_accuracy(fname: str) -> Callable:
     def impl(x, *, accuracy=None):
-        _unsupported(f"lax.{fname}_p: accuracy", accuracy)
-        return getattr(L, fname)(x)
+        return getattr(L, fname)(x, accuracy=accuracy)
 
     return impl
 

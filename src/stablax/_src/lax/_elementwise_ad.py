@@ -124,9 +124,9 @@ def mlir_dtype(x: Any) -> np.dtype:
 
 
 def _make_unary_jvp(op_name, derivative):
-    def jvp(primals, tangents):
+    def jvp(primals, tangents, **params):  # params: the op's `accuracy`, if any
         (x,), (t,) = primals, tangents
-        y = dispatch.bind(op_name, x)
+        y = dispatch.bind(op_name, x, **params)
         return y, derivative(t, x, y)
 
     return jvp
