@@ -24,3 +24,6 @@ from stablax._src.transforms.custom_derivatives import (
 from stablax._src.transforms.custom_derivatives import (
     zero_from_primal as zero_from_primal,
 )
+from stablax._src.closure_convert import (
+    closure_convert as closure_convert,
+)
