@@ -55,10 +55,7 @@ def load(key: str) -> bytes | None:
         return None
     header = len(_MAGIC) + _DIGEST
     body = data[header:]
-    if (
-        data[: len(_MAGIC)] != _MAGIC
-        or hashlib.sha256(body).digest() != data[len(_MAGIC) : header]
-    ):
+    if data[: len(_MAGIC)] != _MAGIC or hashlib.sha256(body).digest() != data[len(_MAGIC) : header]:
         logger.warning("stablax: ignoring a damaged compilation cache entry %s", path)
         _remove(path)
         return None

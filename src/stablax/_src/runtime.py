@@ -482,4 +482,3 @@ def _apply_logging_level() -> None:
 
 config.on_change(_apply_logging_level)
 _apply_logging_level()
-
