@@ -149,10 +149,11 @@ def test_memory_stays_within_the_cache_bounds_over_many_shapes():
     ).stdout.split()
     early, late, largest = float(out[0]), float(out[1]), int(out[2])
     assert largest <= 8
-    # Unbounded, the same workload grows by about 1.7 MB per shape. Bounded, what remains is
-    # XLA's own native memory per compile, about 0.035 MB per shape here (JAX: 0.3 MB per shape
-    # on the same workload even with jax.clear_caches() every 8 shapes).
-    assert late - early < 10 + 0.05 * n, (early, late)
+    # Unbounded, the same workload grows by about 1.7 MB per shape (51 MB over the quick form's
+    # 30 measured shapes). Bounded, what remains is the allocator's arenas settling (5-10 MB in
+    # the quick form) and XLA's own native memory per compile, about 0.035 MB per shape (JAX:
+    # 0.3 MB per shape on the same workload even with jax.clear_caches() every 8 shapes).
+    assert late - early < 20 + 0.05 * n, (early, late)
 
 
 _CALLS = """
