@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from jaxlib import _jax
+from jaxlib import _jax, _profile_data, _profiler
 from jaxlib import xla_client as xc
 
 from stablax._src import caches
@@ -416,3 +416,49 @@ def compile_module(
             executable = Executable(loaded, out_avals, device, key[0])
             _compile_cache[key] = executable
     return executable
+
+
+# --- profiler ------------------------------------------------------------------------------------
+
+ProfileOptions = _profiler.ProfileOptions
+TraceMe = _profiler.TraceMe  # a scoped trace event; free when no trace is being collected
+ProfileData = _profile_data.ProfileData
+ProfileEvent = _profile_data.ProfileEvent
+ProfilePlane = _profile_data.ProfilePlane
+
+
+def start_profiler_session(options: Any) -> Any:
+    """Starts collecting host (and device) events; `stop_profiler_session` writes them out."""
+    return _profiler.ProfilerSession(options)
+
+
+def stop_profiler_session(session: Any, log_dir: str) -> None:
+    """Stops `session` and writes `plugins/profile/<run>/<host>.xplane.pb` and `.trace.json.gz`."""
+    session.stop_and_export(log_dir)
+
+
+def start_profiler_server(port: int) -> Any:
+    """A gRPC server that TensorBoard or `perfetto` can ask for a trace of this process."""
+    return _profiler.start_server(port)
+
+
+def register_profiler_subprocess(pid: int, port: int) -> Any:
+    """Adds the profiler server of process `pid` to this one's traces; returns the undo."""
+    return _profiler.register_subprocess(pid, port)
+
+
+def set_profiler_metadata(key: str, value: str) -> None:
+    _profiler.set_metadata(key, value)
+
+
+def clear_profiler_metadata() -> None:
+    _profiler.clear_metadata()
+
+
+def platform_version(platform: str) -> str:
+    return client(platform).platform_version
+
+
+def heap_profile(platform: str | None = None) -> bytes:
+    """The live device buffers and executables of a backend, as a `pprof` protocol buffer."""
+    return client(platform).heap_profile()
