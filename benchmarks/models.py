@@ -164,7 +164,7 @@ def _transformer(lib: Lib, quick: bool, layers: int) -> Program:
 
 def transformer2(lib: Lib, quick: bool) -> Program:
     """A 2-layer transformer training step."""
-    return _transformer(lib, quick, 2)
+    return _transformer(lib, quick, 1 if quick else 2)
 
 
 def transformer12(lib: Lib, quick: bool) -> Program:
@@ -227,7 +227,7 @@ def vae(lib: Lib, quick: bool) -> Program:
     """A VAE-style step: one bernoulli draw of binarised images feeding 100 slices of the
     reconstruction loss, and normal noise for the reparameterisation."""
     batch, image, hidden, latent = (2, 16, 8, 2) if quick else (8, 784, 256, 16)
-    slices = 100
+    slices = 4 if quick else 100
     rng = np.random.default_rng(0)
 
     def dense(n_in, n_out):
