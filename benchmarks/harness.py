@@ -49,7 +49,9 @@ class Row:
     ratio_range: tuple[float, float] | None = None
     target: float | None = None  # the ratio stablax / JAX must not exceed
     note: str = ""
-    samples: dict[str, list[float]] = field(default_factory=dict)
+    samples: dict[str, list[float]] = field(default_factory=dict)  # CPU time, or the figure
+    wall_samples: dict[str, list[float]] = field(default_factory=dict)
+    wall_ratio: float | None = None  # the median per-round ratio of wall-clock times
 
     @property
     def meets(self) -> bool | None:
@@ -58,41 +60,85 @@ class Row:
         return self.ratio <= self.target
 
 
+class Sample:
+    """One measurement: wall-clock and process CPU seconds (all threads) of the same interval.
+
+    On a loaded machine the wall clock also counts the time other processes held the CPUs; the
+    CPU time counts only this process's work, so the rows compare CPU times and keep both.
+    """
+
+    __slots__ = ("cpu", "wall")
+
+    def __init__(self, wall: float, cpu: float) -> None:
+        self.wall, self.cpu = wall, cpu
+
+    def __mul__(self, factor: float) -> Sample:
+        return Sample(self.wall * factor, self.cpu * factor)
+
+    def __truediv__(self, divisor: float) -> Sample:
+        return Sample(self.wall / divisor, self.cpu / divisor)
+
+
+class Stopwatch:
+    """`with Stopwatch() as watch: ...`, then `watch.sample`."""
+
+    def __enter__(self) -> Stopwatch:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.sample = Sample(time.perf_counter() - self._wall, time.process_time() - self._cpu)
+
+
+def _ratios(ours: list[float], theirs: list[float]) -> list[float]:
+    return [a / b for a, b in zip(ours, theirs, strict=False) if b > 0]
+
+
 def row_from_samples(
     group: str,
     case: str,
     unit: str,
-    samples: dict[str, list[float]],
+    samples: dict[str, list[Any]],
     target: float | None = None,
     note: str = "",
 ) -> Row:
-    """A row from per-round figures of each library (rounds taken in turn)."""
-    ours = samples["stablax"]
+    """A row from per-round figures of each library (rounds taken in turn): the median of each,
+    and the median and range of the per-round ratios. `Sample`s count by their CPU time."""
+    cpu = {
+        n: [v.cpu if isinstance(v, Sample) else float(v) for v in vs] for n, vs in samples.items()
+    }
+    ours = cpu["stablax"]
     row = Row(group, case, unit, statistics.median(ours), target=target, note=note)
-    row.samples = {name: [float(v) for v in values] for name, values in samples.items()}
-    theirs = samples.get("jax")
+    row.samples = cpu
+    row.wall_samples = {
+        n: [v.wall for v in vs] for n, vs in samples.items() if vs and isinstance(vs[0], Sample)
+    }
+    theirs = cpu.get("jax")
     if theirs:
         row.jax = statistics.median(theirs)
-        ratios = [a / b for a, b in zip(ours, theirs, strict=False) if b > 0]
+        ratios = _ratios(ours, theirs)
         if ratios:
             row.ratio = statistics.median(ratios)
             row.ratio_range = (min(ratios), max(ratios))
+        if "jax" in row.wall_samples:
+            wall = _ratios(row.wall_samples["stablax"], row.wall_samples["jax"])
+            row.wall_ratio = statistics.median(wall) if wall else None
     return row
 
 
-def per_call(fn: Callable[[], Any], calls: int, block: Callable[[Any], Any]) -> float:
-    """Mean seconds of one call over `calls` back-to-back calls, the last result awaited."""
-    start = time.perf_counter()
+def per_call(fn: Callable[[], Any], calls: int, block: Callable[[Any], Any]) -> Sample:
+    """One call's share of `calls` back-to-back calls, the last result awaited."""
     out = None
-    for _ in range(calls):
-        out = fn()
-    block(out)
-    return (time.perf_counter() - start) / calls
+    with Stopwatch() as watch:
+        for _ in range(calls):
+            out = fn()
+        block(out)
+    return watch.sample / calls
 
 
-def interleaved(fns: dict[str, Callable[[], float]], rounds: int) -> dict[str, list[float]]:
+def interleaved(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, list[Any]]:
     """Calls each library's measurement once per round, in turn; returns every figure."""
-    samples: dict[str, list[float]] = {name: [] for name in fns}
+    samples: dict[str, list[Any]] = {name: [] for name in fns}
     for r in range(rounds):
         order = list(fns) if r % 2 == 0 else list(reversed(fns))  # neither always goes first
         for name in order:
@@ -100,15 +146,14 @@ def interleaved(fns: dict[str, Callable[[], float]], rounds: int) -> dict[str, l
     return samples
 
 
-def timed_for(fn: Callable[[], Any], block: Callable[[Any], Any], seconds: float) -> float:
-    """Mean seconds of one call, calling `fn` until `seconds` have passed (at least twice)."""
+def timed_for(fn: Callable[[], Any], block: Callable[[Any], Any], seconds: float) -> Sample:
+    """One call's share of calling `fn` (and awaiting it) until `seconds` have passed."""
     calls, start = 0, time.perf_counter()
-    out = None
-    while calls < 2 or time.perf_counter() - start < seconds:
-        out = fn()
-        block(out)
-        calls += 1
-    return (time.perf_counter() - start) / calls
+    with Stopwatch() as watch:
+        while calls < 2 or time.perf_counter() - start < seconds:
+            block(fn())
+            calls += 1
+    return watch.sample / calls
 
 
 # --- the machine and the report ---------------------------------------------------------------
@@ -165,20 +210,22 @@ def _verdict(row: Row) -> str:
 
 
 def table(rows: Sequence[Row]) -> str:
-    """The rows as a Markdown table: case, stablax, JAX, ratio (per-round range), target."""
+    """The rows as a Markdown table: case, stablax, JAX (CPU time, or the figure), their ratio
+    (per-round range), the wall-clock ratio and the target."""
     lines = [
-        "| case | stablax | JAX | ratio (range) | target |",
-        "|---|---|---|---|---|",
+        "| case | stablax | JAX | ratio (range) | wall-clock ratio | target |",
+        "|---|---|---|---|---|---|",
     ]
     group = None
     for row in rows:
         if row.group != group:
             group = row.group
-            lines.append(f"| **{group}** | | | | |")
+            lines.append(f"| **{group}** | | | | | |")
         case = row.case + (f" ({row.note})" if row.note else "")
+        wall = "-" if row.wall_ratio is None else f"{row.wall_ratio:.2f}"
         lines.append(
             f"| {case} | {_fmt(row.stablax, row.unit)} | {_fmt(row.jax, row.unit)} | "
-            f"{_ratio(row)} | {_verdict(row)} |"
+            f"{_ratio(row)} | {wall} | {_verdict(row)} |"
         )
     return "\n".join(lines)
 

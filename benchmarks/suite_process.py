@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.harness import Row, Settings, interleaved, row_from_samples
+from benchmarks.harness import Row, Sample, Settings, interleaved, row_from_samples
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,13 +19,13 @@ ROOT = Path(__file__).resolve().parent.parent
 # step of a model; prints what it measured as JSON. argv: library, model, quick, cache dir, steps.
 _CHILD = r"""
 import json, resource, sys, time
-start = time.perf_counter()
+start, start_cpu = time.perf_counter(), time.process_time()
 name, model, quick, cache_dir = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
 steps = int(sys.argv[5])
 lib_module = __import__(name)
 __import__(name + ".numpy")
 imported = time.perf_counter()
-report = {"import_s": imported - start}
+report = {"import_s": imported - start, "import_cpu_s": time.process_time() - start_cpu}
 if model != "-":
     sys.path.insert(0, sys.argv[6])
     from benchmarks.models import PROGRAMS, Lib
@@ -53,7 +53,12 @@ if model != "-":
         out = step(*program.args)
     lib.block(out)
     report["unknown_flags"] = unknown
-report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent across fork and exec.
+with open("/proc/self/status") as status:
+    hwm = next(line for line in status if line.startswith("VmHWM:"))
+report["peak_rss_mb"] = int(hwm.split()[1]) / 1024
+usage = resource.getrusage(resource.RUSAGE_SELF)
+report["cpu_s"] = usage.ru_utime + usage.ru_stime  # the whole process, interpreter start included
 report["in_process_s"] = time.perf_counter() - start
 print(json.dumps(report))
 """
@@ -76,6 +81,14 @@ def child(lib: str, model: str, quick: bool, cache_dir: str = "-", steps: int = 
     return report
 
 
+def _imported(report: dict) -> Sample:
+    return Sample(report["import_s"], report["import_cpu_s"])
+
+
+def _whole(report: dict) -> Sample:
+    return Sample(report["wall_s"], report["cpu_s"])
+
+
 def run(settings: Settings) -> list[Row]:
     names = [lib.name for lib in settings.libs]
     if settings.quick:
@@ -84,7 +97,7 @@ def run(settings: Settings) -> list[Row]:
     model = "mlp"
 
     if settings.wants("import"):
-        samples = interleaved({n: (lambda n=n: child(n, "-", False)["import_s"]) for n in names}, 5)
+        samples = interleaved({n: (lambda n=n: _imported(child(n, "-", False))) for n in names}, 5)
         rows.append(row_from_samples("process", "import", "s", samples, 0.5))
 
     if settings.wants("cold start"):
@@ -95,11 +108,11 @@ def run(settings: Settings) -> list[Row]:
                 with tempfile.TemporaryDirectory(prefix=f"bench-cache-{n}-") as cache:
                     first = child(n, model, False, cache_dir=cache)
                     again = child(n, model, False, cache_dir=cache)
-                empty.setdefault(n, []).append(first["wall_s"])
-                warm.setdefault(n, []).append(again["wall_s"])
+                empty.setdefault(n, []).append(_whole(first))
+                warm.setdefault(n, []).append(_whole(again))
                 unknown.update(again.get("unknown_flags", []))
                 if n == "jax":
-                    default.setdefault(n, []).append(child(n, model, False)["wall_s"])
+                    default.setdefault(n, []).append(_whole(child(n, model, False)))
         rows.extend(_cold_start_rows(model, empty, warm, default, unknown))
 
     if settings.wants("memory"):
@@ -129,8 +142,8 @@ def _quick(name: str) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="bench-cache-") as cache:
         first = child(name, "mlp", True, cache_dir=cache, steps=2)
         again = child(name, "mlp", True, cache_dir=cache, steps=2)
-    rows = [row_from_samples("process", "import", "s", {name: [first["import_s"]]})]
-    empty, warm = {name: [first["wall_s"]]}, {name: [again["wall_s"]]}
+    rows = [row_from_samples("process", "import", "s", {name: [_imported(first)]})]
+    empty, warm = {name: [_whole(first)]}, {name: [_whole(again)]}
     rows.extend(_cold_start_rows("mlp", empty, warm, {}, set(again.get("unknown_flags", []))))
     memory = {name: [again["peak_rss_mb"]]}
     rows.append(row_from_samples("process", "peak host memory, mlp", "MB", memory))

@@ -4,11 +4,17 @@ of XLA's optimised program, for every model in `models.py`, and sampling 10**7 n
 from __future__ import annotations
 
 import re
-import time
 from collections import Counter
 from typing import Any
 
-from benchmarks.harness import Row, Settings, interleaved, row_from_samples, timed_for
+from benchmarks.harness import (
+    Row,
+    Settings,
+    Stopwatch,
+    interleaved,
+    row_from_samples,
+    timed_for,
+)
 from benchmarks.models import PROGRAMS, Lib, Program
 
 # Targets: compiled step time within 2% of JAX's (the parity bound); no more HLO ops;
@@ -42,23 +48,21 @@ class _Builds:
     def __init__(self, name: str, lib: Lib, quick: bool) -> None:
         self.name, self.lib, self.quick = name, lib, quick
         self.program: Program | None = None
-        self.lower_s: list[float] = []
-        self.compile_s: list[float] = []
+        self.lower_s: list = []
+        self.compile_s: list = []
         self.hlo = ""
 
-    def build(self) -> float:
+    def build(self) -> None:
         lib = self.lib
         self.program = PROGRAMS[self.name](lib, self.quick)  # a new closure: nothing is cached
         lib.top.clear_caches()
-        start = time.perf_counter()
-        lowered = lib.top.jit(self.program.fn).lower(*self.program.args)
-        lowered_at = time.perf_counter()
-        compiled = lowered.compile()
-        done = time.perf_counter()
-        self.lower_s.append(lowered_at - start)
-        self.compile_s.append(done - lowered_at)
+        with Stopwatch() as lowering:
+            lowered = lib.top.jit(self.program.fn).lower(*self.program.args)
+        with Stopwatch() as compiling:
+            compiled = lowered.compile()
+        self.lower_s.append(lowering.sample)
+        self.compile_s.append(compiling.sample)
         self.hlo = compiled.as_text()
-        return done - start
 
 
 def _step(build: _Builds) -> Any:

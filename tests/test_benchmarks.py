@@ -31,11 +31,12 @@ def test_quick_run_covers_every_suite(tmp_path, capsys):
     assert len(report["rows"]) == len(rows)
     for row in report["rows"]:
         assert row["stablax"] > 0, row
+        assert row["group"] == "HLO ops (optimised)" or row["unit"] == "MB" or row["wall_samples"]
         assert row["jax"] is None and row["ratio"] is None  # --no-jax
     compiled = {r["case"] for r in report["rows"] if r["group"] == "compiled step"}
     assert set(PROGRAMS) <= compiled
     assert "| x[i:i+10], 50 Python ints |" in printed.replace("  ", " ")
-    assert "| case | stablax | JAX | ratio (range) | target |" in printed
+    assert "| case | stablax | JAX | ratio (range) | wall-clock ratio | target |" in printed
 
 
 def test_hlo_op_counts_reads_fusion_bodies():
