@@ -90,7 +90,7 @@ def _program_rows(settings: Settings) -> list[Row]:
         if not settings.wants(name):
             continue
         builds = {lib.name: _Builds(name, lib, settings.quick) for lib in settings.libs}
-        rounds = 1 if settings.quick else (2 if name == "transformer-12" else 3)
+        rounds = 1 if settings.quick else (2 if name == "transformer-12" else 5)
         interleaved({lib: build.build for lib, build in builds.items()}, rounds)
         lower = {lib: b.lower_s for lib, b in builds.items()}
         compile_ = {lib: b.compile_s for lib, b in builds.items()}

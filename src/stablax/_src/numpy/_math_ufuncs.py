@@ -324,8 +324,9 @@ def _logaddexp_rule(impl, exp):
     def jvp(primals, tangents):
         (x1, x2), (t1, t2) = primals, tangents
         out = impl(x1, x2)
-        scale1 = exp(lax.sub(_replace_inf(x1), _replace_inf(out)))
-        scale2 = exp(lax.sub(_replace_inf(x2), _replace_inf(out)))
+        safe_out = _replace_inf(out)
+        scale1 = exp(lax.sub(_replace_inf(x1), safe_out))
+        scale2 = exp(lax.sub(_replace_inf(x2), safe_out))
         return out, lax.add(lax.mul(t1, scale1), lax.mul(t2, scale2))
 
     return jvp
