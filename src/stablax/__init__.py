@@ -9,16 +9,23 @@ import os as _os
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # jaxlib logs client creation at INFO
 
 from stablax import (  # libraries on top of numpy and lax
+    custom_batching,
     custom_derivatives,
+    dlpack,
     dtypes,
     errors,
+    image,
     lax,
     nn,
     numpy,
+    ops,
     profiler,
     random,
     scipy,
+    stages,
+    tree,
     tree_util,
+    typing,
 )
 from stablax._src import numpy as _numpy_methods  # noqa: F401  (attaches Array operators)
 from stablax._src.api import (
@@ -37,9 +44,28 @@ from stablax._src.api import (
     process_count,
     process_index,
 )
-from stablax._src.array import Array
+from stablax._src.api_extras import (
+    copy_to_host_async,
+    ds,
+    ensure_compile_time_eval,
+    host_count,
+    host_id,
+    host_ids,
+    live_arrays,
+    named_call,
+    named_scope,
+    print_environment_info,
+    process_indices,
+    typeof,
+)
+from stablax._src.basearray import Array
+from stablax._src.closure_convert import closure_convert
 from stablax._src.config import config
+from stablax._src.config_states import *  # noqa: F403  (enable_x64 and the other flag contexts)
+from stablax._src.dtypes import float0
 from stablax._src.jit import ShapeDtypeStruct, jit
+from stablax._src.refs import Ref, empty_ref, free_ref, freeze, memory, new_ref
+from stablax._src.runtime import Device
 from stablax._src.transforms.ad_forward import jvp, linearize
 from stablax._src.transforms.ad_jacobians import hessian, jacfwd, jacobian, jacrev
 from stablax._src.transforms.ad_reverse import grad, linear_transpose, value_and_grad, vjp
@@ -67,6 +93,8 @@ __all__ = [
     "ShapeDtypeStruct",
     "checkpoint",
     "checkpoint_policies",
+    "closure_convert",
+    "custom_batching",
     "custom_derivatives",
     "custom_gradient",
     "custom_jvp",
@@ -113,4 +141,34 @@ __all__ = [
     "tree_structure",
     "tree_unflatten",
     "tree_util",
+    "dlpack",
+    "image",
+    "ops",
+    "stages",
+    "tree",
+    "typing",
+    "copy_to_host_async",
+    "ds",
+    "ensure_compile_time_eval",
+    "host_count",
+    "host_id",
+    "host_ids",
+    "live_arrays",
+    "named_call",
+    "named_scope",
+    "print_environment_info",
+    "process_indices",
+    "typeof",
+    "float0",
+    "Ref",
+    "empty_ref",
+    "free_ref",
+    "freeze",
+    "memory",
+    "new_ref",
+    "Device",
 ]
+
+from stablax._src import config_states as _config_states
+
+__all__ += _config_states.__all__

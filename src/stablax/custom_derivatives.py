@@ -1,5 +1,8 @@
 """stablax.custom_derivatives: user-defined derivative rules (JAX's `jax.custom_derivatives`)."""
 
+from stablax._src.closure_convert import (
+    closure_convert as closure_convert,
+)
 from stablax._src.transforms.custom_derivatives import (
     CustomVJPPrimal as CustomVJPPrimal,
 )

@@ -59,7 +59,10 @@ class LRUCache:
     def __contains__(self, key: Hashable) -> bool:
         return key in self._data
 
-    def values(self):
+    def keys(self) -> list:
+        return list(self._data)
+
+    def values(self) -> list:
         return list(self._data.values())
 
     def clear(self) -> None:

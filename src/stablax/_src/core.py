@@ -17,6 +17,13 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
+from stablax._src.errors import (
+    ConcretizationTypeError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
 from stablax._src.ir import ir
 
 # --- abstract values ---------------------------------------------------------------------------
@@ -93,18 +100,6 @@ def short(x: Any) -> str:
 # --- errors ------------------------------------------------------------------------------------
 
 
-class ConcretizationTypeError(TypeError):
-    """A traced value was used where Python needs a concrete one (`if x > 0:` under jit)."""
-
-
-class UnexpectedTracerError(TypeError):
-    """A tracer escaped the function that created it (e.g. stored in a global)."""
-
-
-class TracerArrayConversionError(TypeError):
-    """A tracer was handed to NumPy (`np.asarray(tracer)`)."""
-
-
 def _concretization_message(tracer: Tracer, what: str) -> str:
     return (
         f"Abstract tracer value encountered where a concrete value is expected: {what} of a "
@@ -144,7 +139,7 @@ class Tracer:
         return self.aval.shape[0]
 
     def __bool__(self) -> bool:
-        return bool(self._trace.concrete_value(self, "bool()"))
+        return bool(self._trace.concrete_value(self, "bool()", TracerBoolConversionError))
 
     def __int__(self) -> int:
         return int(self._trace.concrete_value(self, "int()"))
@@ -158,7 +153,7 @@ class Tracer:
     def __index__(self) -> int:
         if self.aval.dtype.kind not in "iub":
             raise TypeError(f"only integer arrays can be used as an index, got {self.aval.dtype}")
-        return int(self._trace.concrete_value(self, "__index__()"))
+        return int(self._trace.concrete_value(self, "__index__()", TracerIntegerConversionError))
 
     def item(self, *args: Any) -> Any:
         return self._trace.concrete_value(self, ".item()").item(*args)
@@ -347,11 +342,21 @@ class FuncTrace:
 
     # --- concrete values (Python control flow outside jit) ------------------------------------
 
-    def concrete_value(self, tracer: Tracer, what: str) -> np.ndarray:
-        """The value `tracer` takes for this trace's concrete sources, computed on demand."""
+    def concrete_value(
+        self, tracer: Tracer, what: str, error: type[Exception] = ConcretizationTypeError
+    ) -> np.ndarray:
+        """The value `tracer` takes for this trace's concrete sources, computed on demand.
+
+        Without sources (under `jit`) raises `error`, a subclass of JAX's typed errors.
+        """
         if self.sources is None:
-            raise ConcretizationTypeError(_concretization_message(tracer, what))
-        return np.asarray(self.concrete_array(tracer))
+            raise error(_concretization_message(tracer, what))
+        try:
+            return np.asarray(self.concrete_array(tracer))
+        except ConcretizationTypeError as err:  # e.g. a batched value under vmap
+            if isinstance(err, error):
+                raise
+            raise error(str(err)) from None
 
     def concrete_array(self, tracer: Tracer) -> Any:
         if self.sources is None:

@@ -8,12 +8,13 @@ an op compiles a one-op program once per (op, avals, params) and afterwards is a
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from stablax._src import caches, core, dtypes, runtime
+from stablax._src import caches, core, dtypes, runtime, transfer_guard
 from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
@@ -128,13 +129,25 @@ def def_op(
     return name
 
 
+class _CompileTimeEval(threading.local):
+    """`ensure_compile_time_eval`: while active, ops whose operands are all concrete run eagerly
+    even inside a trace (their results are constants of the traced program)."""
+
+    active = False
+
+
+compile_time_eval = _CompileTimeEval()
+
+
 def bind(name: str, *args: Any, **params: Any) -> Any:
     """Applies op `name` to `args`: emitted into the active trace, or executed eagerly.
 
     Returns one value, or a tuple when the op's shape rule returns several avals.
     """
     current = current_trace()
-    if current is None:
+    if current is None or (
+        compile_time_eval.active and not any(isinstance(a, Tracer) for a in args)
+    ):
         return _eager_bind(name, args, params)
     trace = core.operand_trace(args, trace_state.target or current)
     tracers = [core.to_tracer(trace, a) for a in args]
@@ -200,6 +213,8 @@ def _eager_bind(name: str, args: Sequence[Any], params: dict[str, Any]) -> Any:
 
 
 def _compile_one_op(name: str, avals: list[ShapedArray], params: dict[str, Any]):
+    if config.jax_no_tracing:
+        raise RuntimeError(f"re-tracing {name} to run it eagerly, but 'no_tracing' is set")
     mlir.start_top_level_trace()
     multiple = False
 
@@ -238,6 +253,19 @@ MARKER_TEXT = "custom_call @stablax."
 
 # --- host values to device arrays -------------------------------------------------------------
 
+# Eager executables target the default device: a new default device needs new ones.
+_eager_device_flag = [config.jax_default_device]
+
+
+def _forget_eager_programs_of_other_devices() -> None:
+    if config.jax_default_device is not _eager_device_flag[0]:
+        _eager_device_flag[0] = config.jax_default_device
+        _eager_cache.clear()
+        _scalar_cache.clear()
+
+
+config.on_change(_forget_eager_programs_of_other_devices)
+
 _scalar_cache: dict[tuple, Array] = {}
 _SCALAR_CACHE_LIMIT = 4096
 
@@ -255,6 +283,8 @@ def to_array(x: Any) -> Array:
         )
     kind = type(x)
     if kind in (bool, int, float, complex):
+        if transfer_guard.active["host_to_device"]:  # JAX transfers every scalar operand
+            transfer_guard.check("host_to_device", f"Python scalar {x!r}")
         # The dtype of a Python scalar depends on the x64 flag, so the flag is part of the key.
         key = (config.jax_enable_x64, *_scalar_key(x))
         cached = _scalar_cache.get(key)
@@ -299,9 +329,11 @@ def weak_scalar(value: Any, dtype: np.dtype, weak_type: bool = True) -> Any:
     Array."""
     trace = current_trace()
     host = np.asarray(value, dtype=dtype)
-    if trace is not None:
+    if trace is not None and not compile_time_eval.active:
         # During linearize, constants belong to the primal function (trace_state.target).
         return (trace_state.target or trace).constant(host, weak_type=weak_type)
+    if transfer_guard.active["host_to_device"]:
+        transfer_guard.check("host_to_device", f"constant {host.dtype.name} {value!r}")
     key = (weak_type, dtype, *_scalar_key(value))
     cached = _scalar_cache.get(key)
     if cached is None:

@@ -1,46 +1,80 @@
-"""ravel_pytree: a pytree of arrays as one flat vector, and the function that restores it."""
+"""`ravel_pytree`: a pytree of arrays as one flat vector, and the function that undoes it."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from stablax import numpy as jnp
-from stablax._src import dtypes, tree_util
+from stablax._src import dtypes, lax, tree_util
+from stablax._src.lax._shapes import aval_of
 
 
 def ravel_pytree(pytree: Any) -> tuple[Any, Callable[[Any], Any]]:
-    """Flattens a pytree of arrays into one 1-D array of their common dtype.
+    """Flattens a pytree of arrays and scalars into one 1-D array.
+
+    Args:
+      pytree: a pytree whose leaves are arrays or scalars.
 
     Returns:
-      `(flat, unravel)`: the concatenated, raveled leaves, and the function mapping such a
-      vector back to the pytree (each leaf reshaped and cast back to its own dtype).
+      `(flat, unravel)`: `flat` concatenates the raveled leaves, converted to the result type of
+      their dtypes (float32 and empty for a tree without leaves); `unravel(flat)` rebuilds the
+      tree, each leaf with its original shape and dtype. `unravel` is hashable, so it can be a
+      static argument of `jit`.
     """
     leaves, treedef = tree_util.tree_flatten(pytree)
-    arrays = [jnp.asarray(x) for x in leaves]
-    shapes = [x.shape for x in arrays]
-    leaf_dtypes = [x.dtype for x in arrays]
-    sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
-    common = dtypes.result_type(*arrays) if arrays else dtypes.canonicalize_dtype(np.float32)
-    if arrays:
-        flat = jnp.concatenate([jnp.ravel(x).astype(common) for x in arrays])
-    else:
-        flat = jnp.zeros((0,), common)
-    offsets = np.cumsum([0, *sizes])
+    avals = [aval_of(x) for x in leaves]
+    shapes = tuple(a.shape for a in avals)
+    from_dtypes = tuple(a.dtype for a in avals)
+    if not leaves:
+        return lax.full((0,), 0, np.float32), _Unravel(treedef, (), (), None)
+    to_dtype = dtypes.result_type(*from_dtypes)
+    pieces = [
+        lax.reshape(lax.convert_element_type(x, to_dtype), (math.prod(s),))
+        for x, s in zip(leaves, shapes, strict=True)
+    ]
+    flat = lax.concatenate(pieces, 0)
+    # One dtype: the unravel function accepts any dtype (JAX's rule, see jax-ml/jax#7809).
+    single = all(d == to_dtype for d in from_dtypes)
+    return flat, _Unravel(treedef, shapes, from_dtypes, None if single else to_dtype)
 
-    def unravel(vector: Any) -> Any:
-        vector = jnp.asarray(vector)
-        if vector.shape != (offsets[-1],):
+
+class _Unravel:
+    """The inverse of one `ravel_pytree`: splits a flat vector back into the tree's leaves."""
+
+    def __init__(self, treedef, shapes, from_dtypes, to_dtype) -> None:
+        self.treedef, self.shapes = treedef, shapes
+        self.from_dtypes, self.to_dtype = from_dtypes, to_dtype
+
+    def _key(self) -> tuple:
+        return (self.treedef, self.shapes, self.from_dtypes, self.to_dtype)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Unravel) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __call__(self, flat: Any) -> Any:
+        aval = aval_of(flat)
+        size = sum(math.prod(s) for s in self.shapes)
+        if aval.shape != (size,):
             raise ValueError(
-                f"The unravel function expected an array of shape {(offsets[-1],)}, got shape "
-                f"{vector.shape}."
+                f"unravel: expected a flat array of shape ({size},), got shape {aval.shape}"
             )
-        parts = [
-            vector[offsets[i] : offsets[i + 1]].reshape(shapes[i]).astype(leaf_dtypes[i])
-            for i in range(len(shapes))
-        ]
-        return tree_util.tree_unflatten(treedef, parts)
-
-    return flat, unravel
+        if self.to_dtype is not None and aval.dtype != self.to_dtype:
+            raise TypeError(
+                f"unravel function given array of dtype {aval.dtype}, but expected dtype "
+                f"{self.to_dtype}"
+            )
+        leaves, start = [], 0
+        for i, shape in enumerate(self.shapes):
+            n = math.prod(shape)
+            piece = lax.reshape(lax.slice(flat, (start,), (start + n,)), shape)
+            if self.to_dtype is not None:
+                piece = lax.convert_element_type(piece, self.from_dtypes[i])
+            leaves.append(piece)
+            start += n
+        return tree_util.tree_unflatten(self.treedef, leaves)

@@ -6,10 +6,11 @@ One context per thread knows the `func`, `stablehlo` and `chlo` dialects. Builde
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import ml_dtypes
@@ -218,17 +219,34 @@ def user_frame() -> tuple[str, int] | None:
 
 
 def user_location() -> ir.Location:
-    """An MLIR location naming the user's file:line (cached per line)."""
+    """An MLIR location naming the user's file:line (cached per line), inside the names of the
+    enclosing `named_scope`s ("outer/inner"), as JAX's name stack."""
     where = user_frame()
-    if where is None:
+    scope = getattr(_local, "scope", "")
+    if where is None and not scope:
         return ir.Location.unknown()
     cache = _local.locations
-    loc = cache.get(where)
+    key = (where, scope)
+    loc = cache.get(key)
     if loc is None:
         if len(cache) >= _CACHE_LIMIT:
             cache.clear()
-        loc = cache[where] = ir.Location.file(where[0], where[1], 0)
+        loc = ir.Location.unknown() if where is None else ir.Location.file(where[0], where[1], 0)
+        if scope:
+            loc = ir.Location.name(scope, childLoc=loc)
+        cache[key] = loc
     return loc
+
+
+@contextlib.contextmanager
+def name_scope(name: str) -> Iterator[None]:
+    """Ops emitted inside carry `name` (appended to the enclosing scopes) in their locations."""
+    outer = getattr(_local, "scope", "")
+    _local.scope = f"{outer}/{name}" if outer else name
+    try:
+        yield
+    finally:
+        _local.scope = outer
 
 
 def where_suffix() -> str:

@@ -21,6 +21,7 @@ from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
 from stablax._src.core import ShapedArray, trace_state
 from stablax._src.dispatch import compile_traced, to_array
+from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 
 _SCALAR_TYPES = (bool, int, float, complex)
 
@@ -144,8 +145,15 @@ class Jitted:
                 f"jit: static arguments must be hashable, got {static_key!r}: {err}"
             ) from None
         if entry is None:
+            if config.jax_explain_cache_misses:
+                _explain_miss(self, key)
             entry = self._compile(args, kwargs, in_tree, avals, leaves)
             self._cache[key] = entry
+        if config.jax_no_execution:  # before the hit tables learn this call
+            raise RuntimeError(
+                f"stablax tried to execute function {entry.name}, but the no_execution config "
+                "option is set"
+            )
         if not kwargs:
             self._remember_hit(args, entry)
         buffers = [
@@ -198,6 +206,11 @@ class Jitted:
         return flat, out_tree_box
 
     def trace(self, args: tuple, kwargs: dict) -> tuple[core.TracedFunction, Any, list]:
+        if config.jax_no_tracing:
+            raise RuntimeError(
+                f"re-tracing function {getattr(self.fun, '__name__', self.fun)} for `jit`, but "
+                "'no_tracing' is set"
+            )
         if not trace_state.stack:
             mlir.start_top_level_trace()
         dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
@@ -249,7 +262,9 @@ class Jitted:
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         traced, out_tree, _ = self.trace(args, kwargs)
-        structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in traced.out_avals]
+        structs = [
+            ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.out_avals
+        ]
         return tree_util.tree_unflatten(out_tree, structs)
 
     def clear_cache(self) -> None:
@@ -268,6 +283,36 @@ class Jitted:
 
     def __repr__(self) -> str:
         return f"<jitted function {getattr(self.fun, '__name__', repr(self.fun))}>"
+
+
+def _explain_miss(jitted: Jitted, key: tuple) -> None:
+    """jax_explain_cache_misses: logs why `jitted` traces again (what differs from before)."""
+    import logging
+
+    name = getattr(jitted.fun, "__name__", "fun")
+    if not jitted._cache:
+        why = "never seen function: this is its first trace"
+    else:
+        tree, avals, static, epoch = key
+        known = jitted._cache.keys()
+        if all(k[0] != tree for k in known):
+            why = f"different input tree structure: {tree}"
+        elif all(k[2] != static for k in known):
+            why = f"different static arguments: {static}"
+        elif all(k[3] != epoch for k in known):
+            why = "a configuration flag changed since the last trace"
+        else:
+            closest = min(
+                (k for k in known if k[0] == tree),
+                key=lambda k: sum(a != b for a, b in zip(k[1], avals, strict=True)),
+            )
+            diffs = [
+                f"argument {i}: {b.str_short()} instead of {a.str_short()}"
+                for i, (a, b) in enumerate(zip(closest[1], avals, strict=True))
+                if a != b
+            ]
+            why = "different argument types: " + "; ".join(diffs)
+    logging.getLogger("stablax").warning("TRACING CACHE MISS for jit(%s): %s", name, why)
 
 
 _HIT_TYPES = frozenset({Array, *_SCALAR_TYPES, type(None)})
@@ -415,35 +460,6 @@ def check_nans(name: str, buffers: Sequence[Any], avals: Sequence[ShapedArray]) 
 
 
 _SINGLE_LEAF_TREE = tree_util.tree_structure(0)
-
-
-class ShapeDtypeStruct:
-    """A shape and dtype standing in for an array (what `eval_shape` returns)."""
-
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
-
-    def __init__(self, shape, dtype, weak_type: bool = False, sharding: Any = None) -> None:
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = weak_type
-        self.sharding = sharding
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
-            other.shape,
-            other.dtype,
-            other.weak_type,
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
-
-    def __repr__(self) -> str:
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
 
 
 class Lowered:

@@ -99,3 +99,42 @@ from stablax._src.lax._control_flow_while import fori_loop, while_loop
 from stablax._src.lax._control_flow_misc import associative_scan, map
 from stablax._src.lax._special import igamma, igamma_grad_a, igammac, random_gamma_grad
 from stablax._src.lax._bessel import bessel_i0e
+from stablax._src.lax._conveniences import (
+    axis_size,
+    batch_matmul,
+    broadcast_like,
+    broadcast_shapes,
+    dtype,
+    empty,
+    platform_dependent,
+    shape_as_value,
+    split,
+    stack,
+    stage,
+    tile,
+    unstack,
+)
+from stablax._src.lax._barriers import (
+    after_all,
+    create_token,
+    dce_sink,
+    optimization_barrier,
+)
+from stablax._src.lax._rng import RandomAlgorithm, rng_bit_generator, rng_uniform
+from stablax._src.lax._approx_top_k import approx_max_k, approx_min_k
+from stablax._src.lax._composite import composite
+from stablax._src.lax._betainc import betainc
+from stablax._src.lax._dot_algorithms import (
+    AccuracyMode,
+    DotAlgorithm,
+    DotAlgorithmPreset,
+    DotDimensionNumbers,
+    PrecisionLike,
+    Tolerance,
+)
+from stablax._src.lax._ragged_dot import (
+    RaggedDotDimensionNumbers,
+    ragged_dot,
+    ragged_dot_general,
+    scaled_dot,
+)

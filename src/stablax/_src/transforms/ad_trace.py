@@ -43,7 +43,8 @@ def trace_flat(fun: Callable, in_tree: Any, leaves: Sequence[Any], has_aux: bool
                     f"{type(out).__name__}"
                 )
             out, aux = out
-            aux_leaves, boxes["aux_tree"] = tree_util.tree_flatten(aux)
+            boxes["aux_tree"] = AuxTree(aux)
+            aux_leaves = boxes["aux_tree"].arrays
         else:
             aux_leaves = []
         out_leaves, boxes["out_tree"] = tree_util.tree_flatten(out)
@@ -54,6 +55,23 @@ def trace_flat(fun: Callable, in_tree: Any, leaves: Sequence[Any], has_aux: bool
 
     traced = core.trace_to_func(flat, avals, name="main", sources=list(leaves), differentiated=True)
     return traced, boxes["out_tree"], boxes.get("aux_tree"), boxes["num_out"]
+
+
+class AuxTree:
+    """The structure of a has_aux function's auxiliary output: its arrays are outputs of the
+    traced function, its other leaves (strings, Python numbers, None, ...) are kept as they are,
+    as JAX keeps them."""
+
+    def __init__(self, aux: Any) -> None:
+        leaves, self.tree = tree_util.tree_flatten(aux)
+        self.is_array = [hasattr(x, "aval") or isinstance(x, np.ndarray) for x in leaves]
+        self.arrays = [x for x, a in zip(leaves, self.is_array, strict=True) if a]
+        self.others = [x for x, a in zip(leaves, self.is_array, strict=True) if not a]
+
+    def unflatten(self, arrays: Sequence[Any]) -> Any:
+        arrays, others = iter(arrays), iter(self.others)
+        leaves = [next(arrays) if a else next(others) for a in self.is_array]
+        return tree_util.tree_unflatten(self.tree, leaves)
 
 
 def _check_output(leaf: Any) -> None:

@@ -132,6 +132,8 @@ def _batched_rule(rule: Any, arg_dims: Sequence[int | None], axis_size: int) -> 
 
 
 def _call_batch(values, dims, *, axis_size, callee, rule):
+    if hasattr(rule, "batch"):  # a rule of its own (custom_vmap)
+        return rule.batch(values, dims, axis_size)
     if not isinstance(rule, (CustomJvp, CustomVjp, Remat)):
         return batch_traced(callee, values, dims, axis_size)  # plain calls and traced rules
     n = rule.num_args
