@@ -145,9 +145,10 @@ class Jitted:
                 f"jit: static arguments must be hashable, got {static_key!r}: {err}"
             ) from None
         if entry is None:
-            if config.jax_explain_cache_misses:
-                _explain_miss(self, key)
-            entry = self._compile(args, kwargs, in_tree, avals, leaves)
+            if config.jax_explain_cache_misses or config.jax_log_compiles:
+                entry = self._compile_explained(key, args, kwargs, in_tree, avals, leaves)
+            else:
+                entry = self._compile(args, kwargs, in_tree, avals, leaves)
             self._cache[key] = entry
         if config.jax_no_execution:  # before the hit tables learn this call
             raise RuntimeError(
@@ -238,6 +239,17 @@ class Jitted:
         traced, out_tree, _ = self.trace(args, kwargs)
         return self._make_entry(traced, out_tree, self._donated_leaf_indices(args, kwargs))
 
+    def _compile_explained(self, key, args, kwargs, in_tree, avals, leaves) -> _Entry:
+        # jax_explain_cache_misses / jax_log_compiles: say why this call traces (and compiles).
+        from stablax._src import jit_explain
+
+        reason = jit_explain.explain(self, key, args, kwargs)
+        if config.jax_explain_cache_misses:
+            runtime.logger.warning(jit_explain.cache_miss_message(self, reason))
+        name = f"jit({jit_explain.where_defined(self.fun)})"
+        with runtime.compile_note(name, reason):
+            return self._compile(args, kwargs, in_tree, avals, leaves)
+
     def _make_entry(self, traced: core.TracedFunction, out_tree: Any, donated) -> _Entry:
         executable = compile_traced(traced)
         captured = [to_array(c)._buf for c in traced.captured]
@@ -283,36 +295,6 @@ class Jitted:
 
     def __repr__(self) -> str:
         return f"<jitted function {getattr(self.fun, '__name__', repr(self.fun))}>"
-
-
-def _explain_miss(jitted: Jitted, key: tuple) -> None:
-    """jax_explain_cache_misses: logs why `jitted` traces again (what differs from before)."""
-    import logging
-
-    name = getattr(jitted.fun, "__name__", "fun")
-    if not jitted._cache:
-        why = "never seen function: this is its first trace"
-    else:
-        tree, avals, static, epoch = key
-        known = jitted._cache.keys()
-        if all(k[0] != tree for k in known):
-            why = f"different input tree structure: {tree}"
-        elif all(k[2] != static for k in known):
-            why = f"different static arguments: {static}"
-        elif all(k[3] != epoch for k in known):
-            why = "a configuration flag changed since the last trace"
-        else:
-            closest = min(
-                (k for k in known if k[0] == tree),
-                key=lambda k: sum(a != b for a, b in zip(k[1], avals, strict=True)),
-            )
-            diffs = [
-                f"argument {i}: {b.str_short()} instead of {a.str_short()}"
-                for i, (a, b) in enumerate(zip(closest[1], avals, strict=True))
-                if a != b
-            ]
-            why = "different argument types: " + "; ".join(diffs)
-    logging.getLogger("stablax").warning("TRACING CACHE MISS for jit(%s): %s", name, why)
 
 
 _HIT_TYPES = frozenset({Array, *_SCALAR_TYPES, type(None)})
