@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import caches, core, dtypes, runtime, tree_util
+from stablax._src import caches, core, dtypes, pytree_fast, runtime, tree_util
 from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
@@ -81,6 +81,7 @@ class _Entry:
         "single_plain",
         "check_nans",
         "name",
+        "out_fast",
     )
 
     def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, in_avals):
@@ -92,6 +93,7 @@ class _Entry:
         self.check_nans = bool(config.jax_debug_nans)
         self.single_plain = single and not donated and not self.check_nans
         self.name = "jit"
+        self.out_fast = None  # the C++ output treedef, once a call is filed in a tree table
         self.out_tree = out_tree
         self.out_avals = out_avals
         self.single = single
@@ -124,6 +126,7 @@ class Jitted:
         self._cache = _trace_cache(fun, options)
         self._hits: dict[tuple[ShapedArray, ...], _Entry] = {}  # one or two Arrays
         self._mixed_hits: dict[tuple, _Entry] = {}  # other arities, or Python scalars
+        self._tree_hits: dict[tuple, _Entry] = {}  # pytree arguments, by C++ treedef and avals
         _live_jitted.add(self)
         self.fast_call = _make_fast_call(self)
         functools.update_wrapper(self, fun, updated=())
@@ -156,20 +159,36 @@ class Jitted:
                 "option is set"
             )
         if not kwargs:
-            self._remember_hit(args, entry)
+            self._remember_hit(args, entry, leaves)
         buffers = [
             x._buf if type(x) is Array else _leaf_buffer(x, a) for x, a in zip(leaves, avals)
         ]
         return _run(entry, buffers, leaves)
 
-    def _remember_hit(self, args: tuple, entry: _Entry) -> None:
+    def _remember_hit(self, args: tuple, entry: _Entry, leaves: list) -> None:
         """Files `entry` in a hit table if `call` can find it again from `args` alone."""
         statics = self.static_argnums
         if not all(type(a) in _HIT_TYPES for i, a in enumerate(args) if i not in statics):
+            if not statics:
+                self._remember_tree_hit(args, entry, leaves)
             return
         arrays_only = all(type(a) is Array for a in args) and len(args) <= min(statics, default=2)
         table = self._hits if arrays_only and len(args) in (1, 2) else self._mixed_hits
         table[_hit_key(args, statics)] = entry
+
+    def _remember_tree_hit(self, args: tuple, entry: _Entry, leaves: list) -> None:
+        # Pytree arguments: keyed by the C++ treedef and the leaves' avals (a scalar's type),
+        # filed only where jaxlib's registry and stablax's agree on this call (pytree_fast).
+        if not all(type(x) in _HIT_TYPES for x in leaves):
+            return
+        fast_leaves, tree = pytree_fast.flatten(args)
+        if not pytree_fast.same_leaves(fast_leaves, leaves):
+            return
+        if not entry.single and entry.out_fast is None:
+            entry.out_fast = pytree_fast.output_treedef(entry.out_tree)
+            if entry.out_fast is None:
+                return
+        self._tree_hits[(tree, *_leaf_keys(leaves))] = entry
 
     def _split_static(self, args: tuple, kwargs: dict):
         if self.static_argnums:
@@ -283,6 +302,7 @@ class Jitted:
         self._cache.clear()
         self._hits.clear()
         self._mixed_hits.clear()
+        self._tree_hits.clear()
 
     def _cache_size(self) -> int:
         return len(self._cache)
@@ -300,6 +320,10 @@ class Jitted:
 _HIT_TYPES = frozenset({Array, *_SCALAR_TYPES, type(None)})
 
 
+def _leaf_keys(leaves: list) -> list:
+    return [x.aval if type(x) is Array else type(x) for x in leaves]
+
+
 def _hit_key(args: tuple, statics: frozenset[int]) -> tuple:
     """A static argument keys by value, an Array by aval, a Python scalar or None by type."""
     return tuple(
@@ -315,6 +339,7 @@ def _clear_hit_tables() -> None:
     for jitted in list(_live_jitted):
         jitted._hits.clear()
         jitted._mixed_hits.clear()
+        jitted._tree_hits.clear()
 
 
 config.on_change(_clear_hit_tables)
@@ -354,6 +379,7 @@ def _make_fast_call(jitted: Jitted) -> Callable:
     arguments costs 50. Other calls (pytrees, keywords, NumPy inputs) take `_call_general`.
     """
     fun, hits, mixed, general = jitted.fun, jitted._hits, jitted._mixed_hits, jitted._call_general
+    trees, fast_flatten = jitted._tree_hits, pytree_fast.flatten
     statics, hit_key = jitted.static_argnums, _hit_key
 
     def call(*args, **kwargs):
@@ -374,6 +400,12 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                     entry = None
                 if entry is not None:
                     args = [a for i, a in enumerate(args) if a is not None and i not in statics]
+                    buffers = [a._buf if type(a) is Array else to_array(a)._buf for a in args]
+            if entry is None and trees:  # pytree arguments (no static ones)
+                leaves, tree = fast_flatten(args)
+                entry = trees.get((tree, *_leaf_keys(leaves)))
+                if entry is not None:
+                    args = leaves
                     buffers = [a._buf if type(a) is Array else to_array(a)._buf for a in args]
             if entry is not None:
                 if entry.captured_bufs:
@@ -430,7 +462,9 @@ def _wrap_outputs(entry: _Entry, outs: list, dynamic_leaves: Sequence[Any]) -> A
                 leaf._npy = None
     if entry.single:
         return Array(outs[0], entry.out_avals[0])
-    arrays = [Array(b, a) for b, a in zip(outs, entry.out_avals, strict=True)]
+    arrays = list(map(Array, outs, entry.out_avals))  # one per output: the executable's arity
+    if entry.out_fast is not None:
+        return entry.out_fast.unflatten(arrays)
     return tree_util.tree_unflatten(entry.out_tree, arrays)
 
 
