@@ -1,6 +1,6 @@
 """jit's pytree cache-hit path (jaxlib's C++ flatten, see _src/pytree_fast.py): a hit returns what
 the traced path returns, tells structures apart that differ only in containers, keys or scalar
-types, and leaves calls with registered classes to stablax's own flatten."""
+types, and stablax's registrations (also ones made later) are mirrored into jaxlib's registry."""
 
 from __future__ import annotations
 
@@ -40,8 +40,10 @@ TREES = [
     ((jnp.ones(2), jnp.ones(2)), True),
     (Pair(jnp.ones(2), 3), True),
     ({"n": None, "x": jnp.ones(2)}, True),
-    (collections.OrderedDict(z=jnp.ones(2), a=jnp.zeros(2)), False),
-    (Box(jnp.ones(2)), False),
+    (collections.OrderedDict(z=jnp.ones(2), a=jnp.zeros(2)), True),  # mirrored registrations
+    (collections.defaultdict(int, z=jnp.ones(2), a=jnp.zeros(2)), True),
+    (Box(jnp.ones(2)), True),
+    ([Box(jnp.ones(2)), {"k": Box((jnp.ones(1), 1.5))}], True),
     ({"w": np.ones(2, np.float32)}, False),  # NumPy leaves: converted on each call, general path
 ]
 
@@ -100,3 +102,18 @@ def test_static_arguments_keep_the_general_path():
     tree = {"w": jnp.ones(2)}
     assert float(f(tree, 2)["w"][0]) == 2.0 and float(f(tree, 3)["w"][0]) == 3.0
     assert not f._jitted._tree_hits
+
+
+def test_a_class_registered_later_joins_the_fast_path():
+    class Late:
+        def __init__(self, x):
+            self.x = x
+
+    f = stablax.jit(lambda t: tree_util.tree_map(lambda v: v + 1, t))
+    with pytest.raises(TypeError):  # not a pytree yet: an invalid leaf
+        f(Late(jnp.ones(2)))
+    tree_util.register_pytree_node(Late, lambda n: ((n.x,), None), lambda aux, ch: Late(*ch))
+    for _ in range(2):
+        out = f([Late(jnp.ones(2))])
+        assert type(out[0]) is Late and float(out[0].x[0]) == 2.0
+    assert len(f._jitted._tree_hits) == 1

@@ -181,6 +181,7 @@ class Jitted:
         # filed only where jaxlib's registry and stablax's agree on this call (pytree_fast).
         if not all(type(x) in _HIT_TYPES for x in leaves):
             return
+        pytree_fast.sync()
         fast_leaves, tree = pytree_fast.flatten(args)
         if not pytree_fast.same_leaves(fast_leaves, leaves):
             return

@@ -3,10 +3,12 @@
 `tree_util` flattens in Python with stablax's registry (registration, key paths, `PyTreeDef`
 semantics). A cache hit only needs a hashable structure and the leaves, so `jit` flattens its
 arguments with a C++ `PyTreeRegistry` that knows the built-in containers (None, tuple,
-namedtuple, list, dict). Anything that registry does not know is one leaf there, so a call is only
-filed for the fast path when the C++ leaves are exactly (by identity) the leaves stablax's own
-flatten produced: the two registries then agree on that call's structure, and any other structure
-(a registered class, a dict subclass) keeps a leaf whose type no fast-path key holds.
+namedtuple, list, dict) and mirrors stablax's registrations (`sync`, run on every jit cache miss
+before a call is filed, calls each node type's own stablax flatten/unflatten). Anything that
+registry does not know is one leaf there, so a call is only filed for the fast path when the C++
+leaves are exactly (by identity) the leaves stablax's own flatten produced: the two registries
+then agree on that call's structure, and any other structure (a class registered since, a dict
+subclass) keeps a leaf whose type no fast-path key holds.
 """
 
 from __future__ import annotations
@@ -16,13 +18,31 @@ from typing import Any
 
 from jaxlib import _jax
 
-from stablax._src import tree_util
+from stablax._src import pytree_registry, tree_util
 
 _registry = _jax.pytree.PyTreeRegistry(
     enable_none=True, enable_tuple=True, enable_namedtuple=True, enable_list=True, enable_dict=True
 )
 
 flatten = _registry.flatten  # tree -> (leaves, C++ PyTreeDef)
+
+_BUILT_IN = ("tuple", "list", "dict", "none", "namedtuple")  # the C++ registry's own node kinds
+_mirrored: set[type] = set()
+
+
+def sync() -> None:
+    """Registers in the C++ registry every stablax node type registered since the last call."""
+    registered = pytree_registry._registry
+    if len(registered) == len(_mirrored) + len(_BUILT_IN) - 1:  # namedtuples are not in it
+        return
+    for nodetype, kind in list(registered.items()):
+        if kind.category in _BUILT_IN or nodetype in _mirrored:
+            continue
+        _mirrored.add(nodetype)
+        try:
+            _registry.register_node(nodetype, kind.flatten, kind.unflatten)
+        except Exception:  # not mirrorable: calls holding it stay on stablax's flatten
+            pass
 
 
 def same_leaves(fast: Sequence[Any], slow: Sequence[Any]) -> bool:
