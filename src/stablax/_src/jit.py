@@ -82,6 +82,7 @@ class _Entry:
         "check_nans",
         "name",
         "out_fast",
+        "tree_plain",
     )
 
     def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, in_avals):
@@ -94,6 +95,7 @@ class _Entry:
         self.single_plain = single and not donated and not self.check_nans
         self.name = "jit"
         self.out_fast = None  # the C++ output treedef, once a call is filed in a tree table
+        self.tree_plain = False  # out_fast rebuilds the outputs, nothing donated or checked
         self.out_tree = out_tree
         self.out_avals = out_avals
         self.single = single
@@ -189,6 +191,7 @@ class Jitted:
             entry.out_fast = pytree_fast.output_treedef(entry.out_tree)
             if entry.out_fast is None:
                 return
+            entry.tree_plain = not entry.donated and not entry.check_nans
         self._tree_hits[(tree, *_leaf_keys(leaves))] = entry
 
     def _split_static(self, args: tuple, kwargs: dict):
@@ -404,7 +407,8 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                     buffers = [a._buf if type(a) is Array else to_array(a)._buf for a in args]
             if entry is None and trees:  # pytree arguments (no static ones)
                 leaves, tree = fast_flatten(args)
-                entry = trees.get((tree, *_leaf_keys(leaves)))
+                keys = [a.aval if type(a) is Array else type(a) for a in leaves]
+                entry = trees.get((tree, *keys))
                 if entry is not None:
                     args = leaves
                     buffers = [a._buf if type(a) is Array else to_array(a)._buf for a in args]
@@ -418,6 +422,8 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                     raise
                 if entry.single_plain:
                     return Array(outs[0], entry.out_avals[0])
+                if entry.tree_plain:
+                    return entry.out_fast.unflatten(list(map(Array, outs, entry.out_avals)))
                 return _wrap_outputs(entry, outs, args)
         if trace_state.stack:
             return _inline(fun, args, kwargs)
