@@ -233,7 +233,10 @@ def test_explain_cache_misses(caplog):
     with caplog.at_level(logging.WARNING, "stablax"), stablax.explain_cache_misses():
         f(1.0)
         f(jnp.ones(3))
-    assert "first trace" in caplog.text and "float32[3] instead of float32[]" in caplog.text
+    assert "first trace" in caplog.text
+    assert "at x, now float32[3]{weak_type=False} and before float32[]{weak_type=True}" in (
+        caplog.text
+    )
 
 
 def test_allow_f16_reductions():

@@ -58,6 +58,21 @@ def test_einsum_against_numpy(subscripts, shapes):
     close(stablax.jit(lambda *o: jnp.einsum(subscripts, *o))(*ops), expected)
 
 
+@pytest.mark.parametrize(
+    "subscripts, shapes",
+    [
+        ("bqhd,bkhd->bhqk", [(2, 3, 4, 5), (2, 6, 4, 5)]),  # attention scores
+        ("btd,de->bte", [(8, 6, 4), (4, 5)]),  # a weight applied to a batch of rows
+        ("de,btd->bte", [(4, 5), (8, 6, 4)]),
+    ],
+)
+def test_einsum_picks_the_operand_order_that_needs_no_transpose(subscripts, shapes):
+    args = [np.ones(s, np.float32) for s in shapes]
+    text = str(stablax.make_jaxpr(lambda *xs: jnp.einsum(subscripts, *xs))(*args))
+    assert text.count("stablehlo.dot_general") == 1
+    assert "stablehlo.transpose" not in text
+
+
 def test_einsum_forms_and_options():
     a, b = rand(2, 3), rand(3, 4)
     close(jnp.einsum(a, [0, 1], b, [1, 2], [0, 2]), a @ b)

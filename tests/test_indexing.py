@@ -209,6 +209,38 @@ def test_basic_indices_lower_to_slices_and_advanced_to_one_gather():
     assert ops.count("stablehlo.gather") == 1
 
 
+# Eager indices whose values change from call to call: (name, index of a Python int i, how many
+# programs i = 0..5 may compile). Unit-step slices and integers are operands, as in JAX; a
+# slice with a larger step stays static (JAX compiles it once per start too).
+CHANGING_VALUES = [
+    ("int", lambda i: (i,), 1),
+    ("negative-int", lambda i: (-i - 1,), 1),
+    ("column", lambda i: (slice(None), i % 4), 1),
+    ("window", lambda i: (slice(i, i + 3),), 1),
+    ("window-and-int", lambda i: (slice(i % 2, i % 2 + 2), i % 4), 1),
+    ("reversed-window", lambda i: (slice(i + 2, i - 1 if i else None, -1),), 1),
+    ("window-with-none", lambda i: (None, slice(i, i + 2), Ellipsis, 1), 1),
+    ("strided", lambda i: (slice(i % 2, None, 2),), 2),
+]
+
+
+@pytest.mark.parametrize(
+    "index, programs",
+    [(f, n) for _, f, n in CHANGING_VALUES],
+    ids=[r[0] for r in CHANGING_VALUES],
+)
+def test_eager_index_values_do_not_recompile(index, programs):
+    from stablax._src import runtime
+
+    x_np = np.arange(160, dtype=np.float32).reshape(8, 4, 5)
+    x = jnp.asarray(x_np)
+    before = runtime.compile_count
+    for i in range(6):
+        idx = index(i)
+        np.testing.assert_array_equal(np.asarray(x[idx]), x_np[idx])
+    assert runtime.compile_count - before <= programs
+
+
 # --- errors ------------------------------------------------------------------------------------
 
 

@@ -62,6 +62,11 @@ CASES = [
     ("matmul-3d-1d", lambda m, a, b: m.matmul(a, b), [_f32(2, 3, 4), _f32(4, seed=1)]),
     ("matmul-1d-3d", lambda m, a, b: m.matmul(a, b), [_f32(3), _f32(2, 3, 4, seed=1)]),
     ("matmul-int", lambda m, a, b: m.matmul(a, b), [_i32(3, 4), _i32(4, 2, seed=1)]),
+    ("matmul-3d-2d", lambda m, a, b: a @ b, [_f32(2, 3, 4), _f32(4, 5, seed=1)]),
+    ("matmul-2d-3d", lambda m, a, b: a @ b, [_f32(3, 4), _f32(2, 4, 5, seed=1)]),
+    ("matmul-ones", lambda m, a, b: a @ b, [_f32(1, 2, 3, 4), _f32(2, 1, 4, 5, seed=1)]),
+    ("matmul-4d-1d", lambda m, a, b: a @ b, [_f32(2, 1, 3, 4), _f32(4, seed=1)]),
+    ("matmul-1d-4d", lambda m, a, b: a @ b, [_f32(3), _f32(2, 1, 3, 4, seed=1)]),
     ("where", lambda m, c, a, b: m.where(c, a, b), [_f32(3, 4) > 0, _f32(3, 4), _f32(4, seed=2)]),
     ("where-scalar", lambda m, c, a: m.where(c > 0, a, 0.0), [_f32(3, 4), _f32(3, 4)]),
     ("where-int-cond", lambda m, c, a: m.where(c, a, -a), [_i32(5), _f32(5)]),
@@ -282,6 +287,23 @@ def test_quickstart_snippet(capsys):
     assert "CpuDevice(id=0)" in printed or jax.default_backend() != "cpu"
     assert printed.rstrip().endswith(jax.default_backend())
     np.testing.assert_allclose(np.asarray(f(x, x)), np.tanh(x_np @ x_np).sum(0), rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape, dims",
+    [
+        # a batch axis only one operand has is a free axis of that operand: no broadcast weight
+        ((8, 6, 4), (4, 5), "contracting_dims = [2] x [0]"),
+        ((3, 4), (2, 4, 5), "contracting_dims = [1] x [1]"),
+        ((2, 1, 3, 4), (5, 4, 2), "contracting_dims = [2] x [1]"),
+        # shared batch axes stay batch axes
+        ((2, 3, 4), (2, 4, 5), "batching_dims = [0] x [0], contracting_dims = [2] x [1]"),
+    ],
+)
+def test_matmul_dimension_numbers(a_shape, b_shape, dims):
+    text = str(stablax.make_jaxpr(jnp.matmul)(jnp.ones(a_shape), jnp.ones(b_shape)))
+    assert dims in text
+    assert "broadcast_in_dim" not in text
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])

@@ -5,27 +5,33 @@ import stablax.numpy as jnp
 """
 
 import os as _os
+import typing as _typing
 
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # jaxlib logs client creation at INFO
 
-from stablax import (  # libraries on top of numpy and lax
-    custom_batching,
+from stablax import (  # what a first program needs; the other libraries load on first use
     custom_derivatives,
-    dlpack,
     dtypes,
     errors,
-    image,
     lax,
-    nn,
     numpy,
-    ops,
-    random,
-    scipy,
-    stages,
     tree,
     tree_util,
-    typing,
 )
+
+if _typing.TYPE_CHECKING:  # loaded on first use: see __getattr__ below
+    from stablax import (
+        custom_batching,
+        dlpack,
+        image,
+        nn,
+        ops,
+        profiler,
+        random,
+        scipy,
+        stages,
+        typing,
+    )
 from stablax._src import numpy as _numpy_methods  # noqa: F401  (attaches Array operators)
 from stablax._src.api import (
     block_until_ready,
@@ -131,6 +137,7 @@ __all__ = [
     "numpy",
     "process_count",
     "process_index",
+    "profiler",
     "random",
     "scipy",
     "tree_flatten",
@@ -168,5 +175,41 @@ __all__ = [
 ]
 
 from stablax._src import config_states as _config_states
+
+# Submodules imported on first attribute access (`stablax.nn`, `stablax.scipy`, ...), so that
+# `import stablax` costs only what a first program needs; `import stablax.nn` works as ever.
+_LAZY_SUBMODULES = frozenset(
+    {
+        "custom_batching",
+        "dlpack",
+        "example_libraries",
+        "experimental",
+        "flatten_util",
+        "image",
+        "nn",
+        "ops",
+        "profiler",
+        "random",
+        "scipy",
+        "stages",
+        "test_util",
+        "typing",
+    }
+)
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        module = importlib.import_module(f"stablax.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'stablax' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY_SUBMODULES)
+
 
 __all__ += _config_states.__all__

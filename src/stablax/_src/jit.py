@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import caches, core, dtypes, runtime, tree_util
+from stablax._src import caches, core, dtypes, pytree_fast, runtime, tree_util
 from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
@@ -81,6 +81,8 @@ class _Entry:
         "single_plain",
         "check_nans",
         "name",
+        "out_fast",
+        "tree_plain",
     )
 
     def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, in_avals):
@@ -92,6 +94,8 @@ class _Entry:
         self.check_nans = bool(config.jax_debug_nans)
         self.single_plain = single and not donated and not self.check_nans
         self.name = "jit"
+        self.out_fast = None  # the C++ output treedef, once a call is filed in a tree table
+        self.tree_plain = False  # out_fast rebuilds the outputs, nothing donated or checked
         self.out_tree = out_tree
         self.out_avals = out_avals
         self.single = single
@@ -124,6 +128,7 @@ class Jitted:
         self._cache = _trace_cache(fun, options)
         self._hits: dict[tuple[ShapedArray, ...], _Entry] = {}  # one or two Arrays
         self._mixed_hits: dict[tuple, _Entry] = {}  # other arities, or Python scalars
+        self._tree_hits: dict[tuple, _Entry] = {}  # pytree arguments, by C++ treedef and avals
         _live_jitted.add(self)
         self.fast_call = _make_fast_call(self)
         functools.update_wrapper(self, fun, updated=())
@@ -145,9 +150,10 @@ class Jitted:
                 f"jit: static arguments must be hashable, got {static_key!r}: {err}"
             ) from None
         if entry is None:
-            if config.jax_explain_cache_misses:
-                _explain_miss(self, key)
-            entry = self._compile(args, kwargs, in_tree, avals, leaves)
+            if config.jax_explain_cache_misses or config.jax_log_compiles:
+                entry = self._compile_explained(key, args, kwargs, in_tree, avals, leaves)
+            else:
+                entry = self._compile(args, kwargs, in_tree, avals, leaves)
             self._cache[key] = entry
         if config.jax_no_execution:  # before the hit tables learn this call
             raise RuntimeError(
@@ -155,20 +161,38 @@ class Jitted:
                 "option is set"
             )
         if not kwargs:
-            self._remember_hit(args, entry)
+            self._remember_hit(args, entry, leaves)
         buffers = [
             x._buf if type(x) is Array else _leaf_buffer(x, a) for x, a in zip(leaves, avals)
         ]
         return _run(entry, buffers, leaves)
 
-    def _remember_hit(self, args: tuple, entry: _Entry) -> None:
+    def _remember_hit(self, args: tuple, entry: _Entry, leaves: list) -> None:
         """Files `entry` in a hit table if `call` can find it again from `args` alone."""
         statics = self.static_argnums
         if not all(type(a) in _HIT_TYPES for i, a in enumerate(args) if i not in statics):
+            if not statics:
+                self._remember_tree_hit(args, entry, leaves)
             return
         arrays_only = all(type(a) is Array for a in args) and len(args) <= min(statics, default=2)
         table = self._hits if arrays_only and len(args) in (1, 2) else self._mixed_hits
         table[_hit_key(args, statics)] = entry
+
+    def _remember_tree_hit(self, args: tuple, entry: _Entry, leaves: list) -> None:
+        # Pytree arguments: keyed by the C++ treedef and the leaves' avals (a scalar's type),
+        # filed only where jaxlib's registry and stablax's agree on this call (pytree_fast).
+        if not all(type(x) in _HIT_TYPES for x in leaves):
+            return
+        pytree_fast.sync()
+        fast_leaves, tree = pytree_fast.flatten(args)
+        if not pytree_fast.same_leaves(fast_leaves, leaves):
+            return
+        if not entry.single and entry.out_fast is None:
+            entry.out_fast = pytree_fast.output_treedef(entry.out_tree)
+            if entry.out_fast is None:
+                return
+            entry.tree_plain = not entry.donated and not entry.check_nans
+        self._tree_hits[(tree, *_leaf_keys(leaves))] = entry
 
     def _split_static(self, args: tuple, kwargs: dict):
         if self.static_argnums:
@@ -238,6 +262,17 @@ class Jitted:
         traced, out_tree, _ = self.trace(args, kwargs)
         return self._make_entry(traced, out_tree, self._donated_leaf_indices(args, kwargs))
 
+    def _compile_explained(self, key, args, kwargs, in_tree, avals, leaves) -> _Entry:
+        # jax_explain_cache_misses / jax_log_compiles: say why this call traces (and compiles).
+        from stablax._src import jit_explain
+
+        reason = jit_explain.explain(self, key, args, kwargs)
+        if config.jax_explain_cache_misses:
+            runtime.logger.warning(jit_explain.cache_miss_message(self, reason))
+        name = f"jit({jit_explain.where_defined(self.fun)})"
+        with runtime.compile_note(name, reason):
+            return self._compile(args, kwargs, in_tree, avals, leaves)
+
     def _make_entry(self, traced: core.TracedFunction, out_tree: Any, donated) -> _Entry:
         executable = compile_traced(traced)
         captured = [to_array(c)._buf for c in traced.captured]
@@ -271,6 +306,7 @@ class Jitted:
         self._cache.clear()
         self._hits.clear()
         self._mixed_hits.clear()
+        self._tree_hits.clear()
 
     def _cache_size(self) -> int:
         return len(self._cache)
@@ -285,37 +321,11 @@ class Jitted:
         return f"<jitted function {getattr(self.fun, '__name__', repr(self.fun))}>"
 
 
-def _explain_miss(jitted: Jitted, key: tuple) -> None:
-    """jax_explain_cache_misses: logs why `jitted` traces again (what differs from before)."""
-    import logging
-
-    name = getattr(jitted.fun, "__name__", "fun")
-    if not jitted._cache:
-        why = "never seen function: this is its first trace"
-    else:
-        tree, avals, static, epoch = key
-        known = jitted._cache.keys()
-        if all(k[0] != tree for k in known):
-            why = f"different input tree structure: {tree}"
-        elif all(k[2] != static for k in known):
-            why = f"different static arguments: {static}"
-        elif all(k[3] != epoch for k in known):
-            why = "a configuration flag changed since the last trace"
-        else:
-            closest = min(
-                (k for k in known if k[0] == tree),
-                key=lambda k: sum(a != b for a, b in zip(k[1], avals, strict=True)),
-            )
-            diffs = [
-                f"argument {i}: {b.str_short()} instead of {a.str_short()}"
-                for i, (a, b) in enumerate(zip(closest[1], avals, strict=True))
-                if a != b
-            ]
-            why = "different argument types: " + "; ".join(diffs)
-    logging.getLogger("stablax").warning("TRACING CACHE MISS for jit(%s): %s", name, why)
-
-
 _HIT_TYPES = frozenset({Array, *_SCALAR_TYPES, type(None)})
+
+
+def _leaf_keys(leaves: list) -> list:
+    return [x.aval if type(x) is Array else type(x) for x in leaves]
 
 
 def _hit_key(args: tuple, statics: frozenset[int]) -> tuple:
@@ -333,6 +343,7 @@ def _clear_hit_tables() -> None:
     for jitted in list(_live_jitted):
         jitted._hits.clear()
         jitted._mixed_hits.clear()
+        jitted._tree_hits.clear()
 
 
 config.on_change(_clear_hit_tables)
@@ -372,6 +383,7 @@ def _make_fast_call(jitted: Jitted) -> Callable:
     arguments costs 50. Other calls (pytrees, keywords, NumPy inputs) take `_call_general`.
     """
     fun, hits, mixed, general = jitted.fun, jitted._hits, jitted._mixed_hits, jitted._call_general
+    trees, fast_flatten = jitted._tree_hits, pytree_fast.flatten
     statics, hit_key = jitted.static_argnums, _hit_key
 
     def call(*args, **kwargs):
@@ -393,6 +405,13 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                 if entry is not None:
                     args = [a for i, a in enumerate(args) if a is not None and i not in statics]
                     buffers = [a._buf if type(a) is Array else to_array(a)._buf for a in args]
+            if entry is None and trees:  # pytree arguments (no static ones)
+                leaves, tree = fast_flatten(args)
+                keys = [a.aval if type(a) is Array else type(a) for a in leaves]
+                entry = trees.get((tree, *keys))
+                if entry is not None:
+                    args = leaves
+                    buffers = [a._buf if type(a) is Array else to_array(a)._buf for a in args]
             if entry is not None:
                 if entry.captured_bufs:
                     buffers += entry.captured_bufs
@@ -403,6 +422,8 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                     raise
                 if entry.single_plain:
                     return Array(outs[0], entry.out_avals[0])
+                if entry.tree_plain:
+                    return entry.out_fast.unflatten(list(map(Array, outs, entry.out_avals)))
                 return _wrap_outputs(entry, outs, args)
         if trace_state.stack:
             return _inline(fun, args, kwargs)
@@ -448,7 +469,9 @@ def _wrap_outputs(entry: _Entry, outs: list, dynamic_leaves: Sequence[Any]) -> A
                 leaf._npy = None
     if entry.single:
         return Array(outs[0], entry.out_avals[0])
-    arrays = [Array(b, a) for b, a in zip(outs, entry.out_avals, strict=True)]
+    arrays = list(map(Array, outs, entry.out_avals))  # one per output: the executable's arity
+    if entry.out_fast is not None:
+        return entry.out_fast.unflatten(arrays)
     return tree_util.tree_unflatten(entry.out_tree, arrays)
 
 

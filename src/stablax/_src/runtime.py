@@ -6,6 +6,8 @@ moves a private name is fixed in this file alone.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import ctypes
 import glob
 import hashlib
@@ -18,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from jaxlib import _jax
+from jaxlib import _jax, _profile_data, _profiler
 from jaxlib import version as jaxlib_version
 from jaxlib import xla_client as xc
 
@@ -433,17 +435,46 @@ def compile_module(
             stored = compilation_store.entry_key(
                 key[0], device.platform, device.device_kind, _JAXLIB_VERSION, "replicas=1,parts=1"
             )
+            start = time.perf_counter()
             loaded = _load_stored(stored, device, devices, options)
             if loaded is None:
-                if config.jax_log_compiles:
-                    logger.warning("stablax: compiling %s for %s", name, device)
-                start = time.perf_counter()
                 loaded = device.client.compile_and_load(module_bytes, devices, options)
                 compile_count += 1
-                _store(stored, device, loaded, time.perf_counter() - start)
+                seconds = time.perf_counter() - start
+                _store(stored, device, loaded, seconds)
+                if config.jax_log_compiles:
+                    _log_compile("Finished XLA compilation of", name, device, seconds)
+            elif config.jax_log_compiles:
+                seconds = time.perf_counter() - start
+                _log_compile("Loaded from the persistent compilation cache:", name, device, seconds)
             executable = Executable(loaded, out_avals, device, key[0])
             _compile_cache[key] = executable
     return executable
+
+
+# What the compile about to happen is for: (program name, why it was traced), set by `jit`.
+_compile_note: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
+    "stablax_compile_note", default=None
+)
+
+
+@contextlib.contextmanager
+def compile_note(name: str, reason: str):
+    """Names the program and the reason for compiles inside the block (jax_log_compiles)."""
+    token = _compile_note.set((name, reason))
+    try:
+        yield
+    finally:
+        _compile_note.reset(token)
+
+
+def _log_compile(what: str, name: str, device: Device, seconds: float) -> None:
+    # jax_log_compiles: every compile, after it, with its time and (from jit) its reason.
+    note = _compile_note.get()
+    if note is None:
+        logger.warning("%s %s for %s in %.4f s", what, name, device, seconds)
+    else:
+        logger.warning("%s %s for %s in %.4f s because %s", what, note[0], device, seconds, note[1])
 
 
 def _load_stored(stored: str, device: Device, devices: Any, options: Any) -> Any:
@@ -482,3 +513,49 @@ def _apply_logging_level() -> None:
 
 config.on_change(_apply_logging_level)
 _apply_logging_level()
+
+
+# --- profiler ------------------------------------------------------------------------------------
+
+ProfileOptions = _profiler.ProfileOptions
+TraceMe = _profiler.TraceMe  # a scoped trace event; free when no trace is being collected
+ProfileData = _profile_data.ProfileData
+ProfileEvent = _profile_data.ProfileEvent
+ProfilePlane = _profile_data.ProfilePlane
+
+
+def start_profiler_session(options: Any) -> Any:
+    """Starts collecting host (and device) events; `stop_profiler_session` writes them out."""
+    return _profiler.ProfilerSession(options)
+
+
+def stop_profiler_session(session: Any, log_dir: str) -> None:
+    """Stops `session` and writes `plugins/profile/<run>/<host>.xplane.pb` and `.trace.json.gz`."""
+    session.stop_and_export(log_dir)
+
+
+def start_profiler_server(port: int) -> Any:
+    """A gRPC server that TensorBoard or `perfetto` can ask for a trace of this process."""
+    return _profiler.start_server(port)
+
+
+def register_profiler_subprocess(pid: int, port: int) -> Any:
+    """Adds the profiler server of process `pid` to this one's traces; returns the undo."""
+    return _profiler.register_subprocess(pid, port)
+
+
+def set_profiler_metadata(key: str, value: str) -> None:
+    _profiler.set_metadata(key, value)
+
+
+def clear_profiler_metadata() -> None:
+    _profiler.clear_metadata()
+
+
+def platform_version(platform: str) -> str:
+    return client(platform).platform_version
+
+
+def heap_profile(platform: str | None = None) -> bytes:
+    """The live device buffers and executables of a backend, as a `pprof` protocol buffer."""
+    return client(platform).heap_profile()

@@ -217,7 +217,6 @@ from stablax._src.numpy._sorting import (
     sort,
     sort_complex,
 )
-from stablax.numpy import fft
 
 # isort: split
 
@@ -335,9 +334,6 @@ from stablax._src.numpy._statistics import (
 )
 from stablax._src.numpy._windows import bartlett, blackman, hamming, hanning, kaiser
 
-# Linear algebra (area 3)
-from stablax.numpy import linalg
-
 # isort: split
 from stablax._src.numpy._apply import apply_along_axis, apply_over_axes
 from stablax._src.numpy._host_io import (
@@ -360,3 +356,18 @@ from stablax._src.numpy._ufunc_class import frompyfunc, ufunc
 for _name in _CHECKED:
     globals()[_name] = _checked(_name, globals()[_name])
 del _name
+
+
+def __getattr__(name: str):
+    # `jnp.linalg` and `jnp.fft` load on first use (import time: a first program needs neither).
+    if name in ("fft", "linalg"):
+        import importlib
+
+        module = importlib.import_module(f"stablax.numpy.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'stablax.numpy' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"fft", "linalg"})

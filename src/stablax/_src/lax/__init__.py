@@ -91,6 +91,7 @@ from stablax._src.lax._parallel import (
 )
 from stablax._src.lax import _linalg, _linalg_ad, _linalg_kernels  # linalg ops and their rules
 from stablax._src.lax import _linalg_reductions, _linalg_reduction_kernels
+from stablax._src.lax._threefry import threefry2x32
 from stablax._src.lax._control_flow_cond import cond, switch
 from stablax._src.lax._control_flow_scan import scan
 from stablax._src.lax import _control_flow_scan_ad  # registers scan's jvp and transpose

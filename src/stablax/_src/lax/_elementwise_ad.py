@@ -183,9 +183,10 @@ def _div_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     out = div(x, y)
+    # -ty * x * y**-2 (JAX's form): where y is a broadcast, XLA computes y**-2 before it.
     terms = [
         div(tx, y) if tx is not None else None,
-        neg(mul(ty, div(out, y))) if ty is not None else None,
+        mul(mul(neg(ty), x), integer_pow(y, -2)) if ty is not None else None,
     ]
     return out, _sum(terms)
 

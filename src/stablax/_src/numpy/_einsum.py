@@ -174,6 +174,16 @@ def _match_sizes(a: Any, a_subs: str, b: Any, b_subs: str) -> tuple[Any, Any]:
     return a, b
 
 
+def _dot_output(x_subs: str, y_subs: str, output: str) -> str:
+    """The letters of dot_general(x, y)'s result: batch, then x's free, then y's free."""
+    batch = "".join(c for c in x_subs if c in y_subs and c in output)
+    return (
+        batch
+        + "".join(c for c in x_subs if c not in y_subs)
+        + "".join(c for c in y_subs if c not in x_subs)
+    )
+
+
 def _contract(arrays: list, inputs: list[str], output: str, dot_kw: dict) -> Any:
     if len(arrays) == 1:
         x, subs = _dedupe(arrays[0], inputs[0])
@@ -187,6 +197,8 @@ def _contract(arrays: list, inputs: list[str], output: str, dot_kw: dict) -> Any
     a, a_subs = _sum_private(a, a_subs, b_subs + output)
     b, b_subs = _sum_private(b, b_subs, a_subs + output)
     a, b = _match_sizes(a, a_subs, b, b_subs)
+    if _dot_output(a_subs, b_subs, output) != output == _dot_output(b_subs, a_subs, output):
+        (a, a_subs), (b, b_subs) = (b, b_subs), (a, a_subs)  # that order needs no transpose
     shared = [c for c in a_subs if c in b_subs]
     batch = [c for c in shared if c in output]
     contracted = [c for c in shared if c not in output]

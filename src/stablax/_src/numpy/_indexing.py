@@ -25,6 +25,8 @@ from stablax._src.jit import jit
 #   ("sep",)                       an Ellipsis standing for no dimension: it still separates
 #                                  advanced indices (NumPy's transposition rule)
 #   ("slice", start, stop, step)   a static slice, already resolved against its dimension
+#   ("dslice", k, count, reverse)  a unit-step slice of `count` elements whose lowest index is
+#                                  operand k (eager calls only; reversed for step -1)
 #   ("int", k, wrapped)            a scalar integer index, operand k (basic indexing)
 #   ("array", k, wrapped)          an advanced index (integer array, or an integer among arrays)
 #   ("new", k, wrapped)            an advanced index over a new size-1 axis (a boolean scalar)
@@ -251,6 +253,30 @@ def prewrap_static(
     return tuple(out_tokens), out_operands
 
 
+def dynamic_slice_starts(
+    tokens: tuple, operands: list, shape: tuple[int, ...]
+) -> tuple[tuple, list]:
+    """Unit-step slices (step 1 or -1) of basic indices become operands of a `dynamic_slice`.
+
+    `x[i:i+10]` then compiles once for every `i` (as JAX's eager slices do). Token:
+    ("dslice", k, count, reverse), operand k being the lowest index the slice reads.
+    """
+    if any(t[0] in ADVANCED for t in tokens):
+        return tokens, operands
+    out_tokens, out_operands = list(tokens), list(operands)
+    for t, (token, size) in enumerate(zip(tokens, operand_sizes(tokens, shape), strict=True)):
+        if token[0] != "slice" or token[3] not in (1, -1):
+            continue
+        start, stop, step = token[1:]
+        count = len(range(start, stop, step))
+        if count in (0, size):  # nothing to read, or the whole axis: one program anyway
+            continue
+        low = start if step == 1 else start - count + 1
+        out_tokens[t] = ("dslice", len(out_operands), count, step == -1)
+        out_operands.append(low)
+    return tuple(out_tokens), out_operands
+
+
 # --- eager dispatch: one jit per static structure ----------------------------------------------
 
 _eager_functions: dict[tuple, Any] = {}
@@ -299,6 +325,7 @@ def getitem(x: Any, idx: Any) -> Any:
         return x  # x[...], x[:], x[()]: the array itself, as in JAX
     if is_eager(x, operands):
         tokens, operands = prewrap_static(tokens, operands, shape)
+        tokens, operands = dynamic_slice_starts(tokens, operands, shape)
         key = ("getitem", tokens)
         return run_eagerly(key, _GetItem(tokens), x, *operands)
     return gather_impl(x, tokens, operands)

@@ -43,7 +43,8 @@ def _full_like(index: Any, value: int) -> Any:
 def _basic(x: Any, tokens: tuple, operands: list) -> Any:
     shape = x.aval.shape
     starts, limits, strides, reverse, out_shape = [], [], [], [], []
-    dynamic: dict[int, Any] = {}  # dimension -> traced integer index (wrapped)
+    dynamic: dict[int, tuple[Any, int]] = {}  # dimension -> (traced start, size), wrapped
+    reverse_after: list[int] = []  # dimensions of reversed dynamic slices
     dim = 0
     for token in tokens:
         kind = token[0]
@@ -64,6 +65,15 @@ def _basic(x: Any, tokens: tuple, operands: list) -> Any:
             limits.append(start + (count - 1) * step + 1 if count else start)
             strides.append(step)
             out_shape.append(count)
+        elif kind == "dslice":
+            _, k, count, reversed_ = token
+            dynamic[dim] = (operands[k], count)
+            if reversed_:
+                reverse_after.append(dim)
+            starts.append(0)
+            limits.append(n)
+            strides.append(1)
+            out_shape.append(count)
         else:
             value, wrapped = operands[token[1]], token[2]
             if _is_static(value):  # wrapped, then clamped into bounds (as a gather would)
@@ -73,7 +83,7 @@ def _basic(x: Any, tokens: tuple, operands: list) -> Any:
                 starts.append(i)
                 limits.append(i + 1)
             else:
-                dynamic[dim] = value if wrapped else _wrap(value, n)
+                dynamic[dim] = (value if wrapped else _wrap(value, n), 1)
                 starts.append(0)
                 limits.append(n)
             strides.append(1)
@@ -86,10 +96,12 @@ def _basic(x: Any, tokens: tuple, operands: list) -> Any:
         sliced = x.aval.shape
         x = lax.dynamic_slice(
             x,
-            [dynamic.get(d, 0) for d in range(len(sliced))],
-            [1 if d in dynamic else size for d, size in enumerate(sliced)],
+            [dynamic[d][0] if d in dynamic else 0 for d in range(len(sliced))],
+            [dynamic[d][1] if d in dynamic else size for d, size in enumerate(sliced)],
             allow_negative_indices=False,  # XLA clamps what is left out of bounds
         )
+    if reverse_after:
+        x = lax.rev(x, reverse_after)
     if tuple(out_shape) == x.aval.shape:
         return x
     return lax.reshape(x, out_shape)

@@ -11,43 +11,69 @@ from stablax._src import lax
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._shapes import canonicalize_axis
 from stablax._src.numpy._creation import asarray
-from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, promote_dtypes
+from stablax._src.numpy._promotion import broadcast_shapes, promote_dtypes
 
 
 def _matmul_impl(a, b, precision=None, preferred_element_type=None):
     a, b = promote_dtypes(asarray(a), asarray(b))
-    a_nd, b_nd = a.aval.ndim, b.aval.ndim
-    if a_nd == 0 or b_nd == 0:
+    a_shape, b_shape = a.aval.shape, b.aval.shape
+    if not a_shape or not b_shape:
         raise ValueError(
-            f"jnp.matmul: operands must be at least 1-D, got shapes {a.aval.shape}"
-            f" and {b.aval.shape}{mlir.where_suffix()}"
+            f"jnp.matmul: operands must be at least 1-D, got shapes {a_shape}"
+            f" and {b_shape}{mlir.where_suffix()}"
         )
-    if a_nd == 1:
-        a = lax.reshape(a, (1, a.aval.shape[0]))
-    if b_nd == 1:
-        b = lax.reshape(b, (b.aval.shape[0], 1))
-    if a.aval.shape[-1] != b.aval.shape[-2]:
+    a_mat, b_mat = len(a_shape) > 1, len(b_shape) > 1
+    if a_shape[-1] != b_shape[-2 if b_mat else 0]:
         raise TypeError(
-            f"jnp.matmul: contracting dimensions differ: {a.aval.shape} @ "
-            f"{b.aval.shape}{mlir.where_suffix()}"
+            f"jnp.matmul: contracting dimensions differ: {a_shape} @ {b_shape}{mlir.where_suffix()}"
         )
-    batch = broadcast_shapes("jnp.matmul", a.aval.shape[:-2], b.aval.shape[:-2])
-    a = broadcast_to_shape(a, batch + a.aval.shape[-2:])
-    b = broadcast_to_shape(b, batch + b.aval.shape[-2:])
+    batch = broadcast_shapes("jnp.matmul", a_shape[:-2], b_shape[:-2])
+    a_batch = (None,) * (len(batch) - len(a_shape[:-2])) + a_shape[:-2]
+    b_batch = (None,) * (len(batch) - len(b_shape[:-2])) + b_shape[:-2]
+    # A batch axis that only one operand has (missing or 1 in the other) is a free axis of that
+    # operand, so a weight matrix applied to a batch of rows is never broadcast (JAX does this).
+    a_drop, b_drop, a_dims, b_dims = [], [], [], []
+    out_batch, out_a, out_b = [], [], []
+    for i, (da, db) in enumerate(zip(a_batch, b_batch, strict=True)):
+        a_pos = i - a_batch[:i].count(None)
+        b_pos = i - b_batch[:i].count(None)
+        if da is None:
+            out_b.append(i)
+        elif db is None:
+            out_a.append(i)
+        elif da == db:
+            a_dims.append(a_pos)
+            b_dims.append(b_pos)
+            out_batch.append(i)
+        elif db == 1:
+            out_a.append(i)
+            b_drop.append(b_pos)
+        else:
+            out_b.append(i)
+            a_drop.append(a_pos)
+    if a_drop:
+        a = lax.squeeze(a, a_drop)
+        a_dims = [d - sum(x < d for x in a_drop) for d in a_dims]
+    if b_drop:
+        b = lax.squeeze(b, b_drop)
+        b_dims = [d - sum(x < d for x in b_drop) for d in b_dims]
     nb = len(batch)
+    if a_mat:
+        out_a.append(nb)
+    if b_mat:
+        out_b.append(nb + a_mat)
+    b_contract = b.aval.ndim - 2 if b_mat else 0
     out = lax.dot_general(
         a,
         b,
-        (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))),
+        (((a.aval.ndim - 1,), (b_contract,)), (tuple(a_dims), tuple(b_dims))),
         precision,
         preferred_element_type,
     )
-    shape = out.aval.shape
-    if a_nd == 1:
-        shape = shape[:-2] + shape[-1:]
-    if b_nd == 1:
-        shape = shape[:-1]
-    return lax.reshape(out, shape)
+    perm = tuple(int(i) for i in np.argsort(out_batch + out_a + out_b))
+    if perm != tuple(range(len(perm))):
+        out = lax.transpose(out, perm)
+    return out
 
 
 matmul = _eager(_matmul_impl, static_argnames=("precision", "preferred_element_type"))

@@ -16,6 +16,7 @@ from stablax._src.dispatch import weak_scalar
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy import _ufuncs
 from stablax._src.numpy._promotion import promote_args, promote_args_inexact, promote_dtypes
+from stablax._src.transforms.custom_derivatives import custom_jvp
 
 
 def _reject_complex(name: str, *xs: Any, error: type = TypeError) -> None:
@@ -303,19 +304,52 @@ def _logaddexp_impl(x1: Any, x2: Any, log1p_of_exp) -> Any:
     return lax.select(lax.ne(delta, delta), lax.add(x1, x2), stable)
 
 
+def _replace_inf(x: Any) -> Any:
+    # +inf (in the real part) -> 0, so that exp(x - out) is exp(0) = 1 when both are +inf.
+    real = lax.real(x) if x.aval.dtype.kind == "c" else x
+    return lax.select(lax.eq(real, np.inf), lax.full_like(x, 0), x)
+
+
+def _logaddexp_base_e(x1, x2):
+    return _logaddexp_impl(x1, x2, lambda d: lax.log1p(lax.exp(d)))
+
+
+def _logaddexp_base_2(x1, x2):
+    ln2 = _const(x1, math.log(2))
+    return _logaddexp_impl(x1, x2, lambda d: lax.div(lax.log1p(lax.exp(lax.mul(d, ln2))), ln2))
+
+
+def _logaddexp_rule(impl, exp):
+    # JAX's custom derivative: t1 exp(x1 - out) + t2 exp(x2 - out), in the function's base.
+    def jvp(primals, tangents):
+        (x1, x2), (t1, t2) = primals, tangents
+        out = impl(x1, x2)
+        safe_out = _replace_inf(out)
+        scale1 = exp(lax.sub(_replace_inf(x1), safe_out))
+        scale2 = exp(lax.sub(_replace_inf(x2), safe_out))
+        return out, lax.add(lax.mul(t1, scale1), lax.mul(t2, scale2))
+
+    return jvp
+
+
+_logaddexp_e = custom_jvp(_logaddexp_base_e)
+_logaddexp_e.defjvp(_logaddexp_rule(_logaddexp_base_e, lax.exp))
+_logaddexp_2 = custom_jvp(_logaddexp_base_2)
+_logaddexp_2.defjvp(_logaddexp_rule(_logaddexp_base_2, lax.exp2))
+
+
 @_eager
 def logaddexp(x1, x2):
-    """log(exp(x1) + exp(x2)) without overflow."""
+    """log(exp(x1) + exp(x2)) without overflow (with JAX's custom derivative)."""
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-    return _logaddexp_impl(x1, x2, lambda d: lax.log1p(lax.exp(d)))
+    return _logaddexp_e(x1, x2)
 
 
 @_eager
 def logaddexp2(x1, x2):
-    """log2(2**x1 + 2**x2) without overflow."""
+    """log2(2**x1 + 2**x2) without overflow (with JAX's custom derivative)."""
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
-    ln2 = _const(x1, math.log(2))
-    return _logaddexp_impl(x1, x2, lambda d: lax.div(lax.log1p(lax.exp(lax.mul(d, ln2))), ln2))
+    return _logaddexp_2(x1, x2)
 
 
 def _angle_scale(factor: float, name: str):

@@ -15,32 +15,12 @@ from stablax._src import lax
 from stablax._src.config import config
 
 _U32 = np.dtype(np.uint32)
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-_KEY_PARITY = np.uint32(0x1BD11BDA)
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32, 64: np.dtype(np.uint64)}
 
 
-def _rotate_left(x: Any, bits: int) -> Any:
-    return lax.bitwise_or(
-        lax.shift_left(x, np.uint32(bits)), lax.shift_right_logical(x, np.uint32(32 - bits))
-    )
-
-
 def hash_2x32(k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
-    """Threefry-2x32 with 20 rounds of the counter pair (x0, x1) under the scalar key (k0, k1).
-
-    Unrolled: five groups of four mix rounds, each group followed by a key injection.
-    """
-    schedule = (k0, k1, lax.bitwise_xor(lax.bitwise_xor(k0, k1), _KEY_PARITY))
-    x0 = lax.add(x0, k0)
-    x1 = lax.add(x1, k1)
-    for group in range(5):
-        for rotation in _ROTATIONS[group % 2]:
-            x0 = lax.add(x0, x1)
-            x1 = lax.bitwise_xor(x0, _rotate_left(x1, rotation))
-        x0 = lax.add(x0, schedule[(group + 1) % 3])
-        x1 = lax.add(lax.add(x1, schedule[(group + 2) % 3]), np.uint32(group + 1))
-    return x0, x1
+    """Threefry-2x32 with 20 rounds of the counter pair (x0, x1) under the scalar key (k0, k1)."""
+    return lax.threefry2x32(k0, k1, x0, x1)
 
 
 def _key_words(key: Any) -> tuple[Any, Any]:

@@ -1,0 +1,62 @@
+"""`import stablax` loads what a first program needs; the other libraries load on first use and
+are then ordinary attributes (issue 16, point 8: import time)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+_SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+
+# (attribute path, module that must stay unloaded until it is touched)
+LAZY = [
+    ("nn", "stablax._src.nn.activations"),
+    ("scipy", "stablax._src.scipy"),
+    ("random", "stablax._src.random.continuous"),
+    ("image", "stablax._src.image"),
+    ("profiler", "stablax._src.profiler"),
+    ("example_libraries", "stablax.example_libraries"),
+    ("numpy.linalg", "stablax.numpy.linalg"),
+    ("numpy.fft", "stablax.numpy.fft"),
+]
+
+
+def _run(code: str) -> str:
+    env = dict(os.environ, PYTHONPATH=_SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_first_import_leaves_libraries_unloaded():
+    modules = [m for _, m in LAZY]
+    loaded = _run(
+        "import sys, stablax, stablax.numpy\n"
+        f"print(','.join(m for m in {modules!r} if m in sys.modules))"
+    )
+    assert loaded == ""
+
+
+@pytest.mark.parametrize("path,module", LAZY, ids=[p for p, _ in LAZY])
+def test_attribute_access_loads_the_library(path, module):
+    leaf = path.split(".")[-1]
+    code = (
+        "import sys, stablax, stablax.numpy\n"
+        f"obj = stablax.{path}\n"
+        "parent = sys.modules[obj.__name__.rpartition('.')[0]]\n"
+        f"print(obj.__name__, {module!r} in sys.modules, {leaf!r} in dir(parent))"
+    )
+    name, loaded, listed = _run(code).split()
+    assert name == f"stablax.{path}" and loaded == "True" and listed == "True"
+
+
+def test_unknown_attribute_raises_attribute_error():
+    import stablax
+
+    with pytest.raises(AttributeError, match="no_such_thing"):
+        stablax.no_such_thing  # noqa: B018
+    with pytest.raises(AttributeError, match="no_such_thing"):
+        stablax.numpy.no_such_thing  # noqa: B018
