@@ -9,6 +9,8 @@ import os as _os
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # jaxlib logs client creation at INFO
 
 from stablax import (  # libraries on top of numpy and lax
+    ad_checkpoint,
+    core,
     custom_batching,
     custom_derivatives,
     dlpack,
@@ -93,6 +95,8 @@ __all__ = [
     "checkpoint",
     "checkpoint_policies",
     "closure_convert",
+    "ad_checkpoint",
+    "core",
     "custom_batching",
     "custom_derivatives",
     "custom_gradient",
