@@ -64,6 +64,7 @@ from stablax._src.closure_convert import closure_convert
 from stablax._src.config import config
 from stablax._src.config_states import *  # noqa: F403  (enable_x64 and the other flag contexts)
 from stablax._src.dtypes import float0
+from stablax._src.fwd_and_bwd import fwd_and_bwd
 from stablax._src.jit import ShapeDtypeStruct, jit
 from stablax._src.refs import Ref, empty_ref, free_ref, freeze, memory, new_ref
 from stablax._src.runtime import Device
@@ -78,6 +79,7 @@ from stablax._src.transforms.custom_derivatives import (
     custom_vjp,
     remat,
 )
+from stablax._src.transforms.vjp_refs import ad
 from stablax._src.transforms.vmap_api import vmap
 from stablax._src.tree_util import (
     tree_flatten,
@@ -95,8 +97,10 @@ __all__ = [
     "checkpoint",
     "checkpoint_policies",
     "closure_convert",
+    "ad",
     "ad_checkpoint",
     "core",
+    "fwd_and_bwd",
     "custom_batching",
     "custom_derivatives",
     "custom_gradient",

@@ -125,14 +125,27 @@ def decide(policy: Callable, op: Any) -> Any:
 # --- the policies of jax.checkpoint_policies ---------------------------------------------------
 
 
-def everything_saveable(*_: Any, **__: Any) -> bool:
-    """Save every intermediate: the same residuals as without checkpoint."""
-    return True
+class _Constant:
+    """A policy with one answer for every value (printed by its name, as a function would be)."""
+
+    def __init__(self, answer: bool, name: str, doc: str) -> None:
+        self._answer = answer
+        self.__name__ = name
+        self.__doc__ = doc
+
+    def __call__(self, *_: Any, **__: Any) -> bool:
+        return self._answer
+
+    def __repr__(self) -> str:
+        return self.__name__
 
 
-def nothing_saveable(*_: Any, **__: Any) -> bool:
-    """Save nothing: recompute every intermediate (checkpoint's default)."""
-    return False
+everything_saveable = _Constant(
+    True, "everything_saveable", "Save every intermediate: the residuals of no checkpoint."
+)
+nothing_saveable = _Constant(
+    False, "nothing_saveable", "Save nothing: recompute every intermediate (the default)."
+)
 
 
 @dataclasses.dataclass(frozen=True)
