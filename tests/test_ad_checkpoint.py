@@ -183,3 +183,25 @@ def test_print_saved_residuals_names_pytree_arguments(capsys):
         "f32[3,3] output of cos",
         "f32[3,3] output of sin",
     ]
+
+
+def _scan_layers(ws, x, policy):
+    def layer(c, w):
+        return checkpoint_name(jnp.tanh(c @ w), "h"), None
+
+    step = layer if policy == "plain" else stablax.checkpoint(layer, policy=policy)
+    out, _ = stablax.lax.scan(step, x, ws)
+    return jnp.sum(out)
+
+
+@pytest.mark.parametrize(
+    "policy", [None, cp.save_only_these_names("h"), cp.dots_saveable, cp.everything_saveable]
+)
+def test_policies_inside_scan(capsys, policy):
+    ws = (np.random.default_rng(1).standard_normal((4, 3, 3)) * 0.5).astype(np.float32)
+    want = stablax.grad(_scan_layers)(ws, X, "plain")
+    close(stablax.grad(_scan_layers)(ws, X, policy), want, atol=1e-6)
+    close(stablax.jit(stablax.grad(_scan_layers), static_argnums=2)(ws, X, policy), want, atol=1e-6)
+    lines = _lines(capsys, lambda w, x: _scan_layers(w, x, policy), ws, X)
+    assert "f32[4,3,3] from the argument w" in lines
+    assert any("output of scan" in line for line in lines)

@@ -22,7 +22,7 @@ from stablax._src.bodies import aval_of_value
 from stablax._src.ir import ir
 from stablax._src.lax._checkpoint_name import checkpoint_name, name_of
 from stablax._src.primitive import Primitive, lookup
-from stablax._src.transforms.interpret import operand_values
+from stablax._src.transforms.interpret import SCAN, op_key, operand_values
 
 
 class _Decision:
@@ -81,7 +81,9 @@ def _primitive_and_params(op: Any) -> tuple[Primitive, dict[str, Any]]:
     if name is not None:
         return name_p, {"name": name}
     short = op.name.split(".", 1)[-1]
-    if op.name == "stablehlo.custom_call":
+    if op_key(op) == SCAN:
+        short = "scan"  # a stablehlo.while marked as a scan
+    elif op.name == "stablehlo.custom_call":
         short = ir.StringAttr(op.attributes["call_target_name"]).value.split(".")[-1]
     jax_name = _JAX_NAMES.get(short, short)
     prim = lookup(jax_name) or Primitive(jax_name, _not_bindable(jax_name))
