@@ -66,13 +66,7 @@ _JAX_NAMES = {
     "sine": "sin",
     "cosine": "cos",
     "select": "select_n",
-    "sqrt": "sqrt",
     "convert": "convert_element_type",
-    "logistic": "logistic",
-    "and": "and",
-    "or": "or",
-    "not": "not",
-    "xor": "xor",
 }
 
 
