@@ -21,6 +21,8 @@ from stablax import (  # what a first program needs; the other libraries load on
 
 if _typing.TYPE_CHECKING:  # loaded on first use: see __getattr__ below
     from stablax import (
+        ad_checkpoint,
+        core,
         custom_batching,
         dlpack,
         image,
@@ -68,6 +70,7 @@ from stablax._src.closure_convert import closure_convert
 from stablax._src.config import config
 from stablax._src.config_states import *  # noqa: F403  (enable_x64 and the other flag contexts)
 from stablax._src.dtypes import float0
+from stablax._src.fwd_and_bwd import fwd_and_bwd
 from stablax._src.jit import ShapeDtypeStruct, jit
 from stablax._src.refs import Ref, empty_ref, free_ref, freeze, memory, new_ref
 from stablax._src.runtime import Device
@@ -82,6 +85,7 @@ from stablax._src.transforms.custom_derivatives import (
     custom_vjp,
     remat,
 )
+from stablax._src.transforms.vjp_refs import ad
 from stablax._src.transforms.vmap_api import vmap
 from stablax._src.tree_util import (
     tree_flatten,
@@ -99,6 +103,10 @@ __all__ = [
     "checkpoint",
     "checkpoint_policies",
     "closure_convert",
+    "ad",
+    "ad_checkpoint",
+    "core",
+    "fwd_and_bwd",
     "custom_batching",
     "custom_derivatives",
     "custom_gradient",
@@ -180,6 +188,8 @@ from stablax._src import config_states as _config_states
 # `import stablax` costs only what a first program needs; `import stablax.nn` works as ever.
 _LAZY_SUBMODULES = frozenset(
     {
+        "ad_checkpoint",
+        "core",
         "custom_batching",
         "dlpack",
         "example_libraries",

@@ -12,6 +12,7 @@ from stablax._src import caches, core, dtypes, runtime, transfer_guard, tree_uti
 from stablax._src.array import Array, from_host
 from stablax._src.config import config
 from stablax._src.jit import as_jitted, jit
+from stablax._src.traced import StableHLOFunction
 
 
 def clear_caches() -> None:
@@ -104,37 +105,6 @@ def block_until_ready(x: Any) -> Any:
         if isinstance(leaf, Array):
             leaf.block_until_ready()
     return x
-
-
-class StableHLOFunction:
-    """What `make_jaxpr` returns: the StableHLO module XLA receives; `str()` prints it."""
-
-    def __init__(self, lowered: Any) -> None:
-        self._lowered = lowered
-
-    @property
-    def in_avals(self) -> list[core.ShapedArray]:
-        return self._lowered.in_avals
-
-    @property
-    def out_avals(self) -> list[core.ShapedArray]:
-        return self._lowered.out_avals
-
-    @property
-    def module(self) -> Any:
-        return self._lowered.compiler_ir()
-
-    def text(self, debug_info: bool = False) -> str:
-        return self._lowered.as_text(debug_info=debug_info)
-
-    def __str__(self) -> str:
-        return self.text()
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def pretty_print(self, **_: Any) -> str:
-        return self.text()
 
 
 def make_jaxpr(fun: Callable, static_argnums: Any = (), **unused: Any) -> Callable:

@@ -22,6 +22,7 @@ from stablax._src.config import config
 from stablax._src.core import ShapedArray, trace_state
 from stablax._src.dispatch import compile_traced, to_array
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
+from stablax._src.traced import Traced, args_info, out_info
 
 _SCALAR_TYPES = (bool, int, float, complex)
 
@@ -229,7 +230,7 @@ class Jitted:
 
         return flat, out_tree_box
 
-    def trace(self, args: tuple, kwargs: dict) -> tuple[core.TracedFunction, Any, list]:
+    def _trace(self, args: tuple, kwargs: dict) -> tuple[core.TracedFunction, Any, list]:
         if config.jax_no_tracing:
             raise RuntimeError(
                 f"re-tracing function {getattr(self.fun, '__name__', self.fun)} for `jit`, but "
@@ -259,7 +260,7 @@ class Jitted:
         return indices
 
     def _compile(self, args, kwargs, in_tree, avals, leaves) -> _Entry:
-        traced, out_tree, _ = self.trace(args, kwargs)
+        traced, out_tree, _ = self._trace(args, kwargs)
         return self._make_entry(traced, out_tree, self._donated_leaf_indices(args, kwargs))
 
     def _compile_explained(self, key, args, kwargs, in_tree, avals, leaves) -> _Entry:
@@ -292,11 +293,25 @@ class Jitted:
     # --- staging API ---------------------------------------------------------------------------
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
-        traced, out_tree, leaves = self.trace(args, kwargs)
-        return Lowered(self, traced, out_tree, self._donated_leaf_indices(args, kwargs))
+        return self.trace(*args, **kwargs).lower()
+
+    def trace(self, *args: Any, **kwargs: Any) -> Traced:
+        """The `Traced` stage: `fun` traced for these arguments (`.lower()`, `.jaxpr`, ...)."""
+        traced, out_tree, _ = self._trace(args, kwargs)
+        dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
+        in_tree = tree_util.tree_structure((dyn_args, dyn_kwargs))
+        donated = self._donated_leaf_indices(args, kwargs)
+        return Traced(
+            traced,
+            getattr(self.fun, "__name__", "fun"),
+            in_tree,
+            out_tree,
+            donated,
+            lambda: Lowered(self, traced, out_tree, donated, in_tree),
+        )
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
-        traced, out_tree, _ = self.trace(args, kwargs)
+        traced, out_tree, _ = self._trace(args, kwargs)
         structs = [
             ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.out_avals
         ]
@@ -488,11 +503,24 @@ _SINGLE_LEAF_TREE = tree_util.tree_structure(0)
 class Lowered:
     """`jit(f).lower(*args)`: the StableHLO module, ready to compile."""
 
-    def __init__(self, jitted: Jitted, traced: core.TracedFunction, out_tree, donated) -> None:
+    def __init__(
+        self, jitted: Jitted, traced: core.TracedFunction, out_tree, donated, in_tree=None
+    ) -> None:
         self._jitted = jitted
         self._traced = traced
         self.out_tree = out_tree
         self._donated = donated
+        self.in_tree = in_tree
+
+    @property
+    def args_info(self) -> Any:
+        """The pytree `(args, kwargs)` of `ArgInfo` for the (non-static) arguments."""
+        return args_info(self.in_tree, self._traced.in_avals, self._donated)
+
+    @property
+    def out_info(self) -> Any:
+        """The outputs' pytree of `ShapeDtypeStruct`s."""
+        return out_info(self.out_tree, self._traced.out_avals)
 
     def as_text(self, debug_info: bool = False) -> str:
         return self._traced.text(debug_info=debug_info)

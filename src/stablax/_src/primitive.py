@@ -6,6 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+_BY_NAME: dict[str, Primitive] = {}  # JAX's primitive name -> the first object made with it
+
+
+def lookup(name: str) -> Primitive | None:
+    """The primitive object with JAX's name `name` ("dot_general", "mul", ...), if one exists."""
+    return _BY_NAME.get(name)
+
 
 class Primitive:
     """A named operation with JAX's `bind` interface.
@@ -18,6 +25,7 @@ class Primitive:
         self.name = name
         self.multiple_results = multiple_results
         self._impl = impl
+        _BY_NAME.setdefault(name, self)
 
     def bind(self, *args: Any, **params: Any) -> Any:
         """Applies the operation to `args` with JAX's parameters for it.

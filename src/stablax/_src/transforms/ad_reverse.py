@@ -29,6 +29,7 @@ from stablax._src.transforms.ad_trace import (
     trace_flat,
 )
 from stablax._src.transforms.interpret import run_staged
+from stablax._src.transforms.vjp_refs import VJP
 
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
@@ -42,7 +43,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     lin, outs, captured, info = linearize_and_run(fun, primals, has_aux)
     num_out = info["num_out"]
     # A pytree whose leaves are the residuals: it can be returned from jit, as JAX's can.
-    vjp_fun = tree_util.Partial(_Pullback(lin, info), list(captured))
+    vjp_fun = VJP(_Pullback(lin, info), list(captured))
     primal_out = tree_util.tree_unflatten(info["out_tree"], outs[:num_out])
     if has_aux:
         return primal_out, vjp_fun, info["aux_tree"].unflatten(outs[num_out:])

@@ -23,7 +23,7 @@ from stablax._src import ir as mlir
 from stablax._src.bodies import PAYLOAD_ATTRIBUTE
 from stablax._src.core import ShapedArray
 from stablax._src.ir import ir
-from stablax._src.transforms import calls
+from stablax._src.transforms import calls, remat_policies
 from stablax._src.transforms.ad import (
     aval_of,
     instantiate,
@@ -33,6 +33,7 @@ from stablax._src.transforms.ad import (
     zeros_like_aval,
 )
 from stablax._src.transforms.interpret import eval_op, operand_values
+from stablax._src.transforms.remat_policies import checkpoint_policies
 
 _CLOSED_OVER_MESSAGE = (
     "Detected differentiation of a {kind} function with respect to a closed-over value. That "
@@ -771,25 +772,6 @@ class LinearCall:
 # --- checkpoint --------------------------------------------------------------------------------
 
 
-class checkpoint_policies:  # noqa: N801 (JAX's public name)
-    """Which intermediates a checkpointed function saves for the backward pass."""
-
-    nothing_saveable = "nothing_saveable"
-    everything_saveable = "everything_saveable"
-    dots_saveable = "dots_saveable"
-    checkpoint_dots = "dots_saveable"
-    dots_with_no_batch_dims_saveable = "dots_with_no_batch_dims_saveable"
-
-
-_POLICIES = {
-    None,
-    "nothing_saveable",
-    "everything_saveable",
-    "dots_saveable",
-    "dots_with_no_batch_dims_saveable",
-}
-
-
 def checkpoint(
     fun: Callable,
     *,
@@ -799,7 +781,9 @@ def checkpoint(
 ) -> Callable:
     """Rematerialization: under reverse mode, recompute fun's intermediates instead of saving
     them (all of them by default; `policy=checkpoint_policies.dots_saveable` keeps matmuls)."""
-    if policy not in _POLICIES:
+    if isinstance(policy, str):
+        policy = remat_policies.LEGACY_NAMES.get(policy, policy)
+    if policy is not None and not callable(policy):
         raise ValueError(
             f"checkpoint: unknown policy {policy!r}; use a checkpoint_policies attribute"
         )
@@ -844,11 +828,9 @@ class Remat:
         linear_trace = core.current_trace()
         if primal_trace is None or primal_trace is linear_trace:
             return jvp_traced(callee, primals, tangents)  # plain forward mode: nothing to save
-        if self.policy in (
-            "everything_saveable",
-            "dots_saveable",
-            "dots_with_no_batch_dims_saveable",
-        ):
+        if self.policy is remat_policies.everything_saveable:
+            return jvp_traced(callee, primals, tangents)  # as if not checkpointed
+        if self.policy is not None and self.policy is not remat_policies.nothing_saveable:
             outs, saved = _saved_values(callee, primals, self.policy)  # the body inlined in K
         else:
             outs, saved = calls.call(callee, primals, self), {}  # the primal values, computed in K
@@ -856,6 +838,11 @@ class Remat:
         lifted = [
             linear_trace.lift(a, aval_of(a)) if isinstance(a, core.Tracer) else a for a in primals
         ]
+        # Saved values enter L as residuals, so what is computed from them is recomputed in L.
+        saved = {
+            k: linear_trace.lift(v, aval_of(v)) if isinstance(v, core.Tracer) else v
+            for k, v in saved.items()
+        }
         with core.emitting_into(linear_trace):
             _, out_tangents = jvp_traced(callee, lifted, tangents, saved=saved)
         return outs, out_tangents
@@ -870,18 +857,10 @@ def _saved_values(callee, args, policy):
         outs = eval_op(op, [env[v] for v in operand_values(op)], callee.owner)
         for r, v in zip(op.results, outs, strict=True):
             env[r] = v
-        if policy == "everything_saveable" or (
-            op.name == "stablehlo.dot_general"
-            and (policy == "dots_saveable" or not _has_batch_dims(op))
-        ):
+        if remat_policies.decide(policy, op) is not remat_policies.Recompute:
             for r in op.results:
                 saved[r] = env[r]
     return [env[v] for v in returned], saved
-
-
-def _has_batch_dims(op) -> bool:
-    dn = mlir.stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
-    return bool(len(dn.lhs_batching_dimensions))
 
 
 __all__ = [
