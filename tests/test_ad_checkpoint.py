@@ -43,11 +43,10 @@ def _lines(capsys, f, *args):
 
 
 ARGS = ["f32[3,3] from the argument w", "f32[3] from the argument x"]
-DOTS = ["f32[3,1] output of dot_general", "f32[3,1] output of dot_general"]
+DOTS = ["f32[3] output of dot_general", "f32[3] output of dot_general"]
 OFFLOAD = dict(offload_src="device", offload_dst="pinned_host")
 
-# (policy, residuals beyond the arguments); JAX lists the same ones for _two_layers (its dots
-# are f32[3] where stablax's jnp.dot of a matrix and a vector is a dot_general to [3,1]).
+# (policy, residuals beyond the arguments); JAX lists the same ones for _two_layers.
 POLICY_CASES = [
     ("None", None, []),
     ("nothing_saveable", cp.nothing_saveable, []),

@@ -11,14 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, tree_util
+from stablax._src import bodies, core, tree_util
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import bind, def_op
 from stablax._src.ir import ir
 from stablax._src.lax import _control_flow_common as cf
 from stablax._src.lax._shapes import aval_of
-from stablax._src.transforms import calls
 
 COMPOSITE = "stablehlo.composite"
 _NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+$")  # what StableHLO accepts
@@ -67,39 +66,47 @@ def _decode_attribute(attr: ir.Attribute) -> Any:
 
 
 def _composite_rule(*avals: ShapedArray, composite_name, attributes, version, decomposition):
-    return tuple(cf.body_fn(decomposition).out_avals)
+    return tuple(decomposition.out_avals)
 
 
 def _composite_lowering(
     operands, in_avals, out_avals, *, composite_name, attributes, version, decomposition
 ):
-    trace = calls._trace_of_insertion(core.current_trace())
-    calls._ensure_callee_in_module(trace, calls.callees[decomposition])
+    # The decomposition is a private function of this module, named by the op.
+    symbol = bodies.add_function(core.lowering_trace(), decomposition, "composite_decomposition")
     attrs = {
         "name": ir.StringAttr.get(composite_name),
         "composite_attributes": ir.DictAttr.get({k: _encode(v) for k, v in attributes}),
-        "decomposition": ir.FlatSymbolRefAttr.get(decomposition),
+        "decomposition": ir.FlatSymbolRefAttr.get(symbol),
         "version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), version),
     }
     types = [mlir.aval_type(a) for a in out_avals]
     return list(mlir.emit(COMPOSITE, operands, types, attrs).results)
 
 
-def _composite_decode(op: Any) -> dict[str, Any]:
+def _composite_decode(op: Any, owner: Any) -> dict[str, Any]:
     table = ir.DictAttr(op.attributes["composite_attributes"])
     attributes = tuple(
         sorted((table[i].name, _decode_attribute(table[i].attr)) for i in range(len(table)))
     )
+    symbol = ir.FlatSymbolRefAttr(op.attributes["decomposition"]).value
     return dict(
         composite_name=ir.StringAttr(op.attributes["name"]).value,
         attributes=attributes,
         version=int(ir.IntegerAttr(op.attributes["version"]).value),
-        decomposition=ir.FlatSymbolRefAttr(op.attributes["decomposition"]).value,
+        decomposition=bodies.Callee(owner, symbol),
     )
 
 
 # No jvp or batching rule, as in JAX 0.10.2: wrap the composite in custom_jvp to differentiate it.
-def_op(COMPOSITE, _composite_rule, _composite_lowering, decode=_composite_decode)
+def_op(
+    COMPOSITE,
+    _composite_rule,
+    _composite_lowering,
+    decode=_composite_decode,
+    decode_reads_owner=True,
+    cache_eagerly=False,
+)
 
 
 def composite(decomposition: Callable, name: str, version: int = 0) -> Callable:
@@ -134,8 +141,7 @@ def composite(decomposition: Callable, name: str, version: int = 0) -> Callable:
             out_tree_box.append(out_tree)
             return out_leaves
 
-        traced, captured = cf.trace_body(flat, avals)
-        body = cf.register_body(traced)
+        body, captured = cf.trace_body(flat, avals)
         outs = bind(
             COMPOSITE,
             *leaves,

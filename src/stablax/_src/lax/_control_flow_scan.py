@@ -143,6 +143,14 @@ def _decode_scan(op: Any, owner: Any) -> dict[str, Any]:
     }
 
 
+def _zeros(shape, dtype):
+    """Zeros of exactly `dtype` (lax.full canonicalizes: uint64 outputs, as rng_bit_generator's
+    keys, would become uint32 without x64)."""
+    from stablax._src import lax
+
+    return lax.broadcast_in_dim(dispatch.weak_scalar(0, dtype, weak_type=False), shape, ())
+
+
 def _reshape(value, shape, dtype):
     return mlir.emit("stablehlo.reshape", [value], [mlir.tensor_type(shape, dtype)]).result
 
@@ -177,7 +185,7 @@ def bind_scan(
 
     num_carry, num_xs = len(carry), len(xs)
     y_avals = body.out_avals[num_carry:]
-    ys0 = [lax.full((length, *a.shape), 0, a.dtype) for a in y_avals]
+    ys0 = [_zeros((length, *a.shape), a.dtype) for a in y_avals]
     outs = cf.bind_construct(
         SCAN,
         [lax.full((), 0, np.int32), *carry, *ys0, *xs, *consts],
@@ -385,7 +393,7 @@ def _scan_pieces(body, carry, xs, consts, length, reverse, unroll) -> list[Any]:
     n_c = len(carry)
     y_avals = body.out_avals[n_c:]
     if length == 0:
-        return [*carry, *(lax.full((0, *a.shape), 0, a.dtype) for a in y_avals)]
+        return [*carry, *(_zeros((0, *a.shape), a.dtype) for a in y_avals)]
     main = length - length % unroll
     # Forward scans run the leading `main` steps first; reverse scans the trailing ones.
     head = main if not reverse else length - main

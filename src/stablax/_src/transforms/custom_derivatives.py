@@ -167,6 +167,9 @@ class custom_jvp:  # noqa: N801 (JAX's public name)
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp: Callable | None = None
         self.symbolic_zeros = False
+        # Internal: run the rule when the call is differentiated, on tracers, rather than on the
+        # call's values in the trace (rules that must know forward from reverse mode).
+        self.rule_at_rewrite = False
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
         self.jvp = jvp
@@ -209,8 +212,14 @@ class custom_jvp:  # noqa: N801 (JAX's public name)
         nondiff, diff = _split_args(args, self.nondiff_argnums)
         nondiff = _stop_traced_gradients(nondiff)
         leaves, in_tree = tree_util.tree_flatten(diff)
-        if trace.differentiated and not self.symbolic_zeros:
-            return _call_jvp_rule(self, nondiff, leaves, in_tree)
+        if trace.differentiated and not (self.symbolic_zeros or self.rule_at_rewrite):
+            try:
+                return _call_jvp_rule(self, nondiff, leaves, in_tree)
+            except Exception:
+                # JAX runs a rule only for arguments with nonzero tangents, and some rules
+                # refuse to run at all (betainc's in a and b). Call the primal: the rewrite
+                # runs the rule, and raises its error, only if a tangent reaches the call.
+                pass
         return _call_primal(self, nondiff, leaves, in_tree, CustomJvp)
 
 

@@ -149,6 +149,7 @@ def custom_linear_solve(
         inverse = _inverse_map(apply_inverse, backward, mask, theta, statics)
         return x, _linear_part(inverse, rhs, residual)
 
+    solution.rule_at_rewrite = True  # the rule tells forward from reverse mode
     x = solution(b, theta, statics)
     if has_aux:
         return x, aux_box[-1] if aux_box else None
