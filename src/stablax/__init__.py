@@ -58,6 +58,7 @@ from stablax._src.api_extras import (
     typeof,
 )
 from stablax._src.basearray import Array
+from stablax._compat.finder import install_as_jax
 from stablax._src.closure_convert import closure_convert
 from stablax._src.config import config
 from stablax._src.config_states import *  # noqa: F403  (enable_x64 and the other flag contexts)
@@ -165,6 +166,7 @@ __all__ = [
     "memory",
     "new_ref",
     "Device",
+    "install_as_jax",
 ]
 
 from stablax._src import config_states as _config_states
