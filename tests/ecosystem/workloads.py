@@ -125,14 +125,15 @@ def optax_zoo_workloads():
 # --- equinox -----------------------------------------------------------------------------------
 
 
-def _equinox_mlp():
+def _equinox_mlp(activation=None):
     import equinox as eqx
     import jax
     import jax.numpy as jnp
     import optax
 
     x, y = _data()
-    model = eqx.nn.MLP(4, 1, width_size=16, depth=2, key=jax.random.PRNGKey(0))
+    extra = {} if activation is None else {"activation": getattr(jax.numpy, activation)}
+    model = eqx.nn.MLP(4, 1, width_size=16, depth=2, key=jax.random.PRNGKey(0), **extra)
     tx = optax.adam(1e-2)
     state = tx.init(eqx.filter(model, eqx.is_array))
 
@@ -154,7 +155,7 @@ def _equinox_mlp():
 
 
 def equinox_workloads():
-    return {"mlp": _equinox_mlp}
+    return {"mlp": _equinox_mlp, "mlp_tanh": lambda: _equinox_mlp("tanh")}
 
 
 # --- flax --------------------------------------------------------------------------------------

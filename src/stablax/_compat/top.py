@@ -32,18 +32,9 @@ _LAZY_SUBMODULES = frozenset(
 )
 
 
-def _pmap(fun: Any = None, *args: Any, **kwargs: Any) -> Any:
-    # chex (variants, fake_pmap), equinox (filter_pmap): referenced at import, called only for
-    # multi-device code.
-    raise NotImplementedError(
-        "jax.pmap (stablax alias): pmap is not implemented yet (later issue: parallelism); "
-        "chex's with_pmap variants and equinox.filter_pmap need it"
-    )
-
-
 def _extras() -> dict[str, Any]:
     """Names the alias's `jax` has and `stablax` does not."""
-    from stablax._compat import sharding
+    from stablax._compat import pmap, sharding
 
     # optax, flax: `jax.typeof(x).sharding.mesh` (JAX >= 0.7 paths); an aval's sharding is its
     # dims over the mesh in force, as JAX reports it.
@@ -55,7 +46,7 @@ def _extras() -> dict[str, Any]:
     return {
         "__version__": ".".join(map(str, JAX_API_VERSION)),  # flax, chex: version checks
         "__version_info__": JAX_API_VERSION,  # equinox, flax, haiku: version-selected paths
-        "pmap": _pmap,  # chex, equinox: see _pmap
+        "pmap": pmap.pmap,  # chex (variants), equinox (filter_pmap; type(pmap(f)) at import)
         # optax, flax: JAX's top-level sharding names (one device; see compat.sharding)
         "P": sharding.PartitionSpec,
         "NamedSharding": sharding.NamedSharding,
