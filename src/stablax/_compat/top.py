@@ -34,7 +34,7 @@ _LAZY_SUBMODULES = frozenset(
 
 def _extras() -> dict[str, Any]:
     """Names the alias's `jax` has and `stablax` does not."""
-    from stablax._compat import pmap, sharding
+    from stablax._compat import pmap, sharding, typeof
 
     # optax, flax: `jax.typeof(x).sharding.mesh` (JAX >= 0.7 paths); an aval's sharding is its
     # dims over the mesh in force, as JAX reports it.
@@ -48,6 +48,7 @@ def _extras() -> dict[str, Any]:
         "__version_info__": JAX_API_VERSION,  # equinox, flax, haiku: version-selected paths
         "pmap": pmap.pmap,  # chex (variants), equinox (filter_pmap; type(pmap(f)) at import)
         # optax, flax: JAX's top-level sharding names (one device; see compat.sharding)
+        "typeof": typeof.typeof,  # flax nnx: jax.typeof(key array) while splitting rngs
         "P": sharding.PartitionSpec,
         "NamedSharding": sharding.NamedSharding,
         "set_mesh": sharding.set_mesh,

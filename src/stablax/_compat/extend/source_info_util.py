@@ -12,3 +12,10 @@ def extend_name_stack(name):
 def current():
     """The current source info: stablax records none."""
     return None
+
+
+def register_exclusion(path):
+    """Records `path` as hidden from source info (flax); stablax keeps no source info."""
+    from stablax._compat._src.traceback_util import register_exclusion as record
+
+    record(path)

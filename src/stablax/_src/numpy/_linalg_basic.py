@@ -99,9 +99,10 @@ def outer(a, b):
     return lax.dot_general(a, b, (((1,), (0,)), ((), ())))
 
 
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
     """Sums products over the last `axes` axes of `a` and the first of `b`, or over the given
-    pairs of axes (`np.tensordot`, one `stablehlo.dot_general`)."""
+    pairs of axes (`np.tensordot`, one `stablehlo.dot_general`). `out_sharding` is accepted as
+    in JAX (optax passes it); on stablax's one device any sharding holds, so it changes nothing."""
     a, b = promote_dtypes(asarray(a), asarray(b))
     a_nd, b_nd = a.aval.ndim, b.aval.ndim
     if isinstance(axes, int) or (hasattr(axes, "__index__") and not hasattr(axes, "__len__")):
