@@ -189,3 +189,49 @@ def max_dim(d1: Any, d2: Any) -> Any:
 def min_dim(d1: Any, d2: Any) -> Any:
     """`min` of two dimension sizes (static sizes only in stablax)."""
     return min(d1, d2)
+
+
+class _Primitives:
+    """`jax.extend.core.primitives`: the call primitives haiku compares by identity."""
+
+    def __init__(self) -> None:
+        from stablax._compat.primitives import Primitive
+
+        self.jit_p = Primitive("jit")  # haiku to_dot: `primitive is primitives.jit_p`
+        self.pjit_p = self.jit_p
+        self.call_p = Primitive("call")
+
+
+primitives = _Primitives()
+no_effects: frozenset = frozenset()  # equinox: effect sets
+Effects = set
+
+
+def concrete_or_error(force: Any, val: Any, context: str = "") -> Any:
+    """`force(val)` for a concrete `val`; a traced one raises ConcretizationTypeError (equinox)."""
+    from stablax.errors import ConcretizationTypeError
+
+    if isinstance(val, Tracer):
+        raise ConcretizationTypeError(
+            f"Abstract tracer value encountered where concrete value is expected: {context}"
+        )
+    return val if force is None else force(val)
+
+
+def valid_jaxtype(x: Any) -> bool:
+    """Whether `x` is a value stablax can trace (an array or a scalar of an array dtype)."""
+    try:
+        aval_of(x)
+    except TypeError:
+        return False
+    return True
+
+
+def primal_dtype_to_tangent_dtype(dtype: Any) -> Any:
+    """The tangent dtype of a primal dtype: itself if inexact, float0 otherwise (equinox)."""
+    import numpy as np
+
+    from stablax._src.dtypes import float0
+
+    dtype = np.dtype(dtype)
+    return dtype if np.issubdtype(dtype, np.inexact) else float0
