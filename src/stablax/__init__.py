@@ -26,6 +26,7 @@ from stablax import (  # libraries on top of numpy and lax
     tree_util,
     typing,
 )
+from stablax._compat.finder import install_as_jax
 from stablax._src import numpy as _numpy_methods  # noqa: F401  (attaches Array operators)
 from stablax._src.api import (
     block_until_ready,
@@ -58,7 +59,6 @@ from stablax._src.api_extras import (
     typeof,
 )
 from stablax._src.basearray import Array
-from stablax._compat.finder import install_as_jax
 from stablax._src.closure_convert import closure_convert
 from stablax._src.config import config
 from stablax._src.config_states import *  # noqa: F403  (enable_x64 and the other flag contexts)

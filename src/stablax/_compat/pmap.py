@@ -20,8 +20,15 @@ from stablax._src import tree_util
 class _Pmapped:
     """The callable `pmap(f)` returns."""
 
-    def __init__(self, fun: Callable, axis_name: Any, in_axes: Any, out_axes: Any,
-                 static_broadcasted_argnums: Any, devices: Any) -> None:
+    def __init__(
+        self,
+        fun: Callable,
+        axis_name: Any,
+        in_axes: Any,
+        out_axes: Any,
+        static_broadcasted_argnums: Any,
+        devices: Any,
+    ) -> None:
         import stablax
 
         self.fun = fun
@@ -45,8 +52,10 @@ class _Pmapped:
     def __call__(self, *args: Any) -> Any:
         static = tuple((i, args[i]) for i in sorted(self.static) if i < len(args))
         dynamic = [a for i, a in enumerate(args) if i not in self.static]
-        in_axes = self.in_axes if isinstance(self.in_axes, (list, tuple)) else [self.in_axes] * len(
-            dynamic
+        in_axes = (
+            self.in_axes
+            if isinstance(self.in_axes, (list, tuple))
+            else [self.in_axes] * len(dynamic)
         )
         for arg, axis in zip(dynamic, in_axes):
             if axis is None:
@@ -61,12 +70,26 @@ class _Pmapped:
         return self.jitted(static, *dynamic)
 
 
-def pmap(fun: Callable | None = None, axis_name: Any = None, *, in_axes: Any = 0,
-         out_axes: Any = 0, static_broadcasted_argnums: Any = (), devices: Any = None,
-         backend: Any = None, axis_size: Any = None, donate_argnums: Any = ()) -> Any:
+def pmap(
+    fun: Callable | None = None,
+    axis_name: Any = None,
+    *,
+    in_axes: Any = 0,
+    out_axes: Any = 0,
+    static_broadcasted_argnums: Any = (),
+    devices: Any = None,
+    backend: Any = None,
+    axis_size: Any = None,
+    donate_argnums: Any = (),
+) -> Any:
     """Maps `fun` over a leading axis, one slice per device (here: a size-1 axis, one device)."""
     if fun is None:
-        return functools.partial(pmap, axis_name=axis_name, in_axes=in_axes, out_axes=out_axes,
-                                 static_broadcasted_argnums=static_broadcasted_argnums,
-                                 devices=devices)
+        return functools.partial(
+            pmap,
+            axis_name=axis_name,
+            in_axes=in_axes,
+            out_axes=out_axes,
+            static_broadcasted_argnums=static_broadcasted_argnums,
+            devices=devices,
+        )
     return _Pmapped(fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices)

@@ -74,8 +74,9 @@ class Primitive:
             fn = _with_batcher(fn, lambda size, *a, **p: batcher(*a, **p), params)
         axis_batcher = axis_primitive_batchers.get(self)
         if axis_batcher is not None:
-            fn = _with_batcher(fn, lambda size, *a, **p: axis_batcher(AxisData(size), *a, **p),
-                               params)
+            fn = _with_batcher(
+                fn, lambda size, *a, **p: axis_batcher(AxisData(size), *a, **p), params
+            )
         jvp = primitive_jvps.get(self)
         if jvp is not None:
             fn = _with_jvp(fn, jvp, params)

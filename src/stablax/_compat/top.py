@@ -61,6 +61,15 @@ def _in_compat(name: str) -> bool:
     return importlib.util.find_spec(f"stablax._compat.{name}") is not None
 
 
+def _jax_getattr(name: str) -> Any:
+    """`jax.<name>` not set at creation: a compat submodule, or a late stablax attribute."""
+    if name in _LAZY_SUBMODULES or _in_compat(name):
+        return importlib.import_module(f"jax.{name}")
+    if hasattr(stablax, name):
+        return getattr(stablax, name)
+    raise AttributeError(f"module 'jax' (the stablax alias) has no attribute {name!r}")
+
+
 def make_jax_module() -> types.ModuleType:
     """A fresh module `jax`: stablax's public names, the alias's extras, lazy submodules."""
     module = types.ModuleType("jax", stablax.__doc__)
@@ -72,12 +81,5 @@ def make_jax_module() -> types.ModuleType:
     module.__dict__.update(_extras())
     module.__path__ = []  # a package: its submodules are found by the alias finder
 
-    def __getattr__(name: str) -> Any:
-        if name in _LAZY_SUBMODULES or _in_compat(name):
-            return importlib.import_module(f"jax.{name}")
-        if hasattr(stablax, name):
-            return getattr(stablax, name)
-        raise AttributeError(f"module 'jax' (the stablax alias) has no attribute {name!r}")
-
-    module.__getattr__ = __getattr__
+    module.__getattr__ = _jax_getattr
     return module

@@ -1,3 +1,3 @@
 """`jax.extend` under the alias (equinox, flax, haiku)."""
 
-from stablax._compat.extend import core as core  # noqa: PLC0414
+from stablax._compat.extend import core as core
