@@ -32,7 +32,7 @@ def _run(code: str, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(SRC), env.get("PYTHONPATH", "")])
     return subprocess.run(
-        [sys.executable, *args, "-c", textwrap.dedent(code)] if not args else [sys.executable, *args],
+        [sys.executable, *args] if args else [sys.executable, "-c", textwrap.dedent(code)],
         env=env,
         capture_output=True,
         text=True,
