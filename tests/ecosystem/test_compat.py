@@ -51,8 +51,18 @@ def test_alias_maps_jax_modules_onto_stablax():
         import jax, jax.numpy as jnp, jax.lax, jax.random, jax.tree_util, jax.numpy.linalg
         import jax.experimental.ode, jax.sharding, jax.extend.core, jax._src.tree_util
         from jax.experimental import checkify
-        assert jax.numpy is stablax.numpy and jax.random is stablax.random
-        assert jax.numpy.linalg is stablax.numpy.linalg
+        assert jax.numpy.sum is stablax.numpy.sum and jax.random.split is stablax.random.split
+        assert jax.numpy.linalg is stablax.numpy.linalg and jax.tree_util is stablax.tree_util
+        # JAX's out_sharding= keyword, where stablax's functions lack it (one device: a no-op)
+        s = jax.typeof(jnp.ones(3)).sharding
+        assert jax.random.normal(jax.random.key(0), (3,), out_sharding=s).shape == (3,)
+        assert jnp.zeros(2, out_sharding=jax.P()).shape == (2,)
+        try:
+            jnp.ones(2, out_sharding="x")
+        except TypeError as err:
+            assert "out_sharding" in str(err)
+        else:
+            raise AssertionError("a non-sharding out_sharding must raise")
         assert jax.experimental.ode is stablax.experimental.ode
         assert jax.lax.add is stablax.lax.add and jax.lax.linalg is stablax.lax.linalg
         assert stablax.numpy.__spec__.name == "stablax.numpy"  # stablax's own spec is kept

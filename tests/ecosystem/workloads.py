@@ -72,9 +72,28 @@ def optax_workloads():
         "adam": lambda: _optax_regression(lambda o: o.adam(1e-1)),
         "adamw": lambda: _optax_regression(lambda o: o.adamw(1e-1, weight_decay=1e-2)),
         "sgd": lambda: _optax_regression(lambda o: o.sgd(1e-2, momentum=0.9)),
+        "losses": _optax_losses,
         "chain": lambda: _optax_regression(
             lambda o: o.chain(o.clip_by_global_norm(1.0), o.scale_by_adam(), o.scale(-0.1))
         ),
+    }
+
+
+def _optax_losses():
+    import jax.numpy as jnp
+    import optax
+
+    rng = np.random.default_rng(3)
+    logits = jnp.asarray(rng.normal(size=(4, 5)).astype(np.float32))
+    labels = jnp.array([0, 3, 1, 4])
+    target = jnp.asarray(rng.normal(size=(4, 5)).astype(np.float32))
+    return {
+        "softmax_ce_int": optax.softmax_cross_entropy_with_integer_labels(logits, labels),
+        "softmax_ce": optax.softmax_cross_entropy(logits, jnp.eye(5)[labels]),
+        "sigmoid_bce": optax.sigmoid_binary_cross_entropy(logits, target > 0),
+        "l2": optax.l2_loss(logits, target),
+        "huber": optax.huber_loss(logits, target),
+        "cosine": optax.cosine_distance(logits, target),
     }
 
 
@@ -283,11 +302,48 @@ def _linen_mlp():
     return _pack(losses, params)
 
 
+def _nnx_cnn():
+    """Conv, BatchNorm and Dropout (random bits drawn from nnx.Rngs) in a jitted train step."""
+    import jax.numpy as jnp
+    import optax
+    from flax import nnx
+
+    class CNN(nnx.Module):
+        def __init__(self, rngs):
+            self.conv = nnx.Conv(2, 4, (3, 3), rngs=rngs)
+            self.bn = nnx.BatchNorm(4, rngs=rngs)
+            self.drop = nnx.Dropout(0.25, rngs=rngs)
+            self.out = nnx.Linear(4 * 6 * 6, 1, rngs=rngs)
+
+        def __call__(self, x):
+            h = self.drop(nnx.relu(self.bn(self.conv(x))))
+            return self.out(h.reshape(h.shape[0], -1))
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(4, 6, 6, 2)).astype(np.float32)
+    y = rng.normal(size=(4, 1)).astype(np.float32)
+    model = CNN(nnx.Rngs(0, dropout=1))
+    optimizer = nnx.Optimizer(model, optax.adam(1e-2), wrt=nnx.Param)
+
+    @nnx.jit
+    def step(m, opt):
+        loss, g = nnx.value_and_grad(lambda m: jnp.mean((m(x) - y) ** 2))(m)
+        opt.update(m, g)
+        return loss
+
+    losses = [step(model, optimizer) for _ in range(3)]
+    model.eval()
+    out = _pack(losses, nnx.state(model, nnx.Param))
+    out["eval"] = np.asarray(model(x))
+    return out
+
+
 def flax_workloads():
     return {
         "nnx_train": _nnx_train,
         "nnx_linear": _nnx_linear,
         "nnx_save_restore": _nnx_save_restore,
+        "nnx_cnn": _nnx_cnn,
         "linen_mlp": _linen_mlp,
     }
 
@@ -320,8 +376,35 @@ def _haiku_mlp():
     return _pack(losses, params)
 
 
+def _haiku_lstm_batchnorm():
+    """An LSTM unrolled over time and a BatchNorm with state, differentiated."""
+    import haiku as hk
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(2)
+    xs = rng.normal(size=(5, 3, 4)).astype(np.float32)
+
+    def f(xs, is_training):
+        core = hk.LSTM(6)
+        hs, _ = hk.dynamic_unroll(core, xs, core.initial_state(3))
+        normed = hk.BatchNorm(True, True, 0.9)(hs, is_training)
+        # (a plain sum of batch-normalized values has a zero gradient: weight it)
+        return jnp.sum(jnp.tanh(normed) * jnp.linspace(-1.0, 2.0, normed.shape[-1]))
+
+    net = hk.transform_with_state(f)
+    params, state = net.init(jax.random.PRNGKey(0), xs, True)
+    (loss, state), grads = jax.value_and_grad(
+        lambda p: net.apply(p, state, None, xs, True), has_aux=True
+    )(params)
+    out = _pack([loss], grads)
+    for i, leaf in enumerate(_leaves(state)):
+        out[f"state{i}"] = leaf
+    return out
+
+
 def haiku_workloads():
-    return {"mlp": _haiku_mlp}
+    return {"mlp": _haiku_mlp, "lstm_batchnorm": _haiku_lstm_batchnorm}
 
 
 # --- chex --------------------------------------------------------------------------------------

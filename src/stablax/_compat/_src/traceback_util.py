@@ -21,3 +21,9 @@ def api_boundary(fun: Any = None, **unused: Any) -> Any:
     if fun is None:
         return lambda f: f
     return fun
+
+
+def include_frame(frame: Any) -> bool:
+    """Whether JAX would show `frame` (equinox): every frame outside the excluded files."""
+    filename = getattr(getattr(frame, "f_code", frame), "co_filename", "")
+    return not any(filename.startswith(p) for p in _exclude_paths)

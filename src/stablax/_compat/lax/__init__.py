@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import stablax.lax as _lax
+from stablax._compat import out_sharding as _out_sharding
 from stablax.lax import *  # noqa: F403
+
+# JAX's out_sharding= keyword (flax's nnx.Conv passes it; see compat.out_sharding).
+globals().update(_out_sharding.wrappers(_lax, "lax", _out_sharding.NAMES["lax"]))
 
 _COLLECTIVES = "later issue: parallelism (collectives over named axes need pmap/shard_map)"
 
@@ -35,6 +40,4 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
 
 
 def __getattr__(name: str) -> Any:  # stablax.lax's private names and late additions
-    import stablax.lax
-
-    return getattr(stablax.lax, name)
+    return getattr(_lax, name)
