@@ -5,8 +5,9 @@ compatibility package has that module (JAX's internals and the modules stablax d
 publicly, or where JAX's version of a module has a little more: `jax.lax`, `jax.numpy`,
 `jax.random`), and to `stablax.X.Y` otherwise. A module of the second kind is the very object
 stablax uses (`sys.modules["jax.numpy.linalg"] is stablax.numpy.linalg`), and the compat ones
-re-export stablax's functions, so arrays, tracers and pytree registrations are shared. The top-level `jax` is its own module: stablax's names plus the few that only the alias
-adds (`pmap`, `sharding`, `__version_info__`, ...; see `stablax._compat.top`).
+re-export stablax's functions, so arrays, tracers and pytree registrations are shared. The
+top-level `jax` is its own module: stablax's names plus the few that only the alias adds
+(`pmap`, `sharding`, `__version_info__`, ...; see `stablax._compat.top`).
 """
 
 from __future__ import annotations
