@@ -36,12 +36,7 @@ LIBRARIES = {
 
 # Workloads that do not run yet, with the reason (one that starts to match fails the test, so
 # this list stays true).
-KNOWN_FAILURES = {
-    "equinox/mlp": (
-        "stablax core: reverse-mode AD of vmap of a custom_jvp function (eqx.nn.MLP vmaps its "
-        "default activation, jax.nn.relu) raises UnexpectedTracerError; mlp_tanh runs"
-    ),
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 # Arrays equal to JAX's to within a few float32 ulps (most are bit-identical; the rest differ
 # in the last bits where XLA fuses a reduction differently).
