@@ -50,18 +50,27 @@ STAX = [
         0,
         None,
     ),
-    ("batchnorm", "stax.BatchNorm(beta_init=init.normal(), gamma_init=init.normal())",
-     [4, 3, 3, 2], 0, None),
+    (
+        "batchnorm",
+        "stax.BatchNorm(beta_init=init.normal(), gamma_init=init.normal())",
+        [4, 3, 3, 2],
+        0,
+        None,
+    ),
     ("batchnorm_axis", "stax.BatchNorm(axis=0, center=False)", [6, 3], 0, None),
     ("maxpool", "stax.MaxPool((2, 2), strides=(2, 2))", [2, 5, 5, 3], 0, None),
     ("sumpool_same", "stax.SumPool((3, 3), padding='SAME')", [1, 4, 5, 2], 0, None),
-    ("avgpool_same", "stax.AvgPool((2, 3), strides=(2, 1), padding='SAME')", [1, 5, 5, 2], 0,
-     None),
+    ("avgpool_same", "stax.AvgPool((2, 3), strides=(2, 1), padding='SAME')", [1, 5, 5, 2], 0, None),
     ("avgpool_spec", "stax.AvgPool((2, 2), spec='NCHW')", [1, 2, 4, 4], 0, None),
     ("dropout", "stax.Dropout(0.7)", [3, 8], 0, 5),
     ("dropout_test", "stax.Dropout(0.7, mode='test')", [3, 8], 0, 5),
-    ("mlp", "stax.serial(stax.Dense(16), stax.Relu, stax.Dense(10), stax.LogSoftmax)",
-     [5, 8], 0, None),
+    (
+        "mlp",
+        "stax.serial(stax.Dense(16), stax.Relu, stax.Dense(10), stax.LogSoftmax)",
+        [5, 8],
+        0,
+        None,
+    ),
     (
         "mlp_all_activations",
         "stax.serial(stax.Dense(6), stax.Tanh, stax.Dense(6), stax.Sigmoid, stax.Dense(6), "
@@ -219,7 +228,9 @@ def main() -> None:
     }
     (OUT / "cases.json").write_text(json.dumps(cases, indent=1) + "\n")
     np.savez_compressed(OUT / "values.npz", **values)
-    print(f"recorded {sum(map(len, cases.values()))} cases, {len(values)} arrays, jax {jax.__version__}")
+    print(
+        f"recorded {sum(map(len, cases.values()))} cases, {len(values)} arrays, jax {jax.__version__}"
+    )
 
 
 if __name__ == "__main__":

@@ -107,6 +107,27 @@ def test_vmap_of_vmap_custom_jvp_and_its_gradient():
     close(g, _fake_dx(x3, 2.0), 1e-4)
 
 
+@pytest.mark.parametrize(
+    "name, fun, dfun",
+    [
+        ("relu", jax.nn.relu, lambda x: (x > 0).astype(np.float32)),
+        ("times-literal", None, lambda x: np.full_like(x, 3.0)),
+    ],
+)
+@pytest.mark.parametrize("wrap", [lambda f: f, jax.jit], ids=["eager", "jit"])
+def test_reverse_mode_of_vmap_custom_jvp_with_constants_in_its_body(name, fun, dfun, wrap):
+    # The body's constants (relu's 0, a literal) were emitted into the linear function when the
+    # vmapped rule ran under linearize, which then failed with UnexpectedTracerError.
+    if fun is None:
+        fun = jax.custom_jvp(lambda x: x * 2.0)
+        fun.defjvps(lambda t, ans, x: t * 3.0)
+    x = XS[0] - 0.5
+    g = wrap(jax.grad(lambda w: jnp.sum(jax.vmap(fun)(w))))(x)
+    close(g, dfun(x))
+    _, lin = jax.linearize(jax.vmap(fun), x)
+    close(lin(np.ones_like(x)), dfun(x))
+
+
 @partial(jax.custom_jvp, nondiff_argnums=(0,))
 def scaled_tree(scale, tree):
     return tree["a"] * scale + jnp.sum(tree["b"]) * tree["n"]

@@ -244,3 +244,16 @@ def test_lu_permutation_is_a_loop_not_unrolled_steps():
     text = stablax.jit(lambda a: stablax.lax.linalg.lu(a)[2]).lower(jnp.ones((300, 300))).as_text()
     assert "stablehlo.while" in text
     assert text.count("stablehlo.select") < 20
+
+
+@pytest.mark.parametrize("precision", [None, "highest", stablax.lax.Precision.HIGHEST])
+def test_vdot_precision_and_preferred_element_type(precision):
+    rng = np.random.default_rng(0)
+    a = (rng.normal(size=(3, 4)) + 1j * rng.normal(size=(3, 4))).astype(np.complex64)
+    b = (rng.normal(size=(3, 4)) + 1j * rng.normal(size=(3, 4))).astype(np.complex64)
+    got = jnp.vdot(a, b, precision=precision)
+    np.testing.assert_allclose(np.asarray(got), np.vdot(a, b), rtol=1e-5)
+    ints = jnp.vdot(
+        np.arange(4, dtype=np.int8), np.arange(4, dtype=np.int8), preferred_element_type=np.int32
+    )
+    assert ints.dtype == np.int32 and int(ints) == 14

@@ -129,3 +129,14 @@ def test_introspection():
     assert jnp.broadcast_shapes((2, 1), (3,), 1) == (2, 3)
     with pytest.raises(ValueError):
         jnp.broadcast_shapes((2,), (3,))
+
+
+@pytest.mark.parametrize("fn, value", [("zeros_like", 0), ("ones_like", 1), ("empty_like", 0)])
+def test_like_functions_take_a_shape_dtype_struct(fn, value):
+    # As in JAX: optax passes jax.eval_shape results to zeros_like.
+    spec = stablax.ShapeDtypeStruct((2, 3), np.int16)
+    out = getattr(jnp, fn)(spec)
+    assert out.shape == (2, 3) and out.dtype == np.int16
+    np.testing.assert_array_equal(np.asarray(out), np.full((2, 3), value, np.int16))
+    full = jnp.full_like(spec, 7, dtype=np.float32)
+    assert full.dtype == np.float32 and float(full[0, 0]) == 7.0

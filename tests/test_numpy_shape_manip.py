@@ -266,6 +266,9 @@ def test_methods():
     check(x.diagonal(1, 1, 2), np.diagonal(X, 1, 1, 2))
     check(x.trace(), np.trace(X))
     check(x.repeat(2, axis=0), X.repeat(2, axis=0))
+    check(x.take(1, axis=1), X.take(1, axis=1))
+    check(x.take(np.array([0, 3])), X.take(np.array([0, 3])))
+    check(stablax.jit(lambda v: v.take(0, axis=-1))(x), X.take(0, axis=-1))
 
 
 def test_grad_and_vmap():

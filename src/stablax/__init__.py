@@ -34,6 +34,7 @@ if _typing.TYPE_CHECKING:  # loaded on first use: see __getattr__ below
         stages,
         typing,
     )
+from stablax._compat.finder import install_as_jax
 from stablax._src import numpy as _numpy_methods  # noqa: F401  (attaches Array operators)
 from stablax._src.api import (
     block_until_ready,
@@ -180,6 +181,7 @@ __all__ = [
     "memory",
     "new_ref",
     "Device",
+    "install_as_jax",
 ]
 
 from stablax._src import config_states as _config_states

@@ -612,6 +612,10 @@ def jit(
     Returns:
       A callable with `.lower(*args)`, `.eval_shape(*args)` and `.clear_cache()`.
     """
+    # None means "not given", as in JAX (flax passes static_argnums=None).
+    static_argnums = () if static_argnums is None else static_argnums
+    static_argnames = () if static_argnames is None else static_argnames
+    donate_argnums = () if donate_argnums is None else donate_argnums
     if isinstance(donate_argnums, int):
         donate_argnums = (donate_argnums,)
     if fun is None:

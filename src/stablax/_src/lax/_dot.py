@@ -143,6 +143,7 @@ def dot_general(
     dimension_numbers: Any,
     precision: Any = None,
     preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """General tensor contraction (`stablehlo.dot_general`).
 
@@ -151,6 +152,8 @@ def dot_general(
       dimension_numbers: `((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`.
       precision: None, 'default'/'high'/'highest', a `Precision`, or a pair of them.
       preferred_element_type: the accumulation and output dtype, if not the inputs' dtype.
+      out_sharding: the result's sharding, as in JAX; every stablax array lives on one device,
+        where any sharding holds, so it does not change the result.
 
     Returns:
       batch dims, then lhs free dims, then rhs free dims.

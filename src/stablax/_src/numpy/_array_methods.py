@@ -179,7 +179,15 @@ _METHODS: dict[str, Any] = {
     "trace": lambda self, offset=0, axis1=0, axis2=1, dtype=None, out=None: _shape_diag.trace(
         self, offset, axis1, axis2, dtype, out
     ),
+    # x.take(indices, axis, ...) is jnp.take(x, ...) (optax's integer-label cross entropy).
+    "take": lambda self, *args, **kwargs: _take(self, *args, **kwargs),
 }
+
+
+def _take(self: Any, *args: Any, **kwargs: Any) -> Any:
+    from stablax._src.numpy._indexing_funcs import take
+
+    return take(self, *args, **kwargs)
 
 
 def attach_methods() -> None:

@@ -13,6 +13,7 @@ from stablax._src.core import Tracer
 from stablax._src.dispatch import weak_scalar
 from stablax._src.dlpack import from_dlpack
 from stablax._src.jit import jit as _eager
+from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 
 
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
@@ -147,13 +148,21 @@ def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     return zeros(shape, dtype, device=device)
 
 
+def _prototype(a: Any) -> Any:
+    """`a` as an array for `*_like`: a ShapeDtypeStruct stands for an array of its shape and
+    dtype, as in JAX (optax passes `jax.eval_shape` results)."""
+    if isinstance(a, ShapeDtypeStruct):
+        return lax.full(tuple(a.shape), 0, a.dtype)
+    return asarray(a)
+
+
 def zeros_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
-    out = lax.full_like(asarray(a), 0, dtype, None if shape is None else _shape_tuple(shape))
+    out = lax.full_like(_prototype(a), 0, dtype, None if shape is None else _shape_tuple(shape))
     return _on_device(out, device)
 
 
 def ones_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
-    out = lax.full_like(asarray(a), 1, dtype, None if shape is None else _shape_tuple(shape))
+    out = lax.full_like(_prototype(a), 1, dtype, None if shape is None else _shape_tuple(shape))
     return _on_device(out, device)
 
 
@@ -166,7 +175,7 @@ def full_like(
     a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *, device: Any = None
 ) -> Any:
     out = lax.full_like(
-        asarray(a), fill_value, dtype, None if shape is None else _shape_tuple(shape)
+        _prototype(a), fill_value, dtype, None if shape is None else _shape_tuple(shape)
     )
     return _on_device(out, device)
 

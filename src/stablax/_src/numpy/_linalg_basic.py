@@ -98,13 +98,22 @@ def _dot_impl(a, b, precision=None, preferred_element_type=None):
 dot = _eager(_dot_impl, static_argnames=("precision", "preferred_element_type"))
 
 
-@_eager
-def vdot(a, b):
-    """Dot product of flattened arrays, conjugating the first."""
+def _vdot_impl(a, b, precision=None, preferred_element_type=None):
     a, b = promote_dtypes(asarray(a), asarray(b))
     a = lax.reshape(lax.conj(a), (a.aval.size,))
     b = lax.reshape(b, (b.aval.size,))
-    return lax.dot_general(a, b, (((0,), (0,)), ((), ())))
+    return lax.dot_general(
+        a, b, (((0,), (0,)), ((), ())), precision, preferred_element_type=preferred_element_type
+    )
+
+
+_vdot = _eager(_vdot_impl, static_argnames=("precision", "preferred_element_type"))
+
+
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    """Dot product of flattened arrays, conjugating the first (`precision` and
+    `preferred_element_type` as in `lax.dot_general`)."""
+    return _vdot(a, b, precision=precision, preferred_element_type=preferred_element_type)
 
 
 @_eager
@@ -125,9 +134,10 @@ def outer(a, b):
     return lax.dot_general(a, b, (((1,), (0,)), ((), ())))
 
 
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
     """Sums products over the last `axes` axes of `a` and the first of `b`, or over the given
-    pairs of axes (`np.tensordot`, one `stablehlo.dot_general`)."""
+    pairs of axes (`np.tensordot`, one `stablehlo.dot_general`). `out_sharding` is accepted as
+    in JAX (optax passes it); on stablax's one device any sharding holds, so it changes nothing."""
     a, b = promote_dtypes(asarray(a), asarray(b))
     a_nd, b_nd = a.aval.ndim, b.aval.ndim
     if isinstance(axes, int) or (hasattr(axes, "__index__") and not hasattr(axes, "__len__")):

@@ -10,14 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from stablax._src import dispatch
+from stablax._src import core, dispatch
 from stablax._src.transforms.interpret import decode, emit_constant, op_key, operand_values
 
 
 def batch_op(op: Any, values: list[Any], dims: list[int | None], axis_size: int, owner: Any):
     name = op_key(op)
     if name == "stablehlo.constant":
-        return [emit_constant(op)], [None]
+        # Into the target trace if one is set, as every op without tracer operands: during
+        # linearize that is the primal function (a vmapped custom_jvp rule runs there).
+        return [emit_constant(op, core.trace_state.target)], [None]
     params = decode(op, owner, name)
     if all(d is None for d in dims) and name not in dispatch.named_axis_ops:
         out = dispatch.bind(name, *values, **params)

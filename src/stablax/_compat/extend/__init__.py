@@ -1,0 +1,3 @@
+"""`jax.extend` under the alias (equinox, flax, haiku)."""
+
+from stablax._compat.extend import core as core
