@@ -10,16 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from stablax._src import core as _core
-from stablax._src.api_extras import ensure_compile_time_eval
+from stablax._src.api_extras import ensure_compile_time_eval  # noqa: F401 (jax.core name)
 from stablax._src.core import ShapedArray, Tracer  # every library: isinstance checks
 from stablax._src.transforms.ad import aval_of
+from stablax.core import AbstractValue, eval_context, eval_jaxpr  # noqa: F401 (stablax.core's own)
 
 _NO_JAXPRS = "stablax traces to StableHLO and has no jaxprs"
 
-AbstractValue = ShapedArray  # chex, equinox: annotations
 Value = Any
 ParamDict = dict
-eval_context = ensure_compile_time_eval
 
 
 def get_aval(x: Any) -> Any:
@@ -173,7 +172,6 @@ class Effect:  # equinox: jax.extend.core.Effect subclassed for its own effects
     """A side effect a primitive has."""
 
 
-eval_jaxpr = _unsupported("eval_jaxpr", "equinox's filter_closure_convert")
 jaxpr_as_fun = _unsupported("jaxpr_as_fun", "haiku's to_dot")
 subjaxprs = _unsupported("subjaxprs", "equinox internals")
 jaxprs_in_params = _unsupported("jaxprs_in_params", "equinox internals")
