@@ -4,6 +4,7 @@ integer_pow. Unary rows are in _elementwise_unary.py, dtype groups in _elementwi
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -11,9 +12,10 @@ import numpy as np
 from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
-from stablax._src.dispatch import bind, def_op
+from stablax._src.dispatch import bind, def_op, generic_lowering
 from stablax._src.lax._elementwise_common import (
     ANY,
+    BOOL,
     FLOAT,
     INEXACT,
     INT,
@@ -69,8 +71,43 @@ BINARY_OPS: dict[str, tuple[str, tuple]] = {
     "shift_right_arithmetic": ("stablehlo.shift_right_arithmetic", (INT,)),
 }
 
+
+
+def _splat(value: Any, aval: ShapedArray) -> Any:
+    scalar = mlir.constant(np.asarray(value, aval.dtype))
+    op = mlir.emit(
+        "stablehlo.broadcast_in_dim",
+        [scalar],
+        [mlir.aval_type(aval)],
+        {"broadcast_dimensions": mlir.i64_array([])},
+    )
+    return op.result
+
+
+def _integer_division_lowering(name: str):
+    # Integer x / 0 and x % 0 are -1 (all bits set) and x at run time, but XLA's constant folder
+    # dies with SIGFPE on them: divide by a divisor with its zeros replaced by one, then select.
+    def lower(operands, in_avals, out_avals):
+        x, y = operands
+        aval = in_avals[1]
+        if not dtypes.issubdtype(aval.dtype, np.integer):
+            return generic_lowering(name)(operands, in_avals, out_avals)
+        mask_aval = ShapedArray(aval.shape, np.bool_, False)
+        is_zero = _compare_lowering(
+            [y, _splat(0, aval)], [aval, aval], [mask_aval], direction="EQ"
+        )[0]
+        safe = mlir.emit("stablehlo.select", [is_zero, _splat(1, aval), y], [y.type]).result
+        quotient = mlir.emit(name, [x, safe], [y.type]).result
+        all_ones = np.asarray(-1).astype(aval.dtype)
+        at_zero = x if name == "stablehlo.remainder" else _splat(all_ones, aval)
+        return list(mlir.emit("stablehlo.select", [is_zero, at_zero, quotient], [y.type]).results)
+
+    return lower
+
+
 for _name, (_op, _groups) in BINARY_OPS.items():
-    def_op(_op, _binary_rule(_name, _groups))
+    _lowering = _integer_division_lowering(_op) if _name in ("div", "rem") else None
+    def_op(_op, _binary_rule(_name, _groups), _lowering)
 
 
 def _binary(opname: str, x: Any, y: Any) -> Any:
@@ -207,8 +244,15 @@ def complex(x, y):  # noqa: A001
 
 def integer_pow(x, y: int):
     """x ** y for a static integer y, as a chain of multiplies (what XLA would do anyway)."""
-    y = int(y)
+    y = operator.index(y)
     (x,) = _prepare("integer_pow", x)
+    x_aval = aval_or_none(x) or ShapedArray(np.shape(x), dtypes.dtype_of(x))
+    check_dtype("integer_pow", x_aval.dtype, NUMBER)
+    if y < 0 and not dtypes.issubdtype(x_aval.dtype, np.inexact):
+        raise TypeError(
+            f"Integers cannot be raised to negative powers, got integer_pow({x_aval.str_short()}, "
+            f"{y}){mlir.where_suffix()}"
+        )
     if y == 0:
         from stablax._src.lax._shapes import full_like
 
@@ -234,9 +278,14 @@ def integer_pow(x, y: int):
 COMPARISONS = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
 
 
+_COMPARISON_NAMES = {v: k for k, v in COMPARISONS.items()}
+# Complex numbers have no order: only EQ and NE accept them (XLA's folder aborts on the others).
+_ORDERED = (BOOL, INT, FLOAT)
+
+
 def _compare_rule(x: ShapedArray, y: ShapedArray, *, direction: str) -> ShapedArray:
-    name = {v: k for k, v in COMPARISONS.items()}[direction]
-    _binary_rule(name, ANY)(x, y)
+    name = _COMPARISON_NAMES[direction]
+    _binary_rule(name, ANY if direction in ("EQ", "NE") else _ORDERED)(x, y)
     return ShapedArray(x.shape, np.bool_, False)
 
 
@@ -244,7 +293,7 @@ def _compare_lowering(operands, in_avals, out_avals, *, direction):
     dt = in_avals[0].dtype
     if dt.kind == "c" or is_float(dt):
         compare_type = "FLOAT"
-    elif dt.kind == "u" or dt == np.bool_:
+    elif dt == np.bool_ or dtypes.issubdtype(dt, np.unsignedinteger):
         compare_type = "UNSIGNED"
     else:
         compare_type = "SIGNED"
@@ -406,10 +455,14 @@ def sign(x):
 
 def conj(x):
     """Complex conjugate; real inputs are returned unchanged (as JAX does)."""
+    (x,) = _prepare("conj", x)
     aval = aval_or_none(x)
     dt = aval.dtype if aval is not None else dtypes.dtype_of(x)
-    if dt.kind != "c":
-        return x
+    check_dtype("conj", dt, INEXACT)
+    if dt.kind != "c":  # a real operand becomes complex, as in JAX
+        from stablax._src.lax._shapes import convert_element_type
+
+        return convert_element_type(x, np.complex128 if dt == np.float64 else np.complex64)
     return complex(real(x), neg(imag(x)))
 
 

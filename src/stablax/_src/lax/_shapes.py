@@ -20,8 +20,12 @@ from stablax._src.lax._batch_rules import moveaxis
 
 def _ints(values: Any, what: str, opname: str) -> tuple[int, ...]:
     try:
+        if isinstance(values, (str, bytes, bytearray)):  # iterable, but not of dimensions
+            raise TypeError
         return tuple(operator.index(v) for v in values)
-    except TypeError:
+    except TypeError as error:
+        if type(error) is not TypeError:  # a tracer's concretization error says more
+            raise
         raise TypeError(
             f"lax.{opname}: {what} must be a sequence of integers, got {values!r}"
             f"{mlir.where_suffix()}"
@@ -318,6 +322,8 @@ def transpose(operand: Any, permutation: Sequence[int]) -> Any:
 
 
 def _iota_rule(*, dtype, shape, dimension) -> ShapedArray:
+    if dtype == np.bool_:
+        raise _error("iota", "does not accept dtype bool; use an integer, float or complex dtype")
     if not 0 <= dimension < len(shape):
         raise _error("iota", f"dimension {dimension} out of range for shape {shape}")
     return ShapedArray(shape, dtype, False)

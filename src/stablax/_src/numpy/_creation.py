@@ -17,7 +17,16 @@ from stablax._src.jit import jit as _eager
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)) or hasattr(shape, "__index__"):
         return (operator.index(shape),)
-    return tuple(operator.index(d) for d in shape)
+    try:
+        if isinstance(shape, (str, bytes, bytearray)):  # iterable, but not of dimensions
+            raise TypeError
+        return tuple(operator.index(d) for d in shape)
+    except TypeError as error:
+        if type(error) is not TypeError:  # a tracer's concretization error says more
+            raise
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}"
+        ) from None
 
 
 def asarray(

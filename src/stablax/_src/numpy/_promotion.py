@@ -8,11 +8,34 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.dispatch import weak_scalar
+from stablax._src.core import ShapedArray
+from stablax._src.lax._elementwise_common import aval_or_none
 from stablax._src.lax._shapes import aval_of
+
+
+def check_arraylike(name: str, *args: Any) -> None:
+    """Raises TypeError unless every argument is an array or a scalar (lists are not, as in
+    JAX: converting them element by element is slow and usually unintended)."""
+    for position, arg in enumerate(args):
+        if not _is_arraylike(arg):
+            raise TypeError(
+                f"{name} requires ndarray or scalar arguments, got {type(arg)} at position "
+                f"{position}.{mlir.where_suffix()}"
+            )
+
+
+def _is_arraylike(x: Any) -> bool:
+    return (
+        isinstance(aval_or_none(x), ShapedArray)
+        or isinstance(x, (np.ndarray, np.generic))
+        or dtypes.is_python_scalar(x)
+        or hasattr(x, "__jax_array__")
+    )
 
 
 def promote_dtypes(*args: Any) -> list[Any]:
     """Converts all arguments to their common JAX result type (weak if all inputs are weak)."""
+    check_arraylike("promote_dtypes", *args)
     if len(args) < 2:
         return [_as_operand(a) for a in args]
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
@@ -20,16 +43,29 @@ def promote_dtypes(*args: Any) -> list[Any]:
 
 
 def promote_dtypes_inexact(*args: Any) -> list[Any]:
-    """Like promote_dtypes, then to the default float (or complex) type if integral or bool."""
+    """Like promote_dtypes, then to a float (or complex) type if integral or bool: 32 bits for
+    bool and integers of up to 32 bits, 64 for 64-bit integers (JAX's `to_inexact_dtype`)."""
+    check_arraylike("promote_dtypes_inexact", *args)
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    if not (dtypes.issubdtype(dtype, np.inexact)):
-        dtype = dtypes.default_float_dtype()
+    return [_convert(a, dtypes.to_inexact_dtype(dtype), weak) for a in args]
+
+
+def promote_dtypes_numeric(*args: Any) -> list[Any]:
+    """Like promote_dtypes, with bool promoted to int32 (JAX's `to_numeric_dtype`)."""
+    check_arraylike("promote_dtypes_numeric", *args)
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if dtype == np.bool_:
+        dtype = np.dtype(np.int32)
     return [_convert(a, dtype, weak) for a in args]
 
 
 def _as_operand(x: Any) -> Any:
     if dtypes.is_python_scalar(x):
         return weak_scalar(x, dtypes.python_scalar_dtype(x))
+    if aval_or_none(x) is None:
+        from stablax._src.numpy._creation import asarray
+
+        return asarray(x)
     return x
 
 
@@ -73,6 +109,7 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
 
 def promote_args(name: str, *args: Any) -> list[Any]:
     """JAX dtype promotion followed by NumPy broadcasting, as every binary ufunc needs."""
+    check_arraylike(name, *args)
     args = promote_dtypes(*args)
     shapes = [aval_of(a).shape for a in args]
     if len(set(shapes)) <= 1:
@@ -82,6 +119,7 @@ def promote_args(name: str, *args: Any) -> list[Any]:
 
 
 def promote_args_inexact(name: str, *args: Any) -> list[Any]:
+    check_arraylike(name, *args)
     args = promote_dtypes_inexact(*args)
     shapes = [aval_of(a).shape for a in args]
     if len(set(shapes)) <= 1:

@@ -272,6 +272,13 @@ def _mean_impl(a, axis=None, dtype=None, keepdims=False, where=None):
         if dtype is None
         else dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "mean"))
     )
+    if where is None and _count(a.aval.shape, axes) == 0 and not dtypes.issubdtype(
+        target, np.inexact
+    ):
+        raise ValueError(
+            f"jnp.mean: the mean of an empty slice of {a.aval.str_short()} over axes {axes} has "
+            f"no value in dtype {np.dtype(target).name}{mlir.where_suffix()}"
+        )
     total, count = _sum_and_count(a, axes, where, _accumulation_dtype(target), "mean")
     out = lax.convert_element_type(lax.div(total, count), target)
     return _finish(out, a.aval.shape, axes, keepdims)

@@ -7,6 +7,8 @@ outside jit; under jit they take a static `size=` (and `fill_value=`), as in JAX
 
 from __future__ import annotations
 
+import builtins
+
 import operator
 from typing import Any
 
@@ -357,9 +359,10 @@ def _nonzero_impl(a, fill_value, size):
     coords = []
     stride = 1
     for axis in reversed(range(len(shape))):
-        extent = lax.full((size,), shape[axis], dtype)
+        # An empty array has no valid position: extents of 1 keep the divisions defined.
+        extent = lax.full((size,), builtins.max(shape[axis], 1), dtype)
         coord = lax.rem(lax.div(flat, lax.full((size,), stride, dtype)), extent)
-        stride *= shape[axis]
+        stride *= builtins.max(shape[axis], 1)
         fill = lax.convert_element_type(asarray(fills[axis]), dtype)
         coords.append(lax.select(valid, coord, lax.broadcast_in_dim(fill, (size,), ())))
     return tuple(coords[::-1])

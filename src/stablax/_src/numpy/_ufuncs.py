@@ -12,7 +12,12 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
-from stablax._src.numpy._promotion import promote_args, promote_args_inexact, promote_dtypes
+from stablax._src.numpy._promotion import (
+    check_arraylike,
+    promote_args,
+    promote_args_inexact,
+    promote_dtypes,
+)
 
 
 def _unary_inexact(lax_fn):
@@ -27,6 +32,7 @@ def _unary_inexact(lax_fn):
 
 def _unary_same(lax_fn, name=None):
     def fn(x):
+        check_arraylike(fn.__name__, x)
         (x,) = promote_dtypes(x)
         return lax_fn(x)
 
@@ -85,7 +91,7 @@ sign = _unary_same(_sign, "sign")
 abs = absolute = _unary_same(  # noqa: A001 (booleans and unsigned integers are their own abs)
     lambda x: x if x.aval.dtype.kind in "bu" else lax.abs(x), "absolute"
 )
-conjugate = conj = _unary_same(lax.conj, "conjugate")
+conjugate = conj = _unary_same(lambda x: lax.conj(x) if x.aval.dtype.kind == "c" else x, "conjugate")
 real = _unary_same(lambda x: lax.real(x) if x.aval.dtype.kind == "c" else x, "real")
 imag = _unary_same(
     lambda x: lax.imag(x) if x.aval.dtype.kind == "c" else lax.full_like(x, 0), "imag"
@@ -135,10 +141,23 @@ maximum = _binary(lax.max, "maximum")
 minimum = _binary(lax.min, "minimum")
 equal = _binary(lax.eq, "equal")
 not_equal = _binary(lax.ne, "not_equal")
-less = _binary(lax.lt, "less")
-less_equal = _binary(lax.le, "less_equal")
-greater = _binary(lax.gt, "greater")
-greater_equal = _binary(lax.ge, "greater_equal")
+
+
+def _ordering(lax_fn, name):
+    # Complex numbers compare lexicographically: by real part, then by imaginary part (as JAX).
+    def compare(x, y):
+        if x.aval.dtype.kind != "c":
+            return lax_fn(x, y)
+        xr, yr = lax.real(x), lax.real(y)
+        return lax.select(lax.eq(xr, yr), lax_fn(lax.imag(x), lax.imag(y)), lax_fn(xr, yr))
+
+    return _binary(compare, name)
+
+
+less = _ordering(lax.lt, "less")
+less_equal = _ordering(lax.le, "less_equal")
+greater = _ordering(lax.gt, "greater")
+greater_equal = _ordering(lax.ge, "greater_equal")
 bitwise_and = _binary(lax.bitwise_and, "bitwise_and")
 bitwise_or = _binary(lax.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(lax.bitwise_xor, "bitwise_xor")
