@@ -10,6 +10,9 @@ _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # jaxlib logs client creati
 
 from stablax import dtypes, errors, lax, numpy, random, tree_util
 from stablax._src import numpy as _numpy_methods  # noqa: F401  (attaches Array operators)
+
+# Exceptions leaving a public function lose stablax's internal frames (traceback_util.py).
+from stablax._src import traceback_util as _traceback_util
 from stablax._src.api import (
     block_until_ready,
     default_backend,
@@ -46,6 +49,13 @@ from stablax._src.tree_util import (
     tree_structure,
     tree_unflatten,
 )
+
+for _name in ("grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian", "vmap"):
+    globals()[_name] = _traceback_util.transform_boundary(globals()[_name])
+for _name in ("jvp", "vjp", "linearize", "linear_transpose", "eval_shape", "make_jaxpr"):
+    globals()[_name] = _traceback_util.api_boundary(globals()[_name])
+for _name in ("device_put", "device_get", "block_until_ready"):
+    globals()[_name] = _traceback_util.api_boundary(globals()[_name])
 
 __version__ = "0.1.0"
 

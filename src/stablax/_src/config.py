@@ -29,6 +29,12 @@ _FLAGS: dict[str, tuple[Any, Callable[[str], Any], tuple[str, ...]]] = {
         ("STABLAX_THREEFRY_PARTITIONABLE", "JAX_THREEFRY_PARTITIONABLE"),
     ),
     "jax_log_compiles": (False, _parse_bool, ("STABLAX_LOG_COMPILES", "JAX_LOG_COMPILES")),
+    # "auto", "off", "tracebackhide", "remove_frames" or "quiet_remove_frames" (traceback_util)
+    "jax_traceback_filtering": (
+        "auto",
+        str,
+        ("STABLAX_TRACEBACK_FILTERING", "JAX_TRACEBACK_FILTERING"),
+    ),
 }
 
 

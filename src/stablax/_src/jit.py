@@ -20,6 +20,7 @@ from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
 from stablax._src.core import ShapedArray, trace_state
 from stablax._src.dispatch import compile_traced, to_array
+from stablax._src.traceback_util import api_boundary
 
 _SCALAR_TYPES = (bool, int, float, complex)
 
@@ -295,6 +296,7 @@ def _make_fast_call(jitted: Jitted) -> Callable:
     arguments costs 50. Other calls (pytrees, keywords, NumPy inputs) take `_call_general`.
     """
     fun, hits, mixed, general = jitted.fun, jitted._hits, jitted._mixed_hits, jitted._call_general
+    fun, general = api_boundary(fun), api_boundary(general)  # the miss paths filter tracebacks
     statics, hit_key = jitted.static_argnums, _hit_key
 
     def call(*args, **kwargs):

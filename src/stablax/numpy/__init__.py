@@ -349,4 +349,8 @@ from stablax._src.numpy._host_io import (
 )
 
 # isort: split
+# Exceptions leaving a public function lose stablax's internal frames (traceback_util.py).
+from stablax._src import traceback_util as _traceback_util
 from stablax._src.numpy._ufunc_class import frompyfunc, ufunc
+
+_traceback_util.wrap_public_functions(globals())

@@ -168,7 +168,9 @@ def emit_call(name: str, operands: Sequence[Any]) -> list[Any]:
 
 
 def emit_inlined_call(name: str, operands: Sequence[Any]) -> list[Any]:
-    return list(mlir._jax_mlir_ext.inlined_func_call(body_fn(name).func_op.operation, list(operands)))
+    return list(
+        mlir._jax_mlir_ext.inlined_func_call(body_fn(name).func_op.operation, list(operands))
+    )
 
 
 def emit_return(values: Sequence[Any]) -> None:

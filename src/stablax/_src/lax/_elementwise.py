@@ -72,7 +72,6 @@ BINARY_OPS: dict[str, tuple[str, tuple]] = {
 }
 
 
-
 def _splat(value: Any, aval: ShapedArray) -> Any:
     scalar = mlir.constant(np.asarray(value, aval.dtype))
     op = mlir.emit(

@@ -7,6 +7,7 @@ indices) pairs with a comparator body. Also the region helpers shared by sort an
 
 from __future__ import annotations
 
+import inspect
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -464,6 +465,11 @@ MONOID_FUNCTIONS = {
 }
 
 
+def monoid_name(computation: Any) -> str | None:
+    """The monoid ("add", "max", ...) a public lax function computes, or None."""
+    return MONOID_FUNCTIONS.get(inspect.unwrap(computation))  # public functions are wrapped
+
+
 def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequence[int]) -> Any:
     """Reduces `operands` over `dimensions` with a monoid `computation` (`stablehlo.reduce`).
 
@@ -481,7 +487,7 @@ def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequen
     single = not isinstance(operands, (tuple, list))
     operand_list = [operands] if single else list(operands)
     init_list = [init_values] if single else list(init_values)
-    name = MONOID_FUNCTIONS.get(computation)
+    name = monoid_name(computation)
     if name is None or len(operand_list) != 1 or len(init_list) != 1:
         raise NotImplementedError(
             "lax.reduce supports one operand with a monoid computation (lax.add, lax.mul, "

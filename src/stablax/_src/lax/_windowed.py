@@ -19,7 +19,6 @@ from stablax._src.lax._cumulative import cumulative_tangent, logaddexp
 from stablax._src.lax._elementwise_common import FLOAT, check_dtype
 from stablax._src.lax._reductions import (
     MONOID_COMBINE,
-    MONOID_FUNCTIONS,
     MONOIDS,
     batch_at,
     chooser_tangent,
@@ -31,6 +30,7 @@ from stablax._src.lax._reductions import (
     init_operand,
     int_tuple,
     is_undefined,
+    monoid_name,
     pad_pairs,
     reduce_sum,
     zeros_like,
@@ -430,7 +430,7 @@ def reduce_window(
     Example:
       2x2 max pooling: `reduce_window(x, -inf, lax.max, (2, 2), (2, 2))`.
     """
-    name = MONOID_FUNCTIONS.get(computation)
+    name = monoid_name(computation)
     if name is None or isinstance(operand, (tuple, list)):
         raise NotImplementedError(
             "lax.reduce_window supports one operand with a monoid computation (lax.add, lax.mul, "

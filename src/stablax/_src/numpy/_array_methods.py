@@ -162,8 +162,8 @@ _METHODS: dict[str, Any] = {
     "diagonal": lambda self, offset=0, axis1=0, axis2=1: _shape_diag.diagonal(
         self, offset, axis1, axis2
     ),
-    "repeat": lambda self, repeats, axis=None, *, total_repeat_length=None: (
-        _shape_rearrange.repeat(self, repeats, axis, total_repeat_length=total_repeat_length)
+    "repeat": lambda self, repeats, axis=None, *, total_repeat_length=None: _shape_rearrange.repeat(
+        self, repeats, axis, total_repeat_length=total_repeat_length
     ),
     # JAX's x.sort() returns a sorted copy (arrays are immutable); x.nonzero() needs size= under
     # jit.

@@ -272,8 +272,10 @@ def _mean_impl(a, axis=None, dtype=None, keepdims=False, where=None):
         if dtype is None
         else dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "mean"))
     )
-    if where is None and _count(a.aval.shape, axes) == 0 and not dtypes.issubdtype(
-        target, np.inexact
+    if (
+        where is None
+        and _count(a.aval.shape, axes) == 0
+        and not dtypes.issubdtype(target, np.inexact)
     ):
         raise ValueError(
             f"jnp.mean: the mean of an empty slice of {a.aval.str_short()} over axes {axes} has "

@@ -8,7 +8,6 @@ outside jit; under jit they take a static `size=` (and `fill_value=`), as in JAX
 from __future__ import annotations
 
 import builtins
-
 import operator
 from typing import Any
 

@@ -91,7 +91,9 @@ sign = _unary_same(_sign, "sign")
 abs = absolute = _unary_same(  # noqa: A001 (booleans and unsigned integers are their own abs)
     lambda x: x if x.aval.dtype.kind in "bu" else lax.abs(x), "absolute"
 )
-conjugate = conj = _unary_same(lambda x: lax.conj(x) if x.aval.dtype.kind == "c" else x, "conjugate")
+conjugate = conj = _unary_same(
+    lambda x: lax.conj(x) if x.aval.dtype.kind == "c" else x, "conjugate"
+)
 real = _unary_same(lambda x: lax.real(x) if x.aval.dtype.kind == "c" else x, "real")
 imag = _unary_same(
     lambda x: lax.imag(x) if x.aval.dtype.kind == "c" else lax.full_like(x, 0), "imag"
