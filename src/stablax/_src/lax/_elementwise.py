@@ -139,8 +139,21 @@ def rem(x, y):
 
 
 def pow(x, y):  # noqa: A001 (lax.pow is JAX's public name)
-    """Elementwise x ** y (`stablehlo.power`)."""
-    return _binary("pow", x, y)
+    """Elementwise x ** y (`stablehlo.power`): x is a float or complex array, y one of the same
+    dtype or of any integer dtype (converted to x's), as in JAX."""
+    x, y = _prepare("pow", x, y)
+    x_dtype, y_dtype = aval_or_none(x).dtype, aval_or_none(y).dtype
+    check_dtype("pow", x_dtype, INEXACT)
+    if dtypes.issubdtype(y_dtype, np.integer):
+        from stablax._src.lax._shapes import convert_element_type
+
+        y = convert_element_type(y, x_dtype, weak_type=aval_or_none(y).weak_type)
+    elif y_dtype != x_dtype:
+        raise TypeError(
+            f"lax.pow: the exponent must have the base's dtype {x_dtype.name} or an integer "
+            f"dtype, got {y_dtype.name}{mlir.where_suffix()}"
+        )
+    return bind("stablehlo.power", x, y)
 
 
 def max(x, y):  # noqa: A001

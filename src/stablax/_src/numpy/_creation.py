@@ -238,8 +238,10 @@ def linspace(
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"jnp.linspace: number of samples, {num}, must be non-negative")
-    dtype = dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
-    compute = dtype if dtypes.issubdtype(dtype, np.inexact) else dtypes.default_float_dtype()
+    if dtype is None:  # JAX's rule: the inexact type of start and stop together
+        dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+    dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "linspace"))
+    compute = dtypes.to_inexact_dtype(dtype)
     start_a, stop_a = asarray(start, compute), asarray(stop, compute)
     div = (num - 1) if endpoint else num
     step = uf.divide(uf.subtract(stop_a, start_a), max(div, 1))

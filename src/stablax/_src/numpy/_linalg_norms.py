@@ -169,7 +169,7 @@ def _matrix_rank_impl(M, rtol=None, hermitian=False, tol=None):  # noqa: N803 (N
     tol = asarray(tol)
     if tol.aval.ndim:  # one tolerance per matrix
         tol = lax.expand_dims(tol, (tol.aval.ndim,))
-    return red.sum(uf.greater(s, tol), axis=-1, dtype=np.int32)
+    return red.sum(uf.greater(s, tol), axis=-1)  # the default int type, as JAX
 
 
 matrix_rank = _eager(_matrix_rank_impl, static_argnames=("hermitian",))

@@ -265,7 +265,8 @@ def ldexp(x1, x2):
 @_eager
 def spacing(x):
     """Distance from x to its nearest neighbour away from zero (negative for negative x)."""
-    x = _to_default_float(x)
+    (x,) = promote_args_inexact("spacing", x)
+    x = lax.convert_element_type(x, x.aval.dtype)  # strongly typed, as in JAX
     _reject_complex("spacing", x, error=ValueError)
     away = lax.select(lax.lt(x, 0.0), lax.full_like(x, -np.inf), lax.full_like(x, np.inf))
     neighbour = lax.nextafter(x, away)

@@ -59,6 +59,11 @@ def promote_dtypes_numeric(*args: Any) -> list[Any]:
     return [_convert(a, dtype, weak) for a in args]
 
 
+def promote_dtypes_as_given(*args: Any) -> list[Any]:
+    """The arguments as operands with their own dtypes (Python scalars weakly typed)."""
+    return [_as_operand(a) for a in args]
+
+
 def _as_operand(x: Any) -> Any:
     if dtypes.is_python_scalar(x):
         return weak_scalar(x, dtypes.python_scalar_dtype(x))
@@ -111,6 +116,17 @@ def promote_args(name: str, *args: Any) -> list[Any]:
     """JAX dtype promotion followed by NumPy broadcasting, as every binary ufunc needs."""
     check_arraylike(name, *args)
     args = promote_dtypes(*args)
+    shapes = [aval_of(a).shape for a in args]
+    if len(set(shapes)) <= 1:
+        return args
+    shape = broadcast_shapes(name, *shapes)
+    return [broadcast_to_shape(a, shape) for a in args]
+
+
+def promote_args_numeric(name: str, *args: Any) -> list[Any]:
+    """promote_args with bool promoted to int32 (integer arithmetic on booleans, as JAX)."""
+    check_arraylike(name, *args)
+    args = promote_dtypes_numeric(*args)
     shapes = [aval_of(a).shape for a in args]
     if len(set(shapes)) <= 1:
         return args

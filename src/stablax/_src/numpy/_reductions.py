@@ -111,8 +111,8 @@ def _sum_like(name: str, lax_reduce, combine, identity: int):
             target = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, name))
         else:
             target = _sum_dtype(a.aval.dtype) if promote_integers else a.aval.dtype
-            if target == np.bool_:
-                target = dtypes.default_int_dtype()
+            if target == np.bool_:  # int32 with x64 on too, as in JAX
+                target = np.dtype(np.int32)
         compute = _accumulation_dtype(target)
         a = lax.convert_element_type(a, compute) if a.aval.dtype != compute else a
         out = lax_reduce(_masked(a, where, identity, name), axes)
@@ -251,7 +251,7 @@ def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, wh
 
 
 def _inexact_dtype(dt: np.dtype) -> np.dtype:
-    return dt if dtypes.issubdtype(dt, np.inexact) else dtypes.default_float_dtype()
+    return dtypes.to_inexact_dtype(dt)
 
 
 def _sum_and_count(a: Any, axes: tuple[int, ...], where: Any, compute: np.dtype, name: str):

@@ -277,17 +277,21 @@ def _sort_search(a, v, right):
 
 
 def _searchsorted_impl(a, v, sorter, side, method):
+    # Indices are int32 whenever `a` is short enough, with x64 on too (as JAX).
+    out_dtype = dtypes.canonicalize_dtype(np.int32 if a.aval.shape[0] < 2**31 else np.int64)
     if sorter is not None:
         a = take_1d(a, sorter)
     a, v = promote_dtypes(a, v)
     right = side == "right"
     if a.aval.shape[0] == 0:
-        return lax.full(v.aval.shape, 0, index_dtype())
+        return lax.full(v.aval.shape, 0, out_dtype)
     if method == "compare_all":
-        return _compare_all(a, v, right)
-    if method == "sort":
-        return _sort_search(a, v, right)
-    return _binary_search(a, v, right)
+        out = _compare_all(a, v, right)
+    elif method == "sort":
+        out = _sort_search(a, v, right)
+    else:
+        out = _binary_search(a, v, right)
+    return lax.convert_element_type(out, out_dtype)
 
 
 _searchsorted = _eager(_searchsorted_impl, static_argnames=("side", "method"))

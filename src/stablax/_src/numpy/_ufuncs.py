@@ -6,17 +6,22 @@ promotion and broadcasting included; under a trace they inline.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
+from stablax._src.array import Array
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._promotion import (
     check_arraylike,
     promote_args,
     promote_args_inexact,
+    promote_args_numeric,
     promote_dtypes,
+    promote_dtypes_as_given,
+    promote_dtypes_numeric,
 )
 
 
@@ -163,7 +168,7 @@ greater_equal = _ordering(lax.ge, "greater_equal")
 bitwise_and = _binary(lax.bitwise_and, "bitwise_and")
 bitwise_or = _binary(lax.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(lax.bitwise_xor, "bitwise_xor")
-left_shift = _binary(lax.shift_left, "left_shift")
+left_shift = _eager(lambda x, y: lax.shift_left(*promote_args_numeric("left_shift", x, y)))
 arctan2 = _eager(lambda x, y: lax.atan2(*promote_args_inexact("arctan2", x, y)))
 nextafter = _eager(lambda x, y: lax.nextafter(*promote_args_inexact("nextafter", x, y)))
 
@@ -180,7 +185,7 @@ def subtract(x, y):
 @_eager
 def right_shift(x, y):
     """Elementwise x >> y: arithmetic for signed, logical for unsigned integers."""
-    x, y = promote_args("right_shift", x, y)
+    x, y = promote_args_numeric("right_shift", x, y)
     if x.aval.dtype.kind == "u":
         return lax.shift_right_logical(x, y)
     return lax.shift_right_arithmetic(x, y)
@@ -196,24 +201,22 @@ divide = true_divide
 
 
 def _int_floor_div(x, y):
+    # x // 0 is 0, as in NumPy (JAX gives -2 here, an artefact of XLA's x / 0 = -1).
+    zero = lax.full_like(y, 0)
     q = lax.div(x, y)
-    if x.aval.dtype.kind == "u":
-        return q
-    r = lax.rem(x, y)
-    fix = lax.bitwise_and(
-        lax.ne(r, lax.full_like(r, 0)),
-        lax.ne(lax.lt(r, lax.full_like(r, 0)), lax.lt(y, lax.full_like(y, 0))),
-    )
-    return lax.select(fix, lax.sub(q, lax.full_like(q, 1)), q)
+    if x.aval.dtype.kind == "i":
+        r = lax.rem(x, y)
+        fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
+        q = lax.select(fix, lax.sub(q, lax.full_like(q, 1)), q)
+    return lax.select(lax.eq(y, zero), zero, q)
 
 
 @_eager
 def floor_divide(x, y):
-    """Elementwise floor(x / y) with NumPy's rounding toward minus infinity."""
-    x, y = promote_args("floor_divide", x, y)
+    """Elementwise floor(x / y) with NumPy's rounding toward minus infinity; integer x // 0 is
+    0, as in NumPy (booleans divide as int32, as in JAX)."""
+    x, y = promote_args_numeric("floor_divide", x, y)
     dt = x.aval.dtype
-    if dt == np.bool_:
-        return lax.bitwise_and(x, y)
     if dt.kind in "iu":
         return _int_floor_div(x, y)
     if dt.kind == "c":
@@ -257,17 +260,17 @@ def _mod(x, y):
     if x.aval.dtype.kind == "f" or dtypes.issubdtype(x.aval.dtype, np.floating):
         return _float_divmod(x, y)[1]
     r = lax.rem(x, y)
-    if x.aval.dtype.kind == "u":
-        return r
     zero = lax.full_like(r, 0)
-    fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, lax.full_like(y, 0))))
-    return lax.select(fix, lax.add(r, y), r)
+    if x.aval.dtype.kind == "i":
+        fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
+        r = lax.select(fix, lax.add(r, y), r)
+    return lax.select(lax.eq(y, zero), zero, r)  # x % 0 is 0, as in NumPy and JAX
 
 
 @_eager
 def remainder(x, y):
-    """Elementwise remainder with the sign of the divisor (NumPy's `mod`)."""
-    x, y = promote_args("remainder", x, y)
+    """Elementwise remainder with the sign of the divisor (NumPy's `mod`); integer x % 0 is 0."""
+    x, y = promote_args_numeric("remainder", x, y)
     if x.aval.dtype.kind == "c":
         raise TypeError("jnp.remainder does not support complex inputs")
     return _mod(x, y)
@@ -278,12 +281,15 @@ mod = remainder
 
 @_eager
 def fmod(x, y):
-    """Elementwise remainder with the sign of the dividend (C's fmod)."""
+    """Elementwise remainder with the sign of the dividend (C's fmod); integer x % 0 is 0."""
     x, y = promote_args("fmod", x, y)
     if x.aval.dtype.kind == "c":
         raise TypeError(f"jnp.fmod does not support complex inputs{mlir.where_suffix()}")
     if x.aval.dtype == np.bool_:
-        x, y = (lax.convert_element_type(v, dtypes.default_int_dtype()) for v in (x, y))
+        x, y = (lax.convert_element_type(v, np.int32) for v in (x, y))
+    if x.aval.dtype.kind in "iu":  # x % 0 is 0, as in NumPy and JAX
+        zero = lax.full_like(y, 0)
+        return lax.select(lax.eq(y, zero), zero, lax.rem(x, y))
     return lax.rem(x, y)
 
 
@@ -292,19 +298,58 @@ def divmod(x, y):  # noqa: A001
     return floor_divide(x, y), remainder(x, y)
 
 
+def _integer_power(x, y):
+    # Binary exponentiation over every bit of y: exact powers modulo 2**bits for y >= 0, as
+    # NumPy (JAX reads only y's low 6 bits). For y < 0, 1 / x**|y| truncated toward zero.
+    one, zero = lax.full_like(y, 1), lax.full_like(y, 0)
+    exponent = lax.select(lax.lt(y, zero), zero, y) if y.aval.dtype.kind == "i" else y
+    acc, base = lax.full_like(x, 1), x
+    for _ in range(dtypes.itemsize_bits(y.aval.dtype)):
+        odd = lax.ne(lax.bitwise_and(exponent, one), zero)
+        acc = lax.select(odd, lax.mul(acc, base), acc)
+        base = lax.mul(base, base)
+        exponent = lax.shift_right_logical(exponent, one)
+    if y.aval.dtype.kind != "i":
+        return acc
+    x_one, x_zero = lax.full_like(x, 1), lax.full_like(x, 0)
+    odd = lax.ne(lax.bitwise_and(y, one), zero)
+    minus_one = lax.select(odd, lax.neg(x_one), x_one)
+    negative = lax.select(lax.eq(x, x_one), x_one, x_zero)
+    negative = lax.select(lax.eq(x, lax.neg(x_one)), minus_one, negative)
+    return lax.select(lax.lt(y, zero), negative, acc)
+
+
 @_eager
 def _power(x, y):
-    x, y = promote_args("power", x, y)
-    return lax.pow(x, y)
+    x_num, y_num = promote_args_numeric("power", x, y)
+    if x_num.aval.dtype.kind in "iu":
+        return _integer_power(x_num, y_num)
+    x, y = promote_dtypes_as_given(x, y)
+    if dtypes.issubdtype(x.aval.dtype, np.inexact) and dtypes.issubdtype(y.aval.dtype, np.integer):
+        # An integer exponent keeps the base's type (and its derivative at 0), as in JAX.
+        return lax.pow(*promote_args_shapes_only("power", x, y))
+    return lax.pow(x_num, y_num)
+
+
+def _concrete_integer(y: Any) -> int | None:
+    if isinstance(y, (bool, int, np.integer)):
+        return operator.index(y)
+    if isinstance(y, (np.ndarray, Array)) and y.ndim == 0:  # concrete: not a Tracer
+        if dtypes.issubdtype(y.dtype, np.integer):
+            return operator.index(y)
+    return None
 
 
 def power(x, y):
-    """Elementwise x ** y; a static Python int exponent becomes a chain of multiplies."""
-    if type(y) is int and not isinstance(x, (bool, int, float, complex)):
-        x, _ = promote_dtypes(x, y)
-        if x.aval.dtype.kind in "iu" and y < 0:
-            raise ValueError("Integers to negative integer powers are not allowed.")
-        return lax.integer_pow(x, y)
+    """Elementwise x ** y (NumPy's `power` with JAX's dtype rules): a concrete integer exponent
+    is a chain of multiplies (`lax.integer_pow`, so negative exponents of integers raise),
+    integers raise integers exactly (modulo 2**bits) and floats keep their type under an integer
+    exponent."""
+    check_arraylike("power", x, y)
+    exponent = _concrete_integer(y)
+    if exponent is not None:
+        (x,) = promote_dtypes_numeric(x)
+        return lax.integer_pow(x, exponent)
     return _power(x, y)
 
 
@@ -316,7 +361,7 @@ def square(x):
     """Elementwise x * x (booleans square as integers, as in JAX)."""
     (x,) = promote_dtypes(x)
     if x.aval.dtype == np.bool_:
-        x = lax.convert_element_type(x, dtypes.default_int_dtype())
+        x = lax.convert_element_type(x, np.int32)
     return lax.mul(x, x)
 
 
@@ -436,14 +481,34 @@ def round(x: Any, decimals: int = 0) -> Any:  # noqa: A001
 
 
 def _round_impl(x, decimals):
+    check_arraylike("round", x)
     (x,) = promote_dtypes(x)
     dt = x.aval.dtype
+    if dt == np.bool_:  # as JAX (NumPy returns booleans unchanged)
+        raise ValueError(f"jnp.round: data type bool not inexact{mlir.where_suffix()}")
+    if dt.kind == "c":
+        return lax.complex(_round_impl(lax.real(x), decimals), _round_impl(lax.imag(x), decimals))
     if not dtypes.issubdtype(dt, np.inexact):
-        return x
+        return x if decimals >= 0 else _round_integer(x, 10 ** (-decimals))
     if decimals == 0:
         return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
     factor = lax.full_like(x, 10.0**decimals)
     return lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+
+
+def _round_integer(x, step: int):
+    # To the nearest multiple of `step`, ties to the even multiple, as NumPy (JAX raises).
+    info = dtypes.iinfo(x.aval.dtype)
+    if step > info.max:
+        return lax.full_like(x, 0)
+    step_ = lax.full_like(x, step)
+    low = lax.sub(x, _mod(x, step_))
+    rest = lax.sub(x, low)
+    half_up = lax.gt(rest, lax.sub(step_, rest))
+    tie = lax.eq(rest, lax.sub(step_, rest))
+    odd = lax.ne(_mod(_int_floor_div(low, step_), lax.full_like(x, 2)), lax.full_like(x, 0))
+    up = lax.bitwise_or(half_up, lax.bitwise_and(tie, odd))
+    return lax.select(up, lax.add(low, step_), low)
 
 
 _round = _eager(_round_impl, static_argnames=("decimals",))
