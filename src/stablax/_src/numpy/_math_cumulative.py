@@ -10,6 +10,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
+from stablax._src.numpy import _ufuncs
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import (
     broadcast_to_shape,
@@ -18,7 +19,6 @@ from stablax._src.numpy._promotion import (
     promote_dtypes_inexact,
 )
 from stablax._src.numpy._reductions import _axes, _check_out, _sum_dtype
-from stablax._src.numpy import _ufuncs
 from stablax._src.numpy._ufuncs import _mod
 
 _STATIC = ("axis", "dtype", "include_initial", "n", "edge_order")
