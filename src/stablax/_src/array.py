@@ -213,7 +213,7 @@ def from_host(value: Any, dtype: Any = None, weak_type: bool = False, device: An
     if target != array.dtype:
         array = array.astype(target)
     aval = ShapedArray(array.shape, array.dtype, weak_type)
-    device = runtime.default_device() if device is None else device
+    device = runtime.default_device() if device is None else runtime.as_device(device)
     return Array(runtime.device_put(np.asarray(array, order="C"), aval, device), aval)
 
 

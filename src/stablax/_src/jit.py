@@ -112,12 +112,14 @@ class Jitted:
     ) -> None:
         self.fun = fun
         self._signature = _signature_or_none(fun)
+        _check_argnums(self._signature, _as_tuple(static_argnums), "static_argnums")
         static_argnums, static_argnames = _resolve_static(
             self._signature, static_argnums, static_argnames
         )
         self.static_argnums = frozenset(static_argnums)
         self.static_argnames = frozenset(static_argnames)
         self.donate_argnums = frozenset(donate_argnums)
+        _check_argnums(self._signature, self.donate_argnums, "donate_argnums")
         self.inline = inline
         self._cache: dict[Hashable, _Entry] = {}
         self._hits: dict[tuple[ShapedArray, ...], _Entry] = {}  # one or two Arrays
@@ -354,7 +356,7 @@ def _wrap_outputs(entry: _Entry, outs: list, dynamic_leaves: Sequence[Any]) -> A
         for i in entry.donated:
             leaf = dynamic_leaves[i]
             if type(leaf) is Array:
-                leaf._npy = None
+                leaf.delete()  # a later use fails as a deleted array's, with no XLA error line
     if entry.single:
         return Array(outs[0], entry.out_avals[0])
     arrays = [Array(b, a) for b, a in zip(outs, entry.out_avals, strict=True)]
@@ -457,6 +459,26 @@ def _signature_or_none(fun: Callable) -> inspect.Signature | None:
         return inspect.signature(fun)
     except (TypeError, ValueError):
         return None
+
+
+def _as_tuple(nums: int | Sequence[int]) -> tuple[int, ...]:
+    return (nums,) if isinstance(nums, int) else tuple(nums)
+
+
+def _check_argnums(sig, argnums, what: str) -> None:
+    """Static or donated positions must exist, as JAX checks (unless the function takes *args)."""
+    if sig is None or not argnums:
+        return
+    kinds = [q.kind for q in sig.parameters.values()]
+    p = inspect.Parameter
+    if p.VAR_POSITIONAL in kinds:
+        return
+    count = sum(k in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for k in kinds)
+    if max(argnums) >= count or min(argnums) < -count:
+        raise ValueError(
+            f"jit: {what}={tuple(sorted(argnums))} names positions the function does not have: "
+            f"it accepts {count} positional arguments"
+        )
 
 
 def _resolve_static(sig, static_argnums, static_argnames):

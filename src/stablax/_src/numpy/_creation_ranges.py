@@ -52,8 +52,6 @@ def geomspace(
     start, stop = asarray(start), asarray(stop)
     compute = dtypes.result_type(start, stop, float)
     start_a, stop_a = asarray(start, compute), asarray(stop, compute)
-    if np.any(np.asarray(start_a) == 0) or np.any(np.asarray(stop_a) == 0):
-        raise ValueError("jnp.geomspace: geometric sequence cannot include zero")
     if dtypes.issubdtype(compute, np.complexfloating):
         log_start, log_stop = _ufuncs.log10(start_a), _ufuncs.log10(stop_a)
         out = logspace(log_start, log_stop, num, endpoint, 10.0, compute, axis=0)

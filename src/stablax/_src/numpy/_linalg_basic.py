@@ -196,15 +196,26 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     )
 
 
+def _core_ranks(name: str, x1: Any, x2: Any, ranks: tuple[int, int]) -> None:
+    for x, rank, which in ((x1, ranks[0], "x1"), (x2, ranks[1], "x2")):
+        if x.aval.ndim < rank:
+            raise ValueError(
+                f"jnp.{name}: {which} of shape {x.aval.shape} needs at least {rank} dimensions"
+                f"{mlir.where_suffix()}"
+            )
+
+
 def matvec(x1, x2, /):
     """Matrix-vector products over broadcast batches: (..., m, n) x (..., n) -> (..., m)."""
     x1, x2 = asarray(x1), asarray(x2)
+    _core_ranks("matvec", x1, x2, (2, 1))
     return matmul(x1, x2[..., None])[..., 0]
 
 
 def vecmat(x1, x2, /):
     """Conjugated vector-matrix products: (..., m) x (..., m, n) -> (..., n)."""
     x1, x2 = promote_dtypes(asarray(x1), asarray(x2))
+    _core_ranks("vecmat", x1, x2, (1, 2))
     x1 = lax.conj(x1) if _is_complex(x1) else x1
     return matmul(x1[..., None, :], x2)[..., 0, :]
 

@@ -188,6 +188,13 @@ def multi_dot(arrays: Sequence[Any], *, precision: Any = None) -> Any:
     if len(arrays) < 2:
         raise ValueError(f"jnp.linalg.multi_dot: expected at least two arrays{mlir.where_suffix()}")
     first_vector, last_vector = arrays[0].ndim == 1, arrays[-1].ndim == 1
+    inner_ok = all(a.ndim == 2 for a in arrays[1:-1])
+    if not (inner_ok and arrays[0].ndim in (1, 2) and arrays[-1].ndim in (1, 2)):
+        raise ValueError(
+            "jnp.linalg.multi_dot: input arrays must all be two-dimensional, except for the first "
+            "and last array which may be 1 or 2 dimensional. Got array shapes "
+            f"{[a.shape for a in arrays]}{mlir.where_suffix()}"
+        )
     if first_vector:
         arrays[0] = lax.expand_dims(arrays[0], (0,))
     if last_vector:

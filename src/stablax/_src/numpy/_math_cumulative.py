@@ -18,14 +18,14 @@ from stablax._src.numpy._promotion import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
-from stablax._src.numpy._reductions import _axes, _check_out, _sum_dtype
+from stablax._src.numpy._reductions import _axes, _check_out, _sum_dtype, single_axis
 from stablax._src.numpy._ufuncs import _mod
 
 _STATIC = ("axis", "dtype", "include_initial", "n", "edge_order")
 
 
 def _axis(axis: int, ndim: int, name: str) -> int:
-    return _axes(axis, ndim, name)[0]
+    return single_axis(axis, ndim, name)
 
 
 def _cumulative_dtype(dt: np.dtype, dtype: Any, name: str) -> np.dtype:

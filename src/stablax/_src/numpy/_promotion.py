@@ -112,33 +112,36 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
     return lax.broadcast_in_dim(x, shape, dims)
 
 
+def _broadcast_args(name: str, args: list[Any]) -> list[Any]:
+    # Operands of an elementwise function that do not broadcast are a TypeError, as in JAX.
+    shapes = [aval_of(a).shape for a in args]
+    if len(set(shapes)) <= 1:
+        return args
+    try:
+        shape = tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise TypeError(
+            f"{name} got incompatible shapes for broadcasting: "
+            f"{', '.join(str(tuple(s)) for s in shapes)}{mlir.where_suffix()}"
+        ) from None
+    return [broadcast_to_shape(a, shape) for a in args]
+
+
 def promote_args(name: str, *args: Any) -> list[Any]:
     """JAX dtype promotion followed by NumPy broadcasting, as every binary ufunc needs."""
     check_arraylike(name, *args)
     args = promote_dtypes(*args)
-    shapes = [aval_of(a).shape for a in args]
-    if len(set(shapes)) <= 1:
-        return args
-    shape = broadcast_shapes(name, *shapes)
-    return [broadcast_to_shape(a, shape) for a in args]
+    return _broadcast_args(name, args)
 
 
 def promote_args_numeric(name: str, *args: Any) -> list[Any]:
     """promote_args with bool promoted to int32 (integer arithmetic on booleans, as JAX)."""
     check_arraylike(name, *args)
     args = promote_dtypes_numeric(*args)
-    shapes = [aval_of(a).shape for a in args]
-    if len(set(shapes)) <= 1:
-        return args
-    shape = broadcast_shapes(name, *shapes)
-    return [broadcast_to_shape(a, shape) for a in args]
+    return _broadcast_args(name, args)
 
 
 def promote_args_inexact(name: str, *args: Any) -> list[Any]:
     check_arraylike(name, *args)
     args = promote_dtypes_inexact(*args)
-    shapes = [aval_of(a).shape for a in args]
-    if len(set(shapes)) <= 1:
-        return args
-    shape = broadcast_shapes(name, *shapes)
-    return [broadcast_to_shape(a, shape) for a in args]
+    return _broadcast_args(name, args)

@@ -21,10 +21,20 @@ _STATIC = ("axis", "dtype", "keepdims", "ddof", "correction", "promote_integers"
 def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    try:
+        if isinstance(axis, (str, bytes)):
+            raise TypeError
+        axes = (axis,) if hasattr(axis, "__index__") else tuple(axis)
+        axes = tuple(operator.index(a) for a in axes)
+    except TypeError as error:
+        if type(error) is not TypeError:  # a tracer's concretization error says more
+            raise
+        raise TypeError(
+            f"jnp.{name}: axis must be an integer, a tuple of integers or None, got {axis!r}"
+            f"{mlir.where_suffix()}"
+        ) from None
     out = []
     for a in axes:
-        a = operator.index(a)
         if not -ndim <= a < ndim:
             raise ValueError(
                 f"jnp.{name}: axis {a} is out of bounds for array of dimension "
@@ -34,6 +44,15 @@ def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
     if len(set(out)) != len(out):
         raise ValueError(f"jnp.{name}: duplicate value in 'axis': {axis}{mlir.where_suffix()}")
     return tuple(out)
+
+
+def single_axis(axis: Any, ndim: int, name: str) -> int:
+    """One axis (an integer, not a tuple), normalised to [0, ndim)."""
+    if not hasattr(axis, "__index__"):
+        raise TypeError(
+            f"jnp.{name}: axis must be an integer, got {axis!r}{mlir.where_suffix()}"
+        )
+    return _axes(axis, ndim, name)[0]
 
 
 def _keepdims_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
@@ -395,8 +414,8 @@ def _arg_extremum(name: str, lax_fn):
             axes = tuple(range(len(shape)))
             reduce_axis = 0
         else:
-            axes = _axes(axis, len(shape), name)
-            reduce_axis = axes[0]
+            reduce_axis = single_axis(axis, len(shape), name)
+            axes = (reduce_axis,)
         if a.aval.shape[reduce_axis] == 0:
             raise ValueError(
                 f"jnp.{name}: attempt to get {name} of an empty sequence{mlir.where_suffix()}"

@@ -343,7 +343,7 @@ def setdiff1d(
 ) -> Any:
     """The sorted distinct values of `ar1` that are not in `ar2` (NumPy's `setdiff1d`)."""
     del assume_unique
-    ar1, ar2 = promote_dtypes(_flat(ar1), _flat(ar2))
+    ar1, ar2 = _flat(ar1), _flat(ar2)  # the values keep ar1's dtype, as in JAX
     keep = isin(ar1, ar2, invert=True)
     return _keep_distinct(ar1, keep, size, fill_value, "setdiff1d")
 
