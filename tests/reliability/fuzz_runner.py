@@ -73,7 +73,9 @@ INTERNAL = re.compile(
             r"takes \d+ positional arguments? but \d+ (?:was|were) given",
             r"got an unexpected keyword argument",
             r"unsupported operand type",
-            r"'NoneType'",
+            r"can only concatenate",
+            r"(?:int|float|complex)\(\) argument must be",
+            r"has no len\(\)",
             r"_src\.",
             r"jaxlib",
             r"nanobind",
@@ -202,7 +204,9 @@ def check(outcome: dict | None) -> tuple[str, str] | None:
     stderr = outcome.get("stderr", "")
     if any(_XLA_STDERR.search(line) for line in stderr.splitlines()):
         return ("stderr", stderr.strip()[:500])
-    if kind == "error" and not outcome.get("user_raised"):
+    # The user's own callable raised, or was called with the arguments it was given for.
+    user = outcome.get("user_raised") or "<lambda>" in outcome.get("message", "")
+    if kind == "error" and not user:
         if not DOCUMENTED.intersection(outcome["bases"]):
             return ("exception-type", f"{outcome['type']}: {outcome['message'][:300]}")
         found = INTERNAL.search(outcome["message"])

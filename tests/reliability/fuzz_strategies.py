@@ -213,10 +213,14 @@ _ODD = [
 ]
 
 
+_DTYPE_ORDER = ("float32", *[d for d in fv.DTYPES if d != "float32"])
+
 # --- strategies --------------------------------------------------------------------------------
 
-_DIM = st.sampled_from([0, 1, 1, 2, 2, 3, 3, 4, 5])
-_RANK = st.sampled_from([0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 6])
+# Hypothesis starts from the first element of each choice (its "simplest" example): make that
+# a typical valid input (a float32 vector of 3), the odd and empty cases later in the lists.
+_DIM = st.sampled_from([3, 2, 1, 0, 2, 3, 4, 5, 1])
+_RANK = st.sampled_from([1, 2, 0, 1, 2, 3, 0, 1, 2, 3, 4, 6])
 
 
 @st.composite
@@ -230,9 +234,9 @@ def shapes(draw: Any, rank: int | None = None) -> list[int]:
 
 @st.composite
 def dtype_names(draw: Any) -> str:
-    if draw(st.integers(0, 39)) == 0:
+    if draw(st.integers(0, 39)) == 39:
         return draw(st.sampled_from(fv.RARE_DTYPES))
-    return draw(st.sampled_from(fv.DTYPES))
+    return draw(st.sampled_from(_DTYPE_ORDER))
 
 
 @st.composite
@@ -246,14 +250,14 @@ def arrays(draw: Any, shape: list[int] | None = None, dtype: str | None = None) 
         ),
         "as": "array",
     }
-    if spec["fill"] == "normal" and draw(st.integers(0, 9)) == 0:
+    if spec["fill"] == "normal" and draw(st.integers(0, 9)) == 9:
         spec["fill"] = "wide"
     how = draw(st.integers(0, 19))
-    if how == 0:
+    if how == 19:
         spec["as"] = "numpy"
-    elif how == 1 and len(spec["array"]) <= 2:
+    elif how == 18 and len(spec["array"]) <= 2:
         spec["as"] = "list"
-    elif how == 2:
+    elif how == 17:
         spec["as"] = "numpy_scalar"
     return spec
 
@@ -277,11 +281,11 @@ def array_args(draw: Any, like: dict | None = None) -> dict:
     """An array argument: mostly an array (often shaped/typed like `like`), sometimes a scalar
     or an odd value."""
     roll = draw(st.integers(0, 99))
-    if roll < 8:
+    if roll >= 92:
         return draw(python_scalars())
-    if roll < 12:
+    if roll >= 88:
         return draw(st.sampled_from(_ODD))
-    if like is not None and roll < 60:
+    if like is not None and roll < 48:
         shape = like["array"] if draw(st.booleans()) else _broadcastable(draw, like["array"])
         dtype = like["dtype"] if draw(st.integers(0, 2)) else None
         return draw(arrays(shape=shape, dtype=dtype))
@@ -372,7 +376,7 @@ def count_values(draw: Any) -> dict:
     return draw(
         st.sampled_from(
             [
-                {"py": 2**31},
+                {"py": -(2**63)},
                 {"py": 2**63},
                 {"py": 1.5},
                 {"py": "2"},

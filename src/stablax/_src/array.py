@@ -221,8 +221,13 @@ def from_dlpack(external: Any, device: Any = None, copy: bool | None = None) -> 
     """Wraps any `__dlpack__` producer (NumPy, another framework) as an Array, zero-copy if able."""
     if hasattr(external, "__dlpack__"):
         capsule = external.__dlpack__()
-    else:
+    elif type(external).__name__ == "PyCapsule":
         capsule = external
+    else:
+        raise TypeError(
+            f"from_dlpack: expected an object with __dlpack__ or a DLPack capsule, got "
+            f"{type(external).__name__}"
+        )
     device = runtime.default_device() if device is None else device
     buf = runtime.from_dlpack(capsule, device, copy)
     host_view = runtime.to_host(buf)

@@ -140,9 +140,9 @@ class Jitted:
         key = (in_tree, avals, static_key, config.epoch)
         try:
             entry = self._cache.get(key)
-        except TypeError as err:
+        except TypeError:
             raise ValueError(
-                f"jit: static arguments must be hashable, got {static_key!r}: {err}"
+                f"jit: static arguments must be hashable (non-array values), got {static_key!r}"
             ) from None
         if entry is None:
             entry = self._compile(args, kwargs, in_tree, avals, leaves)

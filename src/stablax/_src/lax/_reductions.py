@@ -8,7 +8,6 @@ indices) pairs with a comparator body. Also the region helpers shared by sort an
 from __future__ import annotations
 
 import inspect
-import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +20,7 @@ from stablax._src.dispatch import batch_rules, bind, def_op, weak_scalar
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
+from stablax._src.lax._argcheck import int_sequence
 from stablax._src.lax._elementwise_common import ANY, BOOL, FLOAT, INT, INT_OR_BOOL, check_dtype
 from stablax._src.lax._shapes import (
     aval_of,
@@ -64,8 +64,7 @@ def identity_element(computation: str, dtype: np.dtype) -> np.ndarray:
 
 def _normalize_axes(axes: Sequence[int], ndim: int, opname: str) -> tuple[int, ...]:
     result = []
-    for a in axes:
-        a = operator.index(a)
+    for a in int_sequence(axes, "axes", f"lax.{opname}"):
         if not -ndim <= a < ndim:
             raise ValueError(
                 f"lax.{opname}: axis {a} is out of bounds for an array of rank {ndim}"

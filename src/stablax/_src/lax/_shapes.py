@@ -15,21 +15,12 @@ from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import attribute_lowering, bind, def_op, weak_scalar
+from stablax._src.lax._argcheck import int_sequence
 from stablax._src.lax._batch_rules import moveaxis
 
 
 def _ints(values: Any, what: str, opname: str) -> tuple[int, ...]:
-    try:
-        if isinstance(values, (str, bytes, bytearray)):  # iterable, but not of dimensions
-            raise TypeError
-        return tuple(operator.index(v) for v in values)
-    except TypeError as error:
-        if type(error) is not TypeError:  # a tracer's concretization error says more
-            raise
-        raise TypeError(
-            f"lax.{opname}: {what} must be a sequence of integers, got {values!r}"
-            f"{mlir.where_suffix()}"
-        ) from None
+    return int_sequence(values, what, f"lax.{opname}")
 
 
 def _error(opname: str, message: str) -> TypeError:

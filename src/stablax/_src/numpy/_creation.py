@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import core, dtypes, lax
+from stablax._src import ir as mlir
 from stablax._src.array import Array, from_dlpack, from_host
 from stablax._src.core import Tracer
 from stablax._src.dispatch import weak_scalar
@@ -193,6 +194,15 @@ def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
                 "jnp.arange: arguments must be concrete (not traced); use lax.iota for "
                 "traced sizes or mark them static"
             )
+    if start is None:
+        raise TypeError(f"jnp.arange: start must be a number, got None{mlir.where_suffix()}")
+    for v in (start, stop, step):
+        if v is not None and np.ndim(v) != 0:
+            raise ValueError(f"jnp.arange: arguments must be scalars, got {v!r}")
+        if isinstance(v, (complex, np.complexfloating)) or np.iscomplexobj(v):
+            raise ValueError("jnp.arange: complex start/stop/step are not supported")
+        if not (isinstance(v, (bool, int, float, np.generic, np.ndarray, Array)) or v is None):
+            raise TypeError(f"jnp.arange: arguments must be numbers, got {type(v).__name__}")
     if stop is None:
         start, stop = 0, start
     if step is None:

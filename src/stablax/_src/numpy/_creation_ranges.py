@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
+from stablax._src.core import Tracer
+from stablax._src.lax._argcheck import check_callable, int_or_int_sequence
 from stablax._src.numpy import _ufuncs
 from stablax._src.numpy._creation import asarray, linspace
 from stablax._src.numpy._shape import moveaxis, reshape
@@ -52,6 +54,9 @@ def geomspace(
     start, stop = asarray(start), asarray(stop)
     compute = dtypes.result_type(start, stop, float)
     start_a, stop_a = asarray(start, compute), asarray(stop, compute)
+    concrete = not any(isinstance(v, Tracer) for v in (start_a, stop_a))
+    if concrete and (np.any(np.asarray(start_a) == 0) or np.any(np.asarray(stop_a) == 0)):
+        raise ValueError("jnp.geomspace: geometric sequence cannot include zero")  # as NumPy
     if dtypes.issubdtype(compute, np.complexfloating):
         log_start, log_stop = _ufuncs.log10(start_a), _ufuncs.log10(stop_a)
         out = logspace(log_start, log_stop, num, endpoint, 10.0, compute, axis=0)
@@ -139,7 +144,8 @@ def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float
     """
     from stablax._src.transforms.vmap_api import vmap
 
-    shape = tuple(operator.index(d) for d in shape)
+    check_callable("jnp.fromfunction", function, "function")
+    shape = int_or_int_sequence(shape, "shape", "jnp.fromfunction")
     dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "jnp.fromfunction"))
     mapped = functools.partial(function, **kwargs)
     for i in reversed(range(len(shape))):

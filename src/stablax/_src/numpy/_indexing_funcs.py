@@ -14,6 +14,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import ConcretizationTypeError, Tracer
+from stablax._src.lax._argcheck import check_callable, int_or_int_sequence
 from stablax._src.numpy import _shape, _ufuncs
 from stablax._src.numpy._creation import asarray, zeros
 
@@ -353,6 +354,8 @@ def mask_indices(
     n: int, mask_func: Callable[[Any, int], Any], k: int = 0, *, size: int | None = None
 ) -> tuple[Any, Any]:
     """`np.mask_indices`: the indices where `mask_func(ones((n, n)), k)` is non-zero."""
+    check_callable("jnp.mask_indices", mask_func, "mask_func")
+    n = operator.index(n)
     mask = np.asarray(mask_func(np.ones((n, n), np.int32), k)) != 0
     rows, cols = np.nonzero(mask)
     if size is not None:
@@ -410,7 +413,7 @@ def ravel_multi_index(
 
     mode "raise" checks the coordinates, so they must be concrete; "clip"/"wrap" work traced.
     """
-    dims = tuple(operator.index(d) for d in dims)
+    dims = int_or_int_sequence(dims, "dims", "jnp.ravel_multi_index")
     if len(multi_index) != len(dims):
         raise ValueError(
             f"jnp.ravel_multi_index: {len(multi_index)} coordinate arrays for {len(dims)} dims"

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes
+from stablax._src.lax._argcheck import int_or_int_sequence
 from stablax._src.numpy._promotion import broadcast_shapes as _broadcast_shapes
 
 
@@ -89,7 +90,7 @@ def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
 
 def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
     """The shape NumPy's broadcasting gives `shapes` (ints count as 1-D shapes)."""
-    shapes = [(s,) if isinstance(s, (int, np.integer)) else tuple(s) for s in shapes]
+    shapes = [int_or_int_sequence(s, "each shape", "jnp.broadcast_shapes") for s in shapes]
     if not shapes:
         return ()
     return _broadcast_shapes("jnp.broadcast_shapes", *shapes)

@@ -4,6 +4,7 @@ tensordot, kron, cross, vecdot, matvec, vecmat."""
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 import numpy as np
 from stablax._src import ir as mlir
@@ -149,6 +150,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = promote_dtypes(asarray(a), asarray(b))
+    if a.aval.ndim == 0 or b.aval.ndim == 0:
+        raise ValueError(f"jnp.cross: inputs must be at least 1-D arrays{mlir.where_suffix()}")
     a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
     if a.aval.shape[-1] not in (2, 3) or b.aval.shape[-1] not in (2, 3):
         raise ValueError(
@@ -178,13 +181,9 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     from stablax._src.numpy._shape import broadcast_arrays, moveaxis
 
     x1, x2 = promote_dtypes(asarray(x1), asarray(x2))
-    if x1.aval.shape[axis] != x2.aval.shape[axis]:
-        raise ValueError(
-            f"jnp.vecdot: axes of size {x1.aval.shape[axis]} and {x2.aval.shape[axis]} differ"
-            f"{mlir.where_suffix()}"
-        )
-    x1, x2 = (moveaxis(x, axis, -1) for x in (x1, x2))
-    x1, x2 = broadcast_arrays(x1, x2)
+    x1, x2 = broadcast_arrays(x1, x2)  # first, as JAX: `axis` counts in the broadcast shape
+    axis = canonicalize_axis(axis, x1.aval.ndim, "vecdot")
+    x1, x2 = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
     nb = x1.aval.ndim - 1
     batch = tuple(range(nb))
     return lax.dot_general(

@@ -14,6 +14,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._argcheck import int_sequence
 from stablax._src.numpy import _reductions as red
 from stablax._src.numpy import _ufuncs as uf
 from stablax._src.numpy._creation import asarray
@@ -248,7 +249,7 @@ def tensorsolve(a: Any, b: Any, axes: tuple[int, ...] | None = None) -> Any:
     """Solves tensordot(a, x, x.ndim) = b for x (numpy.linalg.tensorsolve)."""
     a, b = asarray(a), asarray(b)
     if axes is not None:
-        moved = [i % a.ndim for i in axes]
+        moved = [_axis(i, a.ndim, "tensorsolve") for i in int_sequence(axes, "axes", "tensorsolve")]
         keep = [i for i in range(a.ndim) if i not in moved]
         a = lax.transpose(a, (*keep, *moved))
     x_shape = a.shape[b.ndim :]

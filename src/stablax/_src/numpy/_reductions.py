@@ -49,9 +49,7 @@ def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
 def single_axis(axis: Any, ndim: int, name: str) -> int:
     """One axis (an integer, not a tuple), normalised to [0, ndim)."""
     if not hasattr(axis, "__index__"):
-        raise TypeError(
-            f"jnp.{name}: axis must be an integer, got {axis!r}{mlir.where_suffix()}"
-        )
+        raise TypeError(f"jnp.{name}: axis must be an integer, got {axis!r}{mlir.where_suffix()}")
     return _axes(axis, ndim, name)[0]
 
 
@@ -328,6 +326,8 @@ def _var_impl(
     a = asarray(a)
     if correction is not None:
         ddof = correction
+    if not isinstance(ddof, (int, float, np.number)) and not hasattr(ddof, "aval"):
+        raise ValueError(f"jnp.var: ddof must be a number, got {ddof!r}{mlir.where_suffix()}")
     axes = _axes(axis, a.aval.ndim, "var")
     inexact = _inexact_dtype(a.aval.dtype)
     compute = _accumulation_dtype(inexact)

@@ -49,6 +49,8 @@ def reshape(
     """Reshapes (row-major; -1 infers one dimension). Arrays are immutable, so `copy` is moot."""
     if shape is None:
         shape = newshape
+    if shape is None:
+        raise TypeError("jnp.reshape: missing the shape argument")
     a = asarray(a)
     shape = _resolve_shape(shape, a.aval.size, "jnp.reshape")
     if math.prod(shape) != a.aval.size:

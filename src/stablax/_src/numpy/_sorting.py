@@ -16,6 +16,7 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import ConcretizationTypeError, Tracer
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._argcheck import sequence
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import promote_dtypes
 
@@ -176,7 +177,15 @@ _lexsort = _eager(_lexsort_impl, static_argnames=("axis",))
 
 def lexsort(keys: Any, axis: int = -1) -> Any:
     """Indices sorting by several keys, the last one primary (NumPy's `lexsort`)."""
-    keys = tuple(asarray(k) for k in keys) if not hasattr(keys, "aval") else tuple(keys)
+    if hasattr(keys, "aval") or isinstance(keys, np.ndarray):
+        keys = asarray(keys)
+        if keys.aval.ndim == 0:
+            raise TypeError(
+                f"jnp.lexsort: keys must be at least 1-dimensional{mlir.where_suffix()}"
+            )
+        keys = tuple(keys)
+    else:
+        keys = tuple(asarray(k) for k in sequence(keys, "keys", "jnp.lexsort"))
     if not keys:
         raise TypeError("jnp.lexsort: need at least one key to sort by")
     shapes = {k.aval.shape for k in keys}
