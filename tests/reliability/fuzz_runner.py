@@ -192,7 +192,18 @@ def _signal_name(code: int | None) -> str:
 # --- classification ----------------------------------------------------------------------------
 
 
-def check(outcome: dict | None) -> tuple[str, str] | None:
+_ARITY = re.compile(r"missing \d+ required positional argument|takes \d+ positional argument")
+
+
+def _has_callable(spec: Any) -> bool:
+    if isinstance(spec, dict):
+        return "fn" in spec or any(_has_callable(v) for v in spec.values())
+    if isinstance(spec, list):
+        return any(_has_callable(v) for v in spec)
+    return False
+
+
+def check(outcome: dict | None, call: dict | None = None) -> tuple[str, str] | None:
     """(category, detail) if a stablax outcome breaks a rule, else None."""
     if outcome is None:
         return ("missing", "no outcome")
@@ -205,7 +216,14 @@ def check(outcome: dict | None) -> tuple[str, str] | None:
     if any(_XLA_STDERR.search(line) for line in stderr.splitlines()):
         return ("stderr", stderr.strip()[:500])
     # The user's own callable raised, or was called with the arguments it was given for.
-    user = outcome.get("user_raised") or "<lambda>" in outcome.get("message", "")
+    message = outcome.get("message", "")
+    user = outcome.get("user_raised") or "<lambda>" in message
+    if (
+        call is not None
+        and _ARITY.search(message)
+        and _has_callable([call["args"], call["kwargs"]])
+    ):
+        user = True  # a callable of the user's called with the arguments it was given for
     if kind == "error" and not user:
         if not DOCUMENTED.intersection(outcome["bases"]):
             return ("exception-type", f"{outcome['type']}: {outcome['message'][:300]}")
@@ -284,7 +302,7 @@ class Report:
         self.functions[call["fn"]] += 1
         stablax_outcome = outcomes["stablax"]
         self.counts[f"stablax_{stablax_outcome['kind'] if stablax_outcome else 'missing'}"] += 1
-        problem = check(stablax_outcome)
+        problem = check(stablax_outcome, call)
         if problem is None and self.compare:
             jax_outcome = outcomes["jax"]
             if jax_outcome is not None and jax_outcome["kind"] in ("crash", "timeout"):

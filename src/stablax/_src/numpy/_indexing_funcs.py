@@ -14,7 +14,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import ConcretizationTypeError, Tracer
-from stablax._src.lax._argcheck import check_callable, int_or_int_sequence
+from stablax._src.lax._argcheck import check_callable, int_or_int_sequence, sequence
 from stablax._src.numpy import _shape, _ufuncs
 from stablax._src.numpy._creation import asarray, zeros
 
@@ -414,6 +414,9 @@ def ravel_multi_index(
     mode "raise" checks the coordinates, so they must be concrete; "clip"/"wrap" work traced.
     """
     dims = int_or_int_sequence(dims, "dims", "jnp.ravel_multi_index")
+    if hasattr(multi_index, "aval") or isinstance(multi_index, np.ndarray):
+        multi_index = list(asarray(multi_index)) if np.ndim(multi_index) else [multi_index]
+    multi_index = sequence(multi_index, "multi_index", "jnp.ravel_multi_index")
     if len(multi_index) != len(dims):
         raise ValueError(
             f"jnp.ravel_multi_index: {len(multi_index)} coordinate arrays for {len(dims)} dims"

@@ -311,7 +311,8 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     from stablax._src.numpy._linalg_basic import cross as cross_
 
     x1, x2 = asarray(x1), asarray(x2)
-    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+    axis1, axis2 = (_axis(axis, x.ndim, "cross") for x in (x1, x2))
+    if x1.shape[axis1] != 3 or x2.shape[axis2] != 3:
         raise ValueError(
             f"jnp.linalg.cross: both inputs must have size 3 along axis {axis}, got {x1.shape} "
             f"and {x2.shape}{mlir.where_suffix()}"

@@ -8,6 +8,7 @@ import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._argcheck import sequence
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import (
     broadcast_shapes,
@@ -188,6 +189,8 @@ _interp_static = _eager(_interp_impl, static_argnames=("left", "right"))
 
 def select(condlist: Any, choicelist: Any, default: Any = 0) -> Any:
     """Elementwise the choice of the first true condition, else `default` (NumPy's `select`)."""
+    condlist = sequence(condlist, "condlist", "jnp.select")
+    choicelist = sequence(choicelist, "choicelist", "jnp.select")
     if len(condlist) != len(choicelist):
         raise ValueError(
             "jnp.select: condlist must have length equal to choicelist "

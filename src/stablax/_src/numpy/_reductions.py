@@ -96,7 +96,11 @@ def _finish(out: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: b
 
 def _mask(where: Any, shape: tuple[int, ...], name: str) -> Any:
     where = _to_bool(asarray(where))
-    broadcast_shapes(f"jnp.{name}", where.aval.shape, shape)
+    if broadcast_shapes(f"jnp.{name}", where.aval.shape, shape) != tuple(shape):
+        raise ValueError(
+            f"jnp.{name}: where of shape {where.aval.shape} does not broadcast to the array's "
+            f"shape {tuple(shape)}{mlir.where_suffix()}"
+        )
     return broadcast_to_shape(where, shape)
 
 
