@@ -226,7 +226,7 @@ def floor_divide(x, y):
 
 def sign_bit(x):
     """True where the float's sign bit is set (-0.0 included)."""
-    as_int = {2: np.int16, 4: np.int32, 8: np.int64}[x.aval.dtype.itemsize]
+    as_int = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[x.aval.dtype.itemsize]
     bits = lax.bitcast_convert_type(x, as_int)
     return lax.lt(bits, lax.full_like(bits, 0))
 
