@@ -323,9 +323,27 @@ class Report:
                         "mode": call["mode"],
                         "detail": detail,
                         "call": call,
+                        "outcomes": _brief_outcomes(outcomes),
                         "reproducer": reproducer(call),
                     }
                 )
+
+    def reclassify(self, findings: list[dict]) -> None:
+        """Counts stored findings again (after known_differences.py changed)."""
+        for finding in findings:
+            outcomes = finding["outcomes"]
+            problem = check(outcomes["stablax"], finding["call"])
+            if problem is None and self.compare:
+                verdict = fuzz_compare.compare(
+                    finding["call"], outcomes["stablax"], outcomes["jax"]
+                )
+                if verdict is not None and verdict[0] == "explained":
+                    self.explained[verdict[1]] += 1
+                    continue
+                problem = verdict
+            if problem is not None:
+                self.by_category[problem[0]] += 1
+                self.findings.append(dict(finding, category=problem[0], detail=problem[1]))
 
     def summary(self) -> dict:
         return {
@@ -338,6 +356,11 @@ class Report:
             "explained_differences": dict(self.explained),
             "functions_called": len(self.functions),
         }
+
+
+def _brief_outcomes(outcomes: dict) -> dict:
+    # Values are kept whole (the comparison needs them); messages are already cut.
+    return {k: v for k, v in outcomes.items()}
 
 
 def run_fuzz(
@@ -395,7 +418,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--report", default=None, help="write the findings here (JSON)")
     parser.add_argument("--only", default=None, help="comma-separated function names")
+    parser.add_argument(
+        "--reclassify", default=None, help="count the findings of an earlier report again"
+    )
     args = parser.parse_args(argv)
+    if args.reclassify:
+        old = json.load(open(args.reclassify))
+        report = Report(old["summary"]["seed"], 0, old["summary"]["compare_jax"])
+        report.reclassify(old["findings"])
+        print(
+            json.dumps({"problems": dict(report.by_category), "explained": dict(report.explained)})
+        )
+        if args.report:
+            _write(args.report, report)
+        return 1 if report.by_category else 0
     functions = fuzz_strategies.catalog()
     if args.only:
         wanted = set(args.only.split(","))
