@@ -14,6 +14,7 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.array import Array
 from stablax._src.jit import jit as _eager
+from stablax._src.numpy._complex_special import complex_function
 from stablax._src.numpy._promotion import (
     check_arraylike,
     promote_args,
@@ -55,19 +56,28 @@ def _binary(lax_fn, name):
     return _eager(fn)
 
 
+def _special_complex(lax_fn, name):
+    # Complex operands: C99's values at infinities, NaNs and signed zeros (_complex_special).
+    def fn(x):
+        return complex_function(name, x) if x.aval.dtype.kind == "c" else lax_fn(x)
+
+    fn.__name__ = lax_fn.__name__
+    return fn
+
+
 sin = _unary_inexact(lax.sin)
 cos = _unary_inexact(lax.cos)
 tan = _unary_inexact(lax.tan)
 arcsin = _unary_inexact(lax.asin)
-arccos = _unary_inexact(lax.acos)
+arccos = _unary_inexact(_special_complex(lax.acos, "acos"))
 arctan = _unary_inexact(lax.atan)
-sinh = _unary_inexact(lax.sinh)
-cosh = _unary_inexact(lax.cosh)
-tanh = _unary_inexact(lax.tanh)
-arcsinh = _unary_inexact(lax.asinh)
-arccosh = _unary_inexact(lax.acosh)
-arctanh = _unary_inexact(lax.atanh)
-exp = _unary_inexact(lax.exp)
+sinh = _unary_inexact(_special_complex(lax.sinh, "sinh"))
+cosh = _unary_inexact(_special_complex(lax.cosh, "cosh"))
+tanh = _unary_inexact(_special_complex(lax.tanh, "tanh"))
+arcsinh = _unary_inexact(_special_complex(lax.asinh, "asinh"))
+arccosh = _unary_inexact(_special_complex(lax.acosh, "acosh"))
+arctanh = _unary_inexact(_special_complex(lax.atanh, "atanh"))
+exp = _unary_inexact(_special_complex(lax.exp, "exp"))
 
 
 def _exp2(x):
@@ -78,10 +88,10 @@ def _exp2(x):
 
 _exp2.__name__ = "exp2"
 exp2 = _unary_inexact(_exp2)
-expm1 = _unary_inexact(lax.expm1)
-log = _unary_inexact(lax.log)
-log1p = _unary_inexact(lax.log1p)
-sqrt = _unary_inexact(lax.sqrt)
+expm1 = _unary_inexact(_special_complex(lax.expm1, "expm1"))
+log = _unary_inexact(_special_complex(lax.log, "log"))
+log1p = _unary_inexact(_special_complex(lax.log1p, "log1p"))
+sqrt = _unary_inexact(_special_complex(lax.sqrt, "sqrt"))
 cbrt = _unary_inexact(lax.cbrt)
 negative = _unary_same(lax.neg, "negative")
 
@@ -221,7 +231,13 @@ def floor_divide(x, y):
         return _int_floor_div(x, y)
     if dt.kind == "c":
         raise TypeError("jnp.floor_divide does not support complex inputs")
-    return _float_divmod(x, y)[0]
+    # One infinite operand: the Array API's quotient, x / y (NumPy and JAX give NaN and -1).
+    one_infinite = lax.ne(_isinf_float(x), _isinf_float(y))
+    return lax.select(one_infinite, lax.div(x, y), _float_divmod(x, y)[0])
+
+
+def _isinf_float(x):
+    return lax.eq(lax.abs(x), lax.full_like(x, np.inf))
 
 
 def sign_bit(x):
