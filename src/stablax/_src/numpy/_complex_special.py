@@ -99,7 +99,10 @@ def _exp(q: _Quadrant, out: Parts, minus_one: bool) -> Parts:
     out = _where(_and(q.a_ninf, q.b_fin), zero_cis, out)
     out = _where(_and(q.a_ninf, q.b_bad), (c(-1.0 if minus_one else 0.0), c(0.0)), out)
     real = lax.expm1(a) if minus_one else lax.exp(a)
-    return _where(q.b0, (real, b), out)
+    out = _where(q.b0, (real, b), out)
+    if minus_one:  # expm1(+-0 + 0j) = +0 + 0j (the Array API; expm1(-0.0) alone is -0)
+        out = _where(_and(q.a0, q.b0), (c(0.0), b), out)
+    return out
 
 
 def _log(q: _Quadrant, out: Parts) -> Parts:
@@ -150,9 +153,8 @@ def _tanh(q: _Quadrant, out: Parts) -> Parts:
     out = _where(_and(q.b0, q.a_fin), (lax.tanh(a), zero), out)
     out = _where(_and(q.a_fin, q.b_bad), (lax.select(q.a0, zero, nan), nan), out)
     out = _where(q.a_nan, (nan, lax.select(q.b0, zero, nan)), out)
-    # tanh(inf + ib) = 1 + i 0 sin(2b)
-    sign = lax.select(q.b_fin, lax.mul(lax.sin(b), lax.cos(b)), b)
-    return _where(q.a_inf, (c(1.0), _copysign(zero, sign)), out)
+    # tanh(inf + ib) = 1 + 0j on the upper half plane (the Array API; C99 has 0 sin(2b))
+    return _where(q.a_inf, (c(1.0), zero), out)
 
 
 def _acos_or_acosh(q: _Quadrant, out: Parts, hyperbolic: bool) -> Parts:

@@ -306,7 +306,10 @@ def _pinv_impl(a, rtol=None, hermitian=False):
     left, s, right = _svd_impl(a, full_matrices=False, hermitian=hermitian)
     rtol = 10.0 * _default_rtol(a.aval.shape, a.aval.dtype) if rtol is None else rtol
     largest = lax.slice_in_dim(s, 0, 1, axis=len(batch))
-    cutoff = multiply(u.cast(asarray(rtol), u.dtype(s)), largest)  # rtol broadcasts over batch
+    rtol = asarray(rtol)
+    if rtol.aval.ndim:  # one tolerance per matrix: aligned with the batch dimensions
+        rtol = lax.expand_dims(rtol, (rtol.aval.ndim,))
+    cutoff = multiply(u.cast(rtol, u.dtype(s)), largest)
     cutoff = broadcast_to_shape(cutoff, u.shape(s))
     kept = ew.gt(s, cutoff)
     ones = lax.full(u.shape(s), 1, u.dtype(s))
