@@ -26,6 +26,7 @@ from stablax._src.lax._elementwise_common import (
     aval_or_none,
     check_dtype,
     is_float,
+    operand_aval,
 )
 from stablax._src.lax._elementwise_unary import exp, imag, neg, real, unary
 
@@ -142,12 +143,12 @@ def pow(x, y):  # noqa: A001 (lax.pow is JAX's public name)
     """Elementwise x ** y (`stablehlo.power`): x is a float or complex array, y one of the same
     dtype or of any integer dtype (converted to x's), as in JAX."""
     x, y = _prepare("pow", x, y)
-    x_dtype, y_dtype = aval_or_none(x).dtype, aval_or_none(y).dtype
+    x_dtype, y_dtype = operand_aval(x).dtype, operand_aval(y).dtype
     check_dtype("pow", x_dtype, INEXACT)
     if dtypes.issubdtype(y_dtype, np.integer):
         from stablax._src.lax._shapes import convert_element_type
 
-        y = convert_element_type(y, x_dtype, weak_type=aval_or_none(y).weak_type)
+        y = convert_element_type(y, x_dtype, weak_type=operand_aval(y).weak_type)
     elif y_dtype != x_dtype:
         raise TypeError(
             f"lax.pow: the exponent must have the base's dtype {x_dtype.name} or an integer "
@@ -298,7 +299,7 @@ _ORDERED = (BOOL, INT, FLOAT)
 def _compare_rule(x: ShapedArray, y: ShapedArray, *, direction: str) -> ShapedArray:
     name = _COMPARISON_NAMES[direction]
     _binary_rule(name, ANY if direction in ("EQ", "NE") else _ORDERED)(x, y)
-    return ShapedArray(x.shape, np.bool_, False)
+    return ShapedArray(x.shape, np.bool_, x.weak_type and y.weak_type)  # as JAX's naryops
 
 
 def _compare_lowering(operands, in_avals, out_avals, *, direction):
@@ -471,10 +472,11 @@ def conj(x):
     aval = aval_or_none(x)
     dt = aval.dtype if aval is not None else dtypes.dtype_of(x)
     check_dtype("conj", dt, INEXACT)
-    if dt.kind != "c":  # a real operand becomes complex, as in JAX
+    if dt.kind != "c":  # a real operand becomes complex (weak if it was), as in JAX
         from stablax._src.lax._shapes import convert_element_type
 
-        return convert_element_type(x, np.complex128 if dt == np.float64 else np.complex64)
+        complex_dtype = np.complex128 if dt == np.float64 else np.complex64
+        return convert_element_type(x, complex_dtype, weak_type=operand_aval(x).weak_type)
     return complex(real(x), neg(imag(x)))
 
 

@@ -61,6 +61,12 @@ def aval_or_none(x: Any) -> ShapedArray | None:
     return aval if isinstance(aval, ShapedArray) else None
 
 
+def operand_aval(x: Any) -> ShapedArray:
+    """The aval of an array, or of a NumPy value (strongly typed)."""
+    aval = aval_or_none(x)
+    return aval if aval is not None else ShapedArray(np.shape(x), dtypes.dtype_of(x), False)
+
+
 def _prepare(opname: str, *operands: Any) -> list[Any]:
     """Python scalars adopt an array operand's dtype of the same kind; rank-0 operands broadcast."""
     avals = [aval_or_none(x) for x in operands]
@@ -104,7 +110,7 @@ def _scalar_operand(x: Any, array_dtypes: list[np.dtype]) -> Any:
         if _same_kind(dtype, dt):
             dtype = dt
             break
-    return weak_scalar(x, dtype)
+    return weak_scalar(x, dtype, weak_type=type(x) is not bool)  # bools are never weak
 
 
 def _same_kind(scalar_dtype: np.dtype, dt: np.dtype) -> bool:

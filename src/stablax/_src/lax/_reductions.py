@@ -179,7 +179,9 @@ def _reduce_rule(*args: ShapedArray, computation: str, axes: tuple[int, ...]) ->
     (x,) = operands
     check_dtype(opname, x.dtype, MONOIDS[computation][1])
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    # As JAX: sums, products, max and min keep a weak type; the logical reductions do not.
+    weak = x.weak_type and computation in ("add", "mul", "max", "min")
+    return ShapedArray(shape, x.dtype, weak)
 
 
 def _arg_reduce_rule(
@@ -204,7 +206,7 @@ def _arg_reduce_rule(
             f"{x.str_short()} with axis {axis}{where}"
         )
     shape = tuple(d for i, d in enumerate(x.shape) if i != axis)
-    return ShapedArray(shape, x.dtype, x.weak_type), ShapedArray(shape, indices.dtype)
+    return ShapedArray(shape, x.dtype, False), ShapedArray(shape, indices.dtype)
 
 
 def _reduce_lowering(operands, in_avals, out_avals, *, computation, axes):

@@ -32,8 +32,8 @@ def aval_of(x: Any) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray):
         return aval
-    if dtypes.is_python_scalar(x):
-        return ShapedArray((), dtypes.python_scalar_dtype(x), True)
+    if dtypes.is_python_scalar(x):  # weakly typed, except bools (as in JAX)
+        return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
     array = np.asarray(x)
     return ShapedArray(array.shape, dtypes.canonicalize_dtype(array.dtype), False)
 

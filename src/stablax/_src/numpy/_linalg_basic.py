@@ -77,7 +77,7 @@ dot = _eager(_dot_impl, static_argnames=("precision", "preferred_element_type"))
 def vdot(a, b):
     """Dot product of flattened arrays, conjugating the first."""
     a, b = promote_dtypes(asarray(a), asarray(b))
-    a = lax.reshape(lax.conj(a), (a.aval.size,))
+    a = lax.reshape(lax.conj(a) if _is_complex(a) else a, (a.aval.size,))
     b = lax.reshape(b, (b.aval.size,))
     return lax.dot_general(a, b, (((0,), (0,)), ((), ())))
 

@@ -65,7 +65,7 @@ def signbit(x):
     if kind == "b" or kind == "u":
         return lax.full_like(x, False, dtype=np.bool_)
     if kind == "i":
-        return lax.lt(x, 0)
+        return lax.lt(x, lax.full_like(x, 0, dtype=x.aval.dtype))  # strongly typed, as JAX
     return _ufuncs.sign_bit(x)
 
 
@@ -93,7 +93,7 @@ def _inf_test(sign: float, name: str):
         _reject_complex(name, x, error=ValueError)
         if not _is_floating(x):
             return lax.full_like(x, False, dtype=np.bool_)
-        return lax.eq(x, sign * np.inf)
+        return lax.eq(x, lax.full_like(x, sign * np.inf, dtype=x.aval.dtype))  # strong
 
     fn.__name__ = name
     fn.__doc__ = f"Elementwise x == {'+' if sign > 0 else '-'}inf (False for integers)."

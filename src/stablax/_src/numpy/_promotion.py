@@ -65,8 +65,8 @@ def promote_dtypes_as_given(*args: Any) -> list[Any]:
 
 
 def _as_operand(x: Any) -> Any:
-    if dtypes.is_python_scalar(x):
-        return weak_scalar(x, dtypes.python_scalar_dtype(x))
+    if dtypes.is_python_scalar(x):  # weakly typed, except bools (as in JAX)
+        return weak_scalar(x, dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
     if aval_or_none(x) is None:
         from stablax._src.numpy._creation import asarray
 
