@@ -108,7 +108,119 @@ def _both_negative_dimensions(call, ours, theirs, difference) -> bool:
     )
 
 
+def _fn(*names: str) -> Callable[[dict], bool]:
+    wanted = set(names)
+    return lambda call: call["fn"] in wanted
+
+
+def _arrays(call: dict) -> list[dict]:
+    from tests.reliability.fuzz_values import array_specs
+
+    specs = []
+    for spec in [*call["args"], *call["kwargs"].values(), *[b["spec"] for b in call["batch"]]]:
+        specs.extend(array_specs(spec))
+    return specs
+
+
+def _has_dtype(call: dict, *kinds: str) -> bool:
+    return any(s["dtype"].startswith(kinds) for s in _arrays(call))
+
+
+def _special_values(call: dict) -> bool:
+    return any(s.get("fill") in ("special", "zeros") for s in _arrays(call)) or any(
+        isinstance(s.get("py"), float) or "complex" in s for s in call["args"]
+    )
+
+
+def _value_difference(difference: tuple[str, str]) -> bool:
+    return difference[0] in ("diverge-value",)
+
+
+def _numpy_values(call, ours, theirs, difference) -> bool:
+    """Where JAX's value is an artefact of XLA's arithmetic, stablax gives NumPy's: modf and
+    spacing at infinities and negatives, fmod/floor_divide/remainder of integers by zero,
+    integer powers with exponents of 64 or more (JAX reads 6 bits) or negative ones."""
+    numpy_fns = _fn(
+        "jnp.modf",
+        "jnp.spacing",
+        "jnp.fmod",
+        "jnp.floor_divide",
+        "jnp.remainder",
+        "jnp.mod",
+        "jnp.divmod",
+        "jnp.power",
+        "jnp.pow",
+    )
+    return numpy_fns(call) and _value_difference(difference)
+
+
+def _array_api_special_values(call, ours, theirs, difference) -> bool:
+    """Complex exp/log/sqrt/hyperbolic/inverse functions at infinities, NaNs and signed zeros
+    follow C99 and the Array API (XLA's kernels do not); floor_divide with one infinite operand
+    is the Array API's quotient (NumPy and JAX give NaN and -1)."""
+    special = _fn(
+        "jnp.exp",
+        "jnp.expm1",
+        "jnp.log",
+        "jnp.log1p",
+        "jnp.sqrt",
+        "jnp.sinh",
+        "jnp.cosh",
+        "jnp.tanh",
+        "jnp.arccos",
+        "jnp.arccosh",
+        "jnp.arcsinh",
+        "jnp.arctanh",
+        "jnp.acos",
+        "jnp.acosh",
+        "jnp.asinh",
+        "jnp.atanh",
+        "jnp.log2",
+        "jnp.log10",
+        "jnp.floor_divide",
+        "jnp.divmod",
+        "jnp.logaddexp",
+        "jnp.logaddexp2",
+        "jnp.exp2",
+    )
+    return special(call) and _value_difference(difference) and _special_values(call)
+
+
+def _half_precision_linalg(call, ours, theirs, difference) -> bool:
+    """stablax computes float16/bfloat16 factorizations and real FFTs in float32 and casts
+    back, where JAX raises (LAPACK and its RFFT have no half precision)."""
+    fn = call["fn"]
+    linalg = fn.startswith(("jnp.linalg.", "lax.linalg.", "jnp.fft.")) or fn in ("lax.fft",)
+    return linalg and _has_dtype(call, "float16", "bfloat16") and difference[0] == "diverge-accepts"
+
+
+def _monoid_reduce(call, ours, theirs, difference) -> bool:
+    """stablax's lax.reduce and lax.reduce_window take monoid computations only (lax.add, mul,
+    max, min and the bitwise ones) and raise NotImplementedError for other callables."""
+    return (
+        call["fn"] in ("lax.reduce", "lax.reduce_window")
+        and ours["kind"] == "error"
+        and ours["type"] == "NotImplementedError"
+    )
+
+
+def _numpy_errors(call, ours, theirs, difference) -> bool:
+    """stablax raises NumPy's error where JAX computes something: geomspace through zero,
+    rounding integers to negative decimals works (JAX raises NotImplementedError)."""
+    fn = call["fn"]
+    if fn == "jnp.geomspace":
+        return ours["kind"] == "error" and "cannot include zero" in ours["message"]
+    if fn in ("jnp.round", "jnp.around"):
+        return theirs["kind"] == "error" and "decimals < 0" in theirs["message"]
+    return False
+
+
 RULES: list[Rule] = [
+    ("numpy-values", _numpy_values, _numpy_values.__doc__),
+    ("array-api-special-values", _array_api_special_values, _array_api_special_values.__doc__),
+    ("half-precision-linalg", _half_precision_linalg, _half_precision_linalg.__doc__),
+    ("monoid-reduce", _monoid_reduce, _monoid_reduce.__doc__),
+    ("numpy-errors", _numpy_errors, _numpy_errors.__doc__),
     ("jax-internal-error", _jax_internal, _jax_internal.__doc__),
     ("list-for-array", _list_input, _list_input.__doc__),
     ("broadcast-error-class", _both_broadcast, _both_broadcast.__doc__),

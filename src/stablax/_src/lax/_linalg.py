@@ -19,6 +19,7 @@ from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _linalg_util as u
+from stablax._src.lax._argcheck import sequence
 from stablax._src.lax._batch_rules import bdim_at_front
 from stablax._src.lax._control_flow_while import fori_loop
 from stablax._src.lax._reductions import reduce_sum
@@ -308,7 +309,9 @@ def eigh(
     """
     del sort_eigenvalues  # LAPACK returns them sorted
     n = u.shape(x)[-1] if aval_of(x).ndim else 0
-    if subset_by_index is not None and tuple(subset_by_index) != (0, n):
+    if subset_by_index is not None and tuple(
+        sequence(subset_by_index, "subset_by_index", "lax.linalg.eigh")
+    ) != (0, n):
         raise NotImplementedError(
             f"lax.linalg.eigh: subset_by_index is not supported{mlir.where_suffix()}"
         )
@@ -333,7 +336,10 @@ def svd(
     del algorithm
     aval = aval_of(x)
     if subset_by_index is not None and aval.ndim >= 2:
-        if tuple(subset_by_index) != (0, min(aval.shape[-2:])):
+        if tuple(sequence(subset_by_index, "subset_by_index", "lax.linalg.svd")) != (
+            0,
+            min(aval.shape[-2:]),
+        ):
             raise NotImplementedError(
                 f"lax.linalg.svd: subset_by_index is not supported{mlir.where_suffix()}"
             )

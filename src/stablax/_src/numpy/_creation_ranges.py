@@ -22,6 +22,15 @@ def _out_dtype(dtype: Any, name: str) -> np.dtype | None:
     return dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, name))
 
 
+def _log_dtypes(start: Any, stop: Any, dtype: Any, name: str) -> tuple[np.dtype, np.dtype]:
+    """(result dtype, computation dtype) of logspace/geomspace, JAX's rule: the inexact type of
+    start and stop together, unless `dtype` is given."""
+    if dtype is None:
+        dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+    dtype = _out_dtype(dtype, name)
+    return dtype, dtypes.to_inexact_dtype(dtype)
+
+
 def logspace(
     start: Any,
     stop: Any,
@@ -32,15 +41,14 @@ def logspace(
     axis: int = 0,
 ) -> Any:
     """`base ** linspace(start, stop, num)` (`np.logspace`)."""
-    dtype = _out_dtype(dtype, "jnp.logspace")
     start, stop, base = asarray(start), asarray(stop), asarray(base)
-    compute = dtypes.result_type(start, stop, base, float)
+    dtype, compute = _log_dtypes(start, stop, dtype, "jnp.logspace")
     exponents = linspace(start, stop, num, endpoint=endpoint, dtype=compute, axis=axis)
     base = asarray(base, compute)
     if base.aval.ndim:
         base = moveaxis(reshape(base, base.aval.shape + (1,)), -1, axis)
     out = _ufuncs.power(base, exponents)
-    return out if dtype is None else _cast(out, dtype)
+    return _cast(out, dtype)
 
 
 def geomspace(
@@ -50,9 +58,8 @@ def geomspace(
 
     Negative and complex endpoints follow NumPy: the spacing is along the shortest log path.
     """
-    dtype = _out_dtype(dtype, "jnp.geomspace")
     start, stop = asarray(start), asarray(stop)
-    compute = dtypes.result_type(start, stop, float)
+    dtype, compute = _log_dtypes(start, stop, dtype, "jnp.geomspace")
     start_a, stop_a = asarray(start, compute), asarray(stop, compute)
     concrete = not any(isinstance(v, Tracer) for v in (start_a, stop_a))
     if concrete and (np.any(np.asarray(start_a) == 0) or np.any(np.asarray(stop_a) == 0)):
@@ -72,7 +79,7 @@ def geomspace(
             out = _set_index(out, num - 1, stop_a)
     if axis:
         out = moveaxis(out, 0, axis)
-    return out if dtype is None else _cast(out, dtype)
+    return _cast(out, dtype)
 
 
 def _set_index(x: Any, i: int, value: Any) -> Any:

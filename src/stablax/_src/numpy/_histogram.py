@@ -117,8 +117,10 @@ def _range_of(a: Any, value_range: Any) -> tuple[Any, Any]:
         else:
             lo, hi = lax.reduce_min(flat, (0,)), lax.reduce_max(flat, (0,))
     else:
-        if len(value_range) != 2:
-            raise ValueError(f"jnp.histogram: range must be (min, max), got {value_range!r}")
+        if not isinstance(value_range, (list, tuple)) or len(value_range) != 2:
+            raise ValueError(
+                f"jnp.histogram: range must be None or a (min, max) pair, got {value_range!r}"
+            )
         lo = lax.convert_element_type(asarray(value_range[0]), a.aval.dtype)
         hi = lax.convert_element_type(asarray(value_range[1]), a.aval.dtype)
     # An empty range widens to one unit around its value, as in NumPy.
@@ -146,8 +148,7 @@ def histogram_bin_edges(
         edges = asarray(bins)
         if edges.aval.ndim != 1:
             raise ValueError("jnp.histogram: bins must be an integer or a 1-D array of edges")
-        (edges,) = promote_dtypes_inexact(edges)
-        return edges
+        return lax.convert_element_type(edges, a.aval.dtype)  # the data's inexact type, as JAX
     bins = operator.index(bins)
     if bins < 1:
         raise ValueError(f"jnp.histogram: bins must be a positive integer, got {bins}")

@@ -10,6 +10,7 @@ import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._argcheck import int_or_int_sequence
 from stablax._src.lax._shapes import canonicalize_axis
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, promote_dtypes
@@ -114,11 +115,11 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
             )
         a_axes, b_axes = tuple(range(a_nd - n, a_nd)), tuple(range(n))
     else:
-        if len(axes) != 2:
+        if not isinstance(axes, (list, tuple)) or len(axes) != 2:
             raise TypeError(
-                f"jnp.tensordot: axes must be an int or a pair of sequences, got {axes}"
+                f"jnp.tensordot: axes must be an int or a pair of sequences, got {axes!r}"
             )
-        a_axes, b_axes = (np.atleast_1d(np.asarray(x)).tolist() for x in axes)
+        a_axes, b_axes = (int_or_int_sequence(x, "axes", "jnp.tensordot") for x in axes)
         if len(a_axes) != len(b_axes):
             raise TypeError(
                 f"jnp.tensordot: axes lists must have the same length, got {axes}"

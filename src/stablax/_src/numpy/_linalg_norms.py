@@ -14,7 +14,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
-from stablax._src.lax._argcheck import int_sequence
+from stablax._src.lax._argcheck import int_or_int_sequence, int_sequence
 from stablax._src.numpy import _reductions as red
 from stablax._src.numpy import _ufuncs as uf
 from stablax._src.numpy._creation import asarray
@@ -119,22 +119,34 @@ def vector_norm(
     keepdims: bool = False,
     ord: Any = 2,  # noqa: A002 (NumPy's name)
 ) -> Any:
-    """The vector norm of order `ord` over `axis` (all axes, flattened, by default)."""
-    if axis is None:
-        x = asarray(x)
-        out = norm(lax.reshape(x, (x.aval.size,)), ord=ord)
-        return lax.reshape(out, (1,) * x.aval.ndim) if keepdims else out
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    return _vector_norm_axes(x, axes, bool(keepdims), ord)
+    """The vector norm of order `ord` over `axis` (all axes, flattened, by default).
 
-
-def _vector_norm_axes_impl(x, axes, keepdims, ord):  # noqa: A002
-    (x,) = promote_dtypes_inexact(asarray(x))
-    axes = tuple(_axis(a, x.aval.ndim, "vector_norm") for a in axes)
-    return _vector_norm(x, axes, keepdims, ord)
-
-
-_vector_norm_axes = _eager(_vector_norm_axes_impl, static_argnums=(1, 2, 3))
+    Composed as JAX composes it, so integer inputs keep JAX's result types (the sum's type for
+    the 2-norm and the 1-norm, the input's for the infinity norms).
+    """
+    x = asarray(x)
+    if axis is not None:
+        axis = tuple(
+            _axis(a, x.aval.ndim, "vector_norm")
+            for a in int_or_int_sequence(axis, "axis", "jnp.linalg.vector_norm")
+        )
+    if ord is None or ord == 2:
+        squares = uf.real(uf.multiply(x, uf.conj(x)))
+        return uf.sqrt(red.sum(squares, axis=axis, keepdims=keepdims))
+    if ord == np.inf:
+        return red.max(uf.abs(x), axis=axis, keepdims=keepdims, initial=0)
+    if ord == -np.inf:
+        return red.min(uf.abs(x), axis=axis, keepdims=keepdims)
+    if ord == 0:
+        (x,) = promote_dtypes_inexact(x)
+        return red.sum(uf.not_equal(x, 0), axis=axis, keepdims=keepdims, dtype=x.aval.dtype)
+    if ord == 1:
+        return red.sum(uf.abs(x), axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        raise ValueError(f"jnp.linalg.vector_norm: invalid order {ord!r} for a vector norm")
+    magnitude = uf.abs(x)
+    out = red.sum(uf.power(magnitude, float(ord)), axis=axis, keepdims=keepdims)
+    return uf.power(out, 1.0 / float(ord))
 
 
 def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:  # noqa: A002

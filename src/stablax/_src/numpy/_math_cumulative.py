@@ -153,6 +153,8 @@ def _diff_impl(a, n=1, axis=-1, prepend=None, append=None):
     if n < 0:
         raise ValueError(f"jnp.diff: order must be non-negative but got {n}{mlir.where_suffix()}")
     axis = _axis(axis, a.aval.ndim, "diff")
+    if n == 0:  # prepend and append are ignored, as in NumPy
+        return a
     parts = [a]
     if prepend is not None:
         parts.insert(0, _as_slab(prepend, a, axis))

@@ -292,11 +292,21 @@ def hypot(x1, x2):
     return lax.select(lax.bitwise_or(lax.eq(a, np.inf), lax.eq(b, np.inf)), lax.abs(big), out)
 
 
-def _logaddexp_impl(x1: Any, x2: Any, log1p_of_exp) -> Any:
+def _logaddexp_impl(x1: Any, x2: Any, log1p_of_exp, period: float = 2 * math.pi) -> Any:
     if x1.aval.dtype.kind == "c":
         big = lax.select(lax.gt(lax.real(x1), lax.real(x2)), x1, x2)
         other = lax.sub(lax.add(x1, x2), big)
-        return lax.add(big, log1p_of_exp(lax.sub(other, big)))
+        out = lax.add(big, log1p_of_exp(lax.sub(other, big)))
+        # The imaginary part on the principal branch, (-period/2, period/2], as JAX.
+        half = _const(lax.imag(out), period / 2)
+        imag = lax.sub(
+            lax.imag(out),
+            lax.mul(
+                _ufuncs.floor_divide(lax.add(lax.imag(out), half), _const(half, period)),
+                _const(half, period),
+            ),
+        )
+        return lax.complex(lax.real(out), imag)
     big = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
     stable = lax.add(big, log1p_of_exp(lax.neg(lax.abs(delta))))
@@ -316,7 +326,12 @@ def logaddexp2(x1, x2):
     """log2(2**x1 + 2**x2) without overflow."""
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
     ln2 = _const(x1, math.log(2))
-    return _logaddexp_impl(x1, x2, lambda d: lax.div(lax.log1p(lax.exp(lax.mul(d, ln2))), ln2))
+    return _logaddexp_impl(
+        x1,
+        x2,
+        lambda d: lax.div(lax.log1p(lax.exp(lax.mul(d, ln2))), ln2),
+        2 * math.pi / math.log(2),
+    )
 
 
 def _angle_scale(factor: float, name: str):
