@@ -209,6 +209,32 @@ _CASES = [
     # A Python int out of the other operand's range wraps, as in JAX (-5 is 251 in uint8).
     ("minimum(uint8, -5)", lambda: jnp.minimum(jnp.array([3, 255], jnp.uint8), -5), [3, 251]),
     ("add(uint8, -5)", lambda: jnp.add(jnp.array([3], jnp.uint8), -5), [254]),
+    # Found by the fuzz; values recorded from JAX 0.10.2.
+    ("lax size-1 broadcast", lambda: lax.add(jnp.ones((2, 1)), jnp.ones((1, 2))), [[2.0] * 2] * 2),
+    ("lax ranks differ", lambda: lax.mul(jnp.ones((1,)), jnp.ones((4, 3))), TypeError),
+    ("exp2 of complex", lambda: str(lax.exp2(jnp.ones(2, jnp.complex64)).dtype), "complex64"),
+    (
+        "select with int conditions",
+        lambda: jnp.select([jnp.array([1, 0])], [jnp.arange(3, 5)]),
+        [3, 0],
+    ),
+    ("poly of one root", lambda: jnp.poly(2.0), [1.0, -2.0]),
+    ("diff of nothing", lambda: jnp.diff(jnp.zeros((0,))).shape, [0]),
+    (
+        "unique broadcasts fill_value",
+        lambda: jnp.unique(jnp.array([1, 1, 2]), size=3, fill_value=jnp.array([9])),
+        [1, 2, 9],
+    ),
+    (
+        "trim_zeros under eager grad",
+        lambda: stablax.grad(lambda x: jnp.trim_zeros(x).sum())(jnp.array([0.0, 1.0, 0.0])),
+        [0.0, 1.0, 0.0],
+    ),
+    (
+        "cholesky of integers",
+        lambda: jnp.linalg.cholesky(jnp.array([[4, 0], [0, 9]])),
+        [[2.0, 0.0], [0.0, 3.0]],
+    ),
 ]
 
 

@@ -483,8 +483,10 @@ def conj(x):
 def exp2(x):
     """Elementwise 2**x, as exp(x * ln 2)."""
     (x,) = _prepare("exp2", x)
-    check_dtype("exp2", aval_or_none(x).dtype if aval_or_none(x) else dtypes.dtype_of(x), INEXACT)
-    return exp(mul(x, float(np.log(2.0))))
+    dtype = operand_aval(x).dtype
+    check_dtype("exp2", dtype, INEXACT)
+    ln2 = float(np.log(2.0))  # a Python scalar of x's kind, so that a weak x stays weak
+    return exp(mul(x, ln2 + 0j if np.issubdtype(dtype, np.complexfloating) else ln2))
 
 
 def square(x):

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import batch_rules, bind, def_op
@@ -195,8 +196,12 @@ for _name, _rule in [
 
 
 def symmetrize(x: Any) -> Any:
-    """(x + x^H) / 2: the Hermitian part, so that only a symmetric input is decomposed."""
-    return ew.div(ew.add(x, u.H(x)), full((), 2, u.dtype(x)))
+    """(x + x^H) / 2: the Hermitian part, so that only a symmetric input is decomposed.
+    Integers and booleans divide as floats (a true division, as in JAX)."""
+    dtype = dtypes.to_inexact_dtype(u.dtype(x))
+    if dtype != u.dtype(x):
+        x = u.cast(x, dtype)
+    return ew.div(ew.add(x, u.H(x)), full((), 2, dtype))
 
 
 def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:

@@ -129,9 +129,12 @@ def cumulative_prod(
 
 
 def _shifted_pair(a: Any, axis: int) -> tuple[Any, Any]:
-    """(a[1:], a[:-1]) along `axis`."""
+    """(a[1:], a[:-1]) along `axis` (both empty when `a` is)."""
     size = a.aval.shape[axis]
-    return lax.slice_in_dim(a, 1, size, axis=axis), lax.slice_in_dim(a, 0, size - 1, axis=axis)
+    start = min(1, size)
+    return lax.slice_in_dim(a, start, size, axis=axis), lax.slice_in_dim(
+        a, 0, size - start, axis=axis
+    )
 
 
 def _as_slab(value: Any, like: Any, axis: int) -> Any:

@@ -203,13 +203,7 @@ def select(condlist: Any, choicelist: Any, default: Any = 0) -> Any:
 
 @_eager
 def _select(condlist, choicelist, default):
-    conds = [asarray(c) for c in condlist]
-    for c in conds:
-        if c.aval.dtype != np.bool_:
-            raise TypeError(
-                f"jnp.select: condlist entries must be boolean arrays, got {c.aval.dtype.name}"
-                f"{mlir.where_suffix()}"
-            )
+    conds = [asarray(c) for c in condlist]  # any dtype: nonzero is true, as in JAX
     values = promote_dtypes(default, *choicelist)
     shape = broadcast_shapes(
         "jnp.select", *[asarray(v).aval.shape for v in values], *[c.aval.shape for c in conds]

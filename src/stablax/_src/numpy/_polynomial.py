@@ -169,6 +169,8 @@ def poly(seq_of_zeros):
     """Coefficients of the monic polynomial with the given roots (or a square matrix's
     characteristic polynomial)."""
     zeros = asarray(seq_of_zeros)
+    if zeros.aval.ndim == 0:  # one root, as NumPy
+        zeros = lax.reshape(zeros, (1,))
     if zeros.aval.ndim == 2 and zeros.aval.shape[0] == zeros.aval.shape[1] and zeros.aval.shape[0]:
         from stablax._src.numpy._linalg import eigvals
 

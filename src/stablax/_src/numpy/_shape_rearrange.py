@@ -212,14 +212,12 @@ def resize(a: Any, new_shape: Any) -> Any:
 
 def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
     """Drops leading ('f') and/or trailing ('b') zeros along the axes; needs concrete values."""
-    if isinstance(filt, Tracer):
-        raise TypeError(
-            "jnp.trim_zeros: the output shape depends on the values; call it outside jit or "
-            "on concrete arrays"
-        )
+    from stablax._src.numpy._sorting import concrete_value
+
     a = asarray(filt)
     trim = trim.lower()
-    nonzero = np.asarray(a) != 0
+    hint = "jnp.trim_zeros: the output shape depends on the values; call it outside jit."
+    nonzero = concrete_value(a, "jnp.trim_zeros", hint) != 0  # concrete under eager grad too
     ndim = nonzero.ndim
     axes = _axes(axis, ndim, "jnp.trim_zeros")
     start, stop = [0] * ndim, list(nonzero.shape)
