@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import numpy as np
 import pytest
+
+# The persistent compilation cache of a test session (and of the processes it starts) is its own.
+os.environ["STABLAX_COMPILATION_CACHE_DIR"] = tempfile.mkdtemp(prefix="stablax-test-cache-")
 
 from stablax._src.config import config
 

@@ -535,3 +535,32 @@ def test_python_control_flow_after_marker_and_linalg_ops_under_grad():
         return (y if y.sum() > 0 else -y).sum()
 
     np.testing.assert_allclose(np.asarray(stablax.grad(g)(-jnp.ones(3))), -np.ones(3))
+
+
+# --- JAX semantics libraries rely on -----------------------------------------------------------
+
+
+def test_vjp_function_is_a_pytree_that_crosses_jit():
+    _, pullback = stablax.vjp(jnp.sin, 1.0)
+    assert len(stablax.tree_leaves(pullback)) >= 1
+    from_jit = stablax.jit(lambda x: stablax.vjp(jnp.sin, x)[1])(1.0)
+    close(from_jit(1.0)[0], np.cos(1.0))
+    close(stablax.jit(lambda pb, g: pb(g)[0])(pullback, 2.0), 2 * np.cos(1.0))
+    shape = stablax.make_jaxpr(lambda x: stablax.vjp(jnp.sin, x)[1](1.0))(1.0)
+    assert "cosine" in str(shape)
+
+
+def test_has_aux_takes_any_python_object():
+    g, aux = stablax.grad(lambda x: (x**2, "hello"), has_aux=True)(1.0)
+    assert float(g) == 2.0 and aux == "hello"
+    (v, aux), g = stablax.value_and_grad(
+        lambda x: (x**2, {"a": 1.5, "b": x, "c": None, "d": [3, "k"]}), has_aux=True
+    )(1.0)
+    assert aux["a"] == 1.5 and aux["c"] is None and aux["d"] == [3, "k"]
+    assert float(aux["b"]) == 1.0 and float(g) == 2.0
+    g, aux = stablax.jit(stablax.grad(lambda x: (x**2, {"a": 1.5, "b": x}), has_aux=True))(1.0)
+    assert float(aux["a"]) == 1.5
+    _, _, aux = stablax.vjp(lambda x: (x * 2, "tag"), 1.0, has_aux=True)
+    assert aux == "tag"
+    _, _, aux = stablax.jvp(lambda x: (x * 2, ("tag", 3)), (1.0,), (1.0,), has_aux=True)
+    assert aux == ("tag", 3)

@@ -382,3 +382,107 @@ def test_checkpoint_uses_each_calls_closed_over_arrays():
         f = stablax.checkpoint(lambda x: jnp.sum(jnp.sin(x) * w))  # noqa: B023
         close(stablax.jvp(f, (jnp.zeros(3),), (jnp.ones(3),))[1], 3 * scale)
         close(stablax.grad(f)(jnp.zeros(3)), np.full(3, scale))
+
+
+# --- JAX's conventions for nondiff arguments and symbolic zeros --------------------------------
+
+
+def test_custom_vjp_fwd_takes_nondiff_arguments_in_their_positions():
+    @partial(stablax.custom_vjp, nondiff_argnums=(1,))
+    def scale(x, how):
+        return x * how["k"]
+
+    def fwd(x, how):  # JAX calls fwd with the arguments as the function takes them
+        return scale(x, how), x
+
+    scale.defvjp(fwd, lambda how, x, g: (g * how["k"] * 10.0,))
+    how = {"k": 3.0}
+    assert float(stablax.grad(lambda x: scale(x, how))(2.0)) == 30.0
+    assert float(stablax.jit(stablax.grad(lambda x: scale(x, how)))(2.0)) == 30.0
+    batched = stablax.vmap(stablax.grad(lambda x: scale(x, how)))(jnp.arange(3.0))
+    np.testing.assert_array_equal(np.asarray(batched), [30.0, 30.0, 30.0])
+
+
+def test_custom_vjp_rejects_traced_nondiff_arguments():
+    @partial(stablax.custom_vjp, nondiff_argnums=(1,))
+    def f(x, y):
+        return x * y
+
+    f.defvjp(lambda x, y: (x * y, None), lambda y, _, g: (g,))
+    with pytest.raises(stablax.errors.UnexpectedTracerError, match="nondiff_argnums"):
+        stablax.jit(lambda x, y: f(x, y))(1.0, 2.0)
+
+
+def test_custom_jvp_traced_nondiff_argument_reaches_the_rule_without_gradient():
+    @partial(stablax.custom_jvp, nondiff_argnums=(1,))
+    def f(x, k):
+        return x * k
+
+    @f.defjvp
+    def f_jvp(k, primals, tangents):
+        return f(primals[0], k), 5.0 * k * tangents[0]
+
+    for run in (stablax.grad(f), stablax.jit(stablax.grad(f))):
+        assert float(run(2.0, 3.0)) == 15.0
+    # k's own derivative is stopped: d/dk f(x, k) through the rule is 0.
+    assert float(stablax.grad(lambda k: f(2.0, k))(3.0)) == 0.0
+
+
+def test_symbolic_zeros():
+    seen = []
+
+    @stablax.custom_jvp
+    def f(x, y):
+        return x * y
+
+    @partial(f.defjvp, symbolic_zeros=True)
+    def f_jvp(primals, tangents):
+        seen.append(tuple(type(t).__name__ for t in tangents))
+        (x, y), (tx, _) = primals, tangents
+        tx = tx.instantiate() if type(tx) is stablax.custom_derivatives.SymbolicZero else tx
+        return f(x, y), tx * y
+
+    assert float(stablax.grad(f)(2.0, 3.0)) == 3.0
+    assert "SymbolicZero" in seen[-1][1]
+
+    @stablax.custom_vjp
+    def g(x):
+        return x * 2.0
+
+    def g_fwd(x):
+        assert type(x) is stablax.custom_derivatives.CustomVJPPrimal
+        return g(x.value), None
+
+    def g_bwd(_, ct):
+        return (stablax.custom_derivatives.SymbolicZero(ct.aval),)
+
+    g.defvjp(g_fwd, g_bwd, symbolic_zeros=True)
+    assert float(stablax.grad(g)(1.0)) == 0.0
+
+
+def test_custom_gradient():
+    @stablax.custom_gradient
+    def f(x):
+        return x**2, lambda g: (3.0 * g * x,)  # not 2 x g
+
+    assert float(f(2.0)) == 4.0
+    assert float(stablax.grad(f)(2.0)) == 6.0
+    assert float(stablax.jit(stablax.grad(f))(2.0)) == 6.0
+    np.testing.assert_array_equal(
+        np.asarray(stablax.vmap(stablax.grad(f))(jnp.arange(3.0))), [0.0, 3.0, 6.0]
+    )
+
+
+def test_linear_call_transposes_with_the_given_function():
+    def f(scale, x):
+        return scale * x
+
+    def f_transpose(scale, ct):
+        return 100.0 * scale * ct  # deliberately not the transpose of f
+
+    def g(x):
+        return stablax.custom_derivatives.linear_call(f, f_transpose, 2.0, x)
+
+    assert float(g(3.0)) == 6.0
+    assert float(stablax.jvp(g, (3.0,), (1.0,))[1]) == 2.0
+    assert float(stablax.grad(g)(3.0)) == 200.0

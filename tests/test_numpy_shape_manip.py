@@ -57,7 +57,7 @@ CASES = [
     ),
     (
         "insert_list",
-        lambda x: jnp.insert(x, [0, 2, 2], 5.0, 2),
+        lambda x: jnp.insert(x, np.array([0, 2, 2]), 5.0, 2),  # jnp (as JAX) refuses lists
         lambda x: np.insert(x, [0, 2, 2], 5.0, 2),
     ),
     (
@@ -65,11 +65,15 @@ CASES = [
         lambda x: jnp.insert(x, slice(0, 4, 2), -1.0, 2),
         lambda x: np.insert(x, slice(0, 4, 2), -1.0, 2),
     ),
-    ("insert_flat", lambda x: jnp.insert(x, 3, [1.0, 2.0]), lambda x: np.insert(x, 3, [1.0, 2.0])),
+    (
+        "insert_flat",
+        lambda x: jnp.insert(x, 3, np.array([1.0, 2.0])),
+        lambda x: np.insert(x, 3, [1.0, 2.0]),
+    ),
     ("delete_int", lambda x: jnp.delete(x, 1, axis=1), lambda x: np.delete(x, 1, axis=1)),
     (
         "delete_list",
-        lambda x: jnp.delete(x, [0, 0, -1], axis=2),
+        lambda x: jnp.delete(x, np.array([0, 0, -1]), axis=2),
         lambda x: np.delete(x, [0, 0, -1], axis=2),
     ),
     (
@@ -90,8 +94,8 @@ CASES = [
     ("repeat", lambda x: jnp.repeat(x, 2, axis=1), lambda x: np.repeat(x, 2, axis=1)),
     ("repeat_flat", lambda x: jnp.repeat(x, 3), lambda x: np.repeat(x, 3)),
     (
-        "repeat_list",
-        lambda x: jnp.repeat(x, [2, 0, 1], axis=1),
+        "repeat_array",  # repeats as an array: jnp (like JAX) refuses a list there
+        lambda x: jnp.repeat(x, np.array([2, 0, 1]), axis=1),
         lambda x: np.repeat(x, [2, 0, 1], axis=1),
     ),
     ("resize", lambda x: jnp.resize(x, (5, 7)), lambda x: np.resize(x, (5, 7))),

@@ -187,7 +187,6 @@ def test_tracer_repr_names_its_abstract_value():
     assert "int32[2,3]" in reprs[0]
 
 
-@pytest.mark.xfail(strict=True, reason="Tracer is not an instance of stablax.Array (JAX: it is)")
 def test_tracer_isinstance_array():
     checks = []
 

@@ -8,13 +8,31 @@ import os as _os
 
 _os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # jaxlib logs client creation at INFO
 
-from stablax import dtypes, errors, lax, numpy, random, tree_util
+from stablax import (  # libraries on top of numpy and lax
+    custom_batching,
+    custom_derivatives,
+    dlpack,
+    dtypes,
+    errors,
+    image,
+    lax,
+    nn,
+    numpy,
+    ops,
+    random,
+    scipy,
+    stages,
+    tree,
+    tree_util,
+    typing,
+)
 from stablax._src import numpy as _numpy_methods  # noqa: F401  (attaches Array operators)
 
 # Exceptions leaving a public function lose stablax's internal frames (traceback_util.py).
 from stablax._src import traceback_util as _traceback_util
 from stablax._src.api import (
     block_until_ready,
+    clear_caches,
     default_backend,
     device_count,
     device_get,
@@ -28,15 +46,35 @@ from stablax._src.api import (
     process_count,
     process_index,
 )
-from stablax._src.array import Array
+from stablax._src.api_extras import (
+    copy_to_host_async,
+    ds,
+    ensure_compile_time_eval,
+    host_count,
+    host_id,
+    host_ids,
+    live_arrays,
+    named_call,
+    named_scope,
+    print_environment_info,
+    process_indices,
+    typeof,
+)
+from stablax._src.basearray import Array
+from stablax._src.closure_convert import closure_convert
 from stablax._src.config import config
+from stablax._src.config_states import *  # noqa: F403  (enable_x64 and the other flag contexts)
+from stablax._src.dtypes import float0
 from stablax._src.jit import ShapeDtypeStruct, jit
+from stablax._src.refs import Ref, empty_ref, free_ref, freeze, memory, new_ref
+from stablax._src.runtime import Device
 from stablax._src.transforms.ad_forward import jvp, linearize
 from stablax._src.transforms.ad_jacobians import hessian, jacfwd, jacobian, jacrev
 from stablax._src.transforms.ad_reverse import grad, linear_transpose, value_and_grad, vjp
 from stablax._src.transforms.custom_derivatives import (
     checkpoint,
     checkpoint_policies,
+    custom_gradient,
     custom_jvp,
     custom_vjp,
     remat,
@@ -50,13 +88,6 @@ from stablax._src.tree_util import (
     tree_unflatten,
 )
 
-for _name in ("grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian", "vmap"):
-    globals()[_name] = _traceback_util.transform_boundary(globals()[_name])
-for _name in ("jvp", "vjp", "linearize", "linear_transpose", "eval_shape", "make_jaxpr"):
-    globals()[_name] = _traceback_util.api_boundary(globals()[_name])
-for _name in ("device_put", "device_get", "block_until_ready"):
-    globals()[_name] = _traceback_util.api_boundary(globals()[_name])
-
 __version__ = "0.1.0"
 
 __all__ = [
@@ -64,6 +95,10 @@ __all__ = [
     "ShapeDtypeStruct",
     "checkpoint",
     "checkpoint_policies",
+    "closure_convert",
+    "custom_batching",
+    "custom_derivatives",
+    "custom_gradient",
     "custom_jvp",
     "custom_vjp",
     "remat",
@@ -79,6 +114,7 @@ __all__ = [
     "vjp",
     "vmap",
     "block_until_ready",
+    "clear_caches",
     "config",
     "default_backend",
     "device_count",
@@ -94,14 +130,53 @@ __all__ = [
     "local_device_count",
     "local_devices",
     "make_jaxpr",
+    "nn",
     "numpy",
     "process_count",
     "process_index",
     "random",
+    "scipy",
     "tree_flatten",
     "tree_leaves",
     "tree_map",
     "tree_structure",
     "tree_unflatten",
     "tree_util",
+    "dlpack",
+    "image",
+    "ops",
+    "stages",
+    "tree",
+    "typing",
+    "copy_to_host_async",
+    "ds",
+    "ensure_compile_time_eval",
+    "host_count",
+    "host_id",
+    "host_ids",
+    "live_arrays",
+    "named_call",
+    "named_scope",
+    "print_environment_info",
+    "process_indices",
+    "typeof",
+    "float0",
+    "Ref",
+    "empty_ref",
+    "free_ref",
+    "freeze",
+    "memory",
+    "new_ref",
+    "Device",
 ]
+
+from stablax._src import config_states as _config_states
+
+__all__ += _config_states.__all__
+
+for _name in ("grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian", "vmap"):
+    globals()[_name] = _traceback_util.transform_boundary(globals()[_name])
+for _name in ("jvp", "vjp", "linearize", "linear_transpose", "eval_shape", "make_jaxpr"):
+    globals()[_name] = _traceback_util.api_boundary(globals()[_name])
+for _name in ("device_put", "device_get", "block_until_ready"):
+    globals()[_name] = _traceback_util.api_boundary(globals()[_name])

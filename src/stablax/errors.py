@@ -1,15 +1,31 @@
-"""stablax.errors: the exceptions tracing raises, under JAX's names."""
+"""stablax.errors: the exceptions tracing and the runtime raise, under JAX's names."""
 
-from stablax._src.core import (
+from stablax._src.errors import (
     ConcretizationTypeError,
+    InconclusiveDimensionOperation,
+    JAXIndexError,
+    JaxprTypeError,
+    JaxRuntimeError,
+    JAXTypeError,
+    KeyReuseError,
+    NonConcreteBooleanIndexError,
     TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
     UnexpectedTracerError,
 )
-from stablax._src.numpy._indexing import NonConcreteBooleanIndexError
 
 __all__ = [
     "ConcretizationTypeError",
+    "InconclusiveDimensionOperation",
+    "JAXIndexError",
+    "JAXTypeError",
+    "JaxRuntimeError",
+    "JaxprTypeError",
+    "KeyReuseError",
     "NonConcreteBooleanIndexError",
     "TracerArrayConversionError",
+    "TracerBoolConversionError",
+    "TracerIntegerConversionError",
     "UnexpectedTracerError",
 ]

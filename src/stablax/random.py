@@ -32,6 +32,7 @@ from stablax._src.random.gamma import (
     gamma,
     generalized_normal,
     loggamma,
+    random_gamma_p,
     t,
 )
 from stablax._src.random.keys import (
@@ -84,6 +85,7 @@ __all__ = [
     "key_impl",
     "laplace",
     "loggamma",
+    "random_gamma_p",
     "logistic",
     "lognormal",
     "maxwell",

@@ -230,3 +230,198 @@ RECORDS = [
         conjugate_a=True,
     ),
 ]
+
+
+# --- reductions, Householder products and composites (lax.linalg beyond the decompositions) ----
+
+
+def _lapack(name, *arrays):
+    return scipy.linalg.get_lapack_funcs((name,), arrays)[0]
+
+
+def _hessenberg_reference(x):
+    return np.triu(scipy.linalg.hessenberg(x), -1)
+
+
+def _tridiagonal_reference(output):
+    def one(x):
+        routine = "hetrd" if np.iscomplexobj(x) else "sytrd"
+        return _lapack(routine, x)(x, lower=1)[output]
+
+    return _stacked(one)
+
+
+def _schur_reference(x):
+    return scipy.linalg.schur(x, output="complex" if np.iscomplexobj(x) else "real")[0]
+
+
+def _packed_qr(rng, shape, dtype):
+    # LAPACK's packed QR of a random matrix: reflectors below the diagonal, taus beside.
+    x = general(rng, shape, dtype)
+    return np.stack(
+        [scipy.linalg.qr(m, mode="raw")[0][0] for m in x.reshape(-1, *shape[-2:])]
+    ).reshape(shape)
+
+
+def _taus(rng, shape, dtype):
+    # Valid scalar factors: tau = 2 / |v|^2 for the unit-leading reflectors of a random matrix.
+    return rng.uniform(1.0, 1.9, shape).astype(dtype)
+
+
+def _orgqr_reference(a, taus):
+    def one(a, t):
+        routine = "ungqr" if np.iscomplexobj(a) else "orgqr"
+        return _lapack(routine, a)(a, t)[0]
+
+    return _stacked(one)(a, taus)
+
+
+def _ormqr_reference(left, transpose):
+    def one(a, t, c):
+        routine = "unmqr" if np.iscomplexobj(a) else "ormqr"
+        trans = ("C" if np.iscomplexobj(a) else "T") if transpose else "N"
+        return _lapack(routine, a)("L" if left else "R", trans, a, t, c, max(c.shape) * 64)[0]
+
+    return _stacked(one)
+
+
+def _tridiagonal_solve_reference(dl, d, du, b):
+    if d.ndim > 1:
+        return np.stack(
+            [_tridiagonal_solve_reference(*(v[i] for v in (dl, d, du, b))) for i in range(len(d))]
+        )
+    a = np.diag(d) + np.diag(dl[1:], -1) + np.diag(du[:-1], 1)
+    return np.linalg.solve(a, b)
+
+
+def _dominant(rng, shape, dtype):
+    return (general(rng, shape, dtype) + 4.0).astype(dtype)
+
+
+def _cholesky_update_reference(r, w):
+    return np.linalg.cholesky(r.T @ r + np.outer(w, w)).T
+
+
+def _upper_cholesky(rng, shape, dtype):
+    return np.linalg.cholesky(positive_definite(rng, shape, dtype)).T.astype(dtype)
+
+
+def _polar_reference(x):
+    return scipy.linalg.polar(x)[0]
+
+
+RECORDS += [
+    OpRecord(
+        "linalg_hessenberg",
+        lambda x: jnp.triu(linalg.hessenberg(x)[0], -1),
+        _stacked(_hessenberg_reference),
+        SQUARE,
+        DTYPES,
+        general,
+        tol=1e-4,
+        differentiable=False,
+        x64_dtypes=X64,
+    ),
+    OpRecord(
+        "linalg_tridiagonal_d",
+        lambda x: linalg.tridiagonal(x)[1],
+        _tridiagonal_reference(1),
+        SQUARE,
+        DTYPES,
+        hermitian,
+        tol=1e-4,
+        differentiable=False,
+    ),
+    OpRecord(
+        "linalg_tridiagonal_taus",
+        lambda x: linalg.tridiagonal(x, lower=False)[3],
+        _stacked(lambda x: _lapack("hetrd" if np.iscomplexobj(x) else "sytrd", x)(x, lower=0)[3]),
+        SQUARE,
+        DTYPES,
+        hermitian,
+        tol=1e-4,
+        differentiable=False,
+    ),
+    OpRecord(
+        "linalg_schur_t",
+        lambda x: linalg.schur(x)[0],
+        _stacked(_schur_reference),
+        SQUARE,
+        DTYPES,
+        general,
+        tol=1e-3,
+        differentiable=False,
+        x64_dtypes=X64,
+    ),
+    OpRecord(
+        "linalg_householder_product",
+        linalg.householder_product,
+        _orgqr_reference,
+        [((4, 3), (3,)), ((2, 3, 3), (2, 2))],
+        DTYPES,
+        [_packed_qr, _taus],
+        tol=1e-4,
+        differentiable=False,
+    ),
+    OpRecord(
+        "linalg_ormqr_left_transpose",
+        lambda a, t, c: linalg.ormqr(a, t, c, left=True, transpose=True),
+        _ormqr_reference(True, True),
+        [((4, 3), (3,), (4, 2))],
+        DTYPES,
+        [_packed_qr, _taus, general],
+        tol=1e-4,
+        differentiable=False,
+    ),
+    OpRecord(
+        "linalg_ormqr_right",
+        lambda a, t, c: linalg.ormqr(a, t, c, left=False),
+        _ormqr_reference(False, False),
+        [((2, 3, 3), (2, 3), (2, 2, 3))],
+        DTYPES,
+        [_packed_qr, _taus, general],
+        tol=1e-4,
+        differentiable=False,
+    ),
+    OpRecord(
+        "linalg_tridiagonal_solve",
+        linalg.tridiagonal_solve,
+        _tridiagonal_solve_reference,
+        [((5,), (5,), (5,), (5, 2)), ((2, 4), (2, 4), (2, 4), (2, 4, 3))],
+        DTYPES,
+        [general, _dominant, general, general],
+        tol=1e-4,
+        x64_dtypes=X64,
+    ),
+    OpRecord(
+        "linalg_cholesky_update",
+        linalg.cholesky_update,
+        _cholesky_update_reference,
+        [((4, 4), (4,))],
+        (F32,),
+        [_upper_cholesky, general],
+        tol=1e-4,
+        x64_dtypes=X64,
+    ),
+    OpRecord(
+        "linalg_symmetric_product",
+        lambda a, c: linalg.symmetric_product(a, c, alpha=2.0, beta=0.5, symmetrize_output=True),
+        lambda a, c: 2.0 * a @ np.swapaxes(a, -1, -2) + 0.5 * c,
+        [((3, 2), (3, 3)), ((2, 3, 4), (2, 3, 3))],
+        (F32,),
+        [general, hermitian],
+        tol=1e-5,
+        x64_dtypes=X64,
+    ),
+    OpRecord(
+        "linalg_qdwh_u",
+        lambda x: linalg.qdwh(x)[0],
+        _polar_reference,
+        [((5, 3),), ((4, 4),)],
+        DTYPES,
+        general,
+        tol=1e-4,
+        differentiable=False,
+        x64_dtypes=X64,
+    ),
+]

@@ -8,10 +8,16 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, runtime, tree_util
+from stablax._src import caches, core, dtypes, runtime, transfer_guard, tree_util
 from stablax._src.array import Array, from_host
 from stablax._src.config import config
 from stablax._src.jit import as_jitted, jit
+
+
+def clear_caches() -> None:
+    """Empties every cache of compiled and traced programs (JAX's name): each jitted function's
+    signatures, eager one-op executables and compiled programs by fingerprint."""
+    caches.clear_all()
 
 
 def devices(backend: str | None = None) -> list[Any]:
@@ -52,15 +58,17 @@ def device_put(x: Any, device: Any = None) -> Any:
         if isinstance(leaf, Array):
             if leaf.device == target:
                 return leaf
+            if transfer_guard.active["device_to_device"]:
+                transfer_guard.check("device_to_device", f"aval={leaf.aval}", explicit=True)
             return Array(runtime.copy_to_device(leaf._buf, leaf.aval, target), leaf.aval)
         if isinstance(leaf, core.Tracer):
             return leaf
-        from stablax._src.dispatch import to_array
 
         if isinstance(leaf, (bool, int, float, complex)):
-            array = to_array(leaf)
-            return put(array)
-        return from_host(leaf, device=target)
+            weak = not isinstance(leaf, bool)
+            dtype = dtypes.python_scalar_dtype(leaf)
+            return from_host(leaf, dtype, weak_type=weak, device=target, explicit=True)
+        return from_host(leaf, device=target, explicit=True)
 
     return tree_util.tree_map(put, x)
 
@@ -70,8 +78,22 @@ def device_get(x: Any) -> Any:
     leaves = tree_util.tree_leaves(x)
     for leaf in leaves:
         if isinstance(leaf, Array):
+            if transfer_guard.active["device_to_host"] and leaf.device.platform != "cpu":
+                transfer_guard.check("device_to_host", f"aval={leaf.aval}", explicit=True)
             leaf.copy_to_host_async()
-    return tree_util.tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)
+    with _explicit_host_copies():
+        return tree_util.tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)
+
+
+@contextlib.contextmanager
+def _explicit_host_copies() -> Iterator[None]:
+    # device_get has already applied the guard: the conversions it makes are not implicit.
+    saved = transfer_guard.active["device_to_host"]
+    transfer_guard.active["device_to_host"] = False
+    try:
+        yield
+    finally:
+        transfer_guard.active["device_to_host"] = saved
 
 
 def block_until_ready(x: Any) -> Any:

@@ -10,12 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dtypes, runtime
+from stablax._src import basearray, core, dtypes, runtime, transfer_guard
 from stablax._src.core import ShapedArray
 
 
-class Array:
-    """A stablax array: one device buffer plus its abstract value (shape, dtype, weak type)."""
+class ArrayImpl:
+    """A stablax array: one device buffer plus its abstract value (shape, dtype, weak type).
+
+    The concrete class of `stablax.Array` (`basearray.Array`), as JAX's `ArrayImpl`.
+    """
 
     __slots__ = ("_buf", "aval", "_npy", "__weakref__")
     __array_priority__ = 100
@@ -45,6 +48,8 @@ class Array:
     def _value(self) -> np.ndarray:
         if self._npy is None:
             self._check_alive()
+            if transfer_guard.active["device_to_host"] and self.device.platform != "cpu":
+                transfer_guard.check("device_to_host", f"aval={self.aval}")
             self._npy = runtime.to_host(self._buf)
         return self._npy
 
@@ -194,6 +199,12 @@ class Array:
         raise TypeError("unhashable type: 'Array'")
 
 
+# Internal code names the concrete class `Array` (hot paths test `type(x) is Array`).
+Array = ArrayImpl
+basearray.Array.register(ArrayImpl)
+basearray.Array.register(core.Tracer)
+
+
 def raise_if_deleted(values: Any) -> None:
     """Raises the error for using a deleted Array if one is among `values` (after a failed run)."""
     for value in values:
@@ -205,34 +216,48 @@ def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:
     return from_host(value, weak_type=weak_type)
 
 
-def from_host(value: Any, dtype: Any = None, weak_type: bool = False, device: Any = None) -> Array:
-    """Copies a host value (NumPy array, scalar, nested lists) to a device as an Array."""
+def from_host(
+    value: Any,
+    dtype: Any = None,
+    weak_type: bool = False,
+    device: Any = None,
+    explicit: bool = False,
+) -> Array:
+    """Copies a host value (NumPy array, scalar, nested lists) to a device as an Array.
+
+    `explicit` marks a `device_put` for the transfer guards (see transfer_guard.py).
+    """
     array = np.asarray(value, dtype=dtype)
     dtypes.check_user_dtype(array.dtype, "stablax.numpy.asarray")
     target = dtypes.canonicalize_dtype(array.dtype)
     if target != array.dtype:
         array = array.astype(target)
     aval = ShapedArray(array.shape, array.dtype, weak_type)
+    if transfer_guard.active["host_to_device"]:
+        transfer_guard.check("host_to_device", f"aval={aval}", explicit)
     device = runtime.default_device() if device is None else runtime.as_device(device)
     return Array(runtime.device_put(np.asarray(array, order="C"), aval, device), aval)
 
 
 def from_dlpack(external: Any, device: Any = None, copy: bool | None = None) -> Array:
-    """Wraps any `__dlpack__` producer (NumPy, another framework) as an Array, zero-copy if able."""
+    """Wraps a `__dlpack__` producer (NumPy, another framework) or a DLPack capsule as an
+    Array, zero-copy if able.
+
+    The dtype is the producer's, not canonicalized (see `stablax.dlpack.from_dlpack`).
+    """
     if hasattr(external, "__dlpack__"):
         capsule = external.__dlpack__()
     elif type(external).__name__ == "PyCapsule":
         capsule = external
     else:
-        raise TypeError(
-            f"from_dlpack: expected an object with __dlpack__ or a DLPack capsule, got "
-            f"{type(external).__name__}"
-        )
+        raise TypeError("The array passed to from_dlpack must have a __dlpack__ method.")
     device = runtime.default_device() if device is None else device
     buf = runtime.from_dlpack(capsule, device, copy)
-    host_view = runtime.to_host(buf)
-    aval = ShapedArray(host_view.shape, host_view.dtype)
-    return Array(buf, aval)
+    shape, dtype = getattr(external, "shape", None), getattr(external, "dtype", None)
+    if shape is None or dtype is None:  # not an array-API object: read the shape off a copy
+        host_view = runtime.to_host(buf)
+        shape, dtype = host_view.shape, host_view.dtype
+    return Array(buf, ShapedArray(shape, np.dtype(dtype)))
 
 
 core.array_types = (Array,)

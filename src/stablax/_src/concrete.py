@@ -14,6 +14,7 @@ import numpy as np
 from stablax._src import core, runtime
 from stablax._src import ir as mlir
 from stablax._src.array import Array
+from stablax._src.dispatch import MARKER_TEXT
 from stablax._src.ir import ir
 
 
@@ -62,7 +63,7 @@ def evaluate_prefix(trace: core.FuncTrace, tracer: core.Tracer) -> Array:
         )
         clone.attributes["sym_name"] = ir.StringAttr.get("main")
         key = module.operation.get_asm(enable_debug_info=False).encode()
-        if b"stablax." in key:  # marker ops (stop_gradient, linalg decompositions, ...)
+        if MARKER_TEXT.encode() in key:  # marker ops (stop_gradient, linalg decompositions, ...)
             from stablax._src.lax._custom import strip_markers
 
             strip_markers(module)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,6 +17,13 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
+from stablax._src.errors import (
+    ConcretizationTypeError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
 from stablax._src.ir import ir
 
 # --- abstract values ---------------------------------------------------------------------------
@@ -25,11 +33,13 @@ class ShapedArray:
     """Shape, dtype and weak-type flag of an array: everything tracing needs to know about it.
 
     Instances are interned, so equality and hashing are identity-based and run in C: avals key
-    the jit and eager-dispatch caches on the hot path.
+    the jit and eager-dispatch caches on the hot path. The intern table holds them weakly (it is
+    bounded by the avals alive) and is filled under a lock, so two threads never make two.
     """
 
     __slots__ = ("shape", "dtype", "weak_type", "__weakref__")
-    _interned: dict[tuple, ShapedArray] = {}
+    _interned: weakref.WeakValueDictionary[tuple, ShapedArray] = weakref.WeakValueDictionary()
+    _lock = threading.Lock()
 
     def __new__(cls, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> ShapedArray:
         key = (tuple(shape), dtype, weak_type)
@@ -37,12 +47,13 @@ class ShapedArray:
         if self is None:
             shape, dtype = tuple(int(d) for d in shape), np.dtype(dtype)
             canonical = (shape, dtype, bool(weak_type))
-            self = cls._interned.get(canonical)
-            if self is None:
-                self = object.__new__(cls)
-                self.shape, self.dtype, self.weak_type = canonical
-                cls._interned[canonical] = self
-            cls._interned[key] = self
+            with cls._lock:
+                self = cls._interned.get(canonical)
+                if self is None:
+                    self = object.__new__(cls)
+                    self.shape, self.dtype, self.weak_type = canonical
+                    cls._interned[canonical] = self
+                cls._interned[key] = self
         return self
 
     def __reduce__(self):
@@ -89,18 +100,6 @@ def short(x: Any) -> str:
 # --- errors ------------------------------------------------------------------------------------
 
 
-class ConcretizationTypeError(TypeError):
-    """A traced value was used where Python needs a concrete one (`if x > 0:` under jit)."""
-
-
-class UnexpectedTracerError(TypeError):
-    """A tracer escaped the function that created it (e.g. stored in a global)."""
-
-
-class TracerArrayConversionError(TypeError):
-    """A tracer was handed to NumPy (`np.asarray(tracer)`)."""
-
-
 def _concretization_message(tracer: Tracer, what: str) -> str:
     return (
         f"Abstract tracer value encountered where a concrete value is expected: {what} of a "
@@ -140,7 +139,7 @@ class Tracer:
         return self.aval.shape[0]
 
     def __bool__(self) -> bool:
-        return bool(self._trace.concrete_value(self, "bool()"))
+        return bool(self._trace.concrete_value(self, "bool()", TracerBoolConversionError))
 
     def __int__(self) -> int:
         return int(self._trace.concrete_value(self, "int()"))
@@ -154,7 +153,7 @@ class Tracer:
     def __index__(self) -> int:
         if self.aval.dtype.kind not in "iub":
             raise TypeError(f"only integer arrays can be used as an index, got {self.aval.dtype}")
-        return int(self._trace.concrete_value(self, "__index__()"))
+        return int(self._trace.concrete_value(self, "__index__()", TracerIntegerConversionError))
 
     def item(self, *args: Any) -> Any:
         return self._trace.concrete_value(self, ".item()").item(*args)
@@ -198,6 +197,9 @@ class _TraceState(threading.local):
         self.stack: list[FuncTrace] = []
         # Where ops with no tracer operands go, if not the current trace (see `emitting_into`).
         self.target: FuncTrace | None = None
+        # The trace an op is being lowered into (set by `bind`): lowerings that add private
+        # functions or Python payloads to the module add them there.
+        self.lowering: FuncTrace | None = None
 
 
 trace_state = _TraceState()
@@ -208,12 +210,27 @@ def current_trace() -> FuncTrace | None:
     return stack[-1] if stack else None
 
 
+def lowering_trace() -> FuncTrace:
+    """The trace whose module the running lowering emits into."""
+    trace = trace_state.lowering or current_trace()
+    if trace is None:
+        raise RuntimeError("stablax: internal error, an op was lowered outside any trace")
+    return trace
+
+
 class FuncTrace:
     """Builds one `func.func` in its own module: block arguments, ops, and finally a return.
 
     `sources` (optional, one per input) are the concrete values or enclosing-trace tracers the
     inputs stand for; with them a tracer can be concretized (Python control flow under `grad`
     outside `jit`). Without them (`jit`), asking for a concrete value is an error.
+
+    The module may hold private functions besides `@name` (scan bodies, custom_jvp primals);
+    `payloads` maps their symbols (and the keys of marker ops) to the Python objects the rewrites
+    need for them (custom rules, tree structures, axis names). They belong to this trace and
+    travel with a function when it is copied into another module (see bodies.py).
+    `differentiated` marks the trace of a function that autodiff is about to rewrite: custom_jvp
+    and custom_vjp functions called in it trace their rules directly, as JAX's JVP trace does.
     """
 
     def __init__(
@@ -221,10 +238,15 @@ class FuncTrace:
         in_avals: Sequence[ShapedArray],
         name: str = "main",
         sources: Sequence[Any] | None = None,
+        differentiated: bool = False,
     ) -> None:
         self.name = name
         self.in_avals = list(in_avals)
         self.sources = None if sources is None else list(sources)
+        self.differentiated = differentiated
+        self.payloads: dict[str, Any] = {}
+        self.symbols: dict[Any, str] = {}  # what a private function or payload is -> its name
+        self._symbol_counts: dict[str, int] = {}
         self.context = mlir.context()
         with self.context, ir.Location.unknown():
             self.module = ir.Module.create()
@@ -275,6 +297,22 @@ class FuncTrace:
         """Where this function's next op goes (the end of its body)."""
         return ir.InsertionPoint(self.block)
 
+    def new_symbol(self, prefix: str) -> str:
+        """A name not used yet in this module: prefix_0, prefix_1, ... (deterministic, so equal
+        programs print equal text and share compiled executables)."""
+        n = self._symbol_counts.get(prefix, 0)
+        self._symbol_counts[prefix] = n + 1
+        return f"{prefix}_{n}"
+
+    def add_payload(self, prefix: str, payload: Any) -> str:
+        """The key under which `payload` is stored for this module's marker ops."""
+        identity = ("payload", id(payload))
+        key = self.symbols.get(identity)
+        if key is None:
+            key = self.symbols[identity] = self.new_symbol(prefix)
+            self.payloads[key] = payload
+        return key
+
     def constant(self, value: np.ndarray, weak_type: bool = False) -> Tracer:
         aval = ShapedArray(value.shape, value.dtype, weak_type)
         with self.context, ir.Location.unknown(), self.insertion_point():
@@ -294,16 +332,31 @@ class FuncTrace:
                 _mark_donated(self.func_op, donated, len(arg_types))
         self.finished = True
         return TracedFunction(
-            self.module, self.in_avals, [t.aval for t in out_tracers], self.captured, self
+            self.module,
+            self.in_avals,
+            [t.aval for t in out_tracers],
+            self.captured,
+            self,
+            self.payloads,
         )
 
     # --- concrete values (Python control flow outside jit) ------------------------------------
 
-    def concrete_value(self, tracer: Tracer, what: str) -> np.ndarray:
-        """The value `tracer` takes for this trace's concrete sources, computed on demand."""
+    def concrete_value(
+        self, tracer: Tracer, what: str, error: type[Exception] = ConcretizationTypeError
+    ) -> np.ndarray:
+        """The value `tracer` takes for this trace's concrete sources, computed on demand.
+
+        Without sources (under `jit`) raises `error`, a subclass of JAX's typed errors.
+        """
         if self.sources is None:
-            raise ConcretizationTypeError(_concretization_message(tracer, what))
-        return np.asarray(self.concrete_array(tracer))
+            raise error(_concretization_message(tracer, what))
+        try:
+            return np.asarray(self.concrete_array(tracer))
+        except ConcretizationTypeError as err:  # e.g. a batched value under vmap
+            if isinstance(err, error):
+                raise
+            raise error(str(err)) from None
 
     def concrete_array(self, tracer: Tracer) -> Any:
         if self.sources is None:
@@ -389,18 +442,67 @@ def to_tracer(trace: FuncTrace, x: Any) -> Tracer:
 
 
 class TracedFunction:
-    """The result of tracing: a module holding `func @name`, its avals and captured values."""
+    """The result of tracing: a module holding `func @name` (and its private functions), its
+    avals, the captured values bound to its trailing inputs, and the Python payloads of its ops.
 
-    def __init__(self, module: ir.Module, in_avals, out_avals, captured, trace=None) -> None:
-        self.module = module
+    Every walker reads functions through this interface (`parts`, `in_avals`, `out_avals`,
+    `captured`, `owner`); bodies.py gives private functions and regions the same one.
+    """
+
+    def __init__(
+        self,
+        module: ir.Module,
+        in_avals,
+        out_avals,
+        captured,
+        trace=None,
+        payloads=None,
+        ported=None,
+    ) -> None:
+        self._home = module
+        self._ported: dict[Any, ir.Module] = {} if ported is None else ported
         self.in_avals = list(in_avals)
         self.out_avals = list(out_avals)
         self.captured = list(captured)
         self.trace = trace
+        self.payloads: dict[str, Any] = {} if payloads is None else payloads
+
+    @property
+    def module(self) -> ir.Module:
+        """The module, in this thread's current MLIR context: a function traced in another
+        thread (or before the context was renewed) is reparsed here once, with its locations."""
+        ctx = mlir.context()
+        home = self._home
+        if home.context is ctx:
+            return home
+        ported = self._ported.get(ctx)
+        if ported is None:
+            text = home.operation.get_asm(enable_debug_info=True)
+            with ctx:
+                ported = self._ported[ctx] = ir.Module.parse(text)
+        return ported
+
+    @property
+    def owner(self) -> TracedFunction:
+        return self
 
     @property
     def func_op(self) -> Any:
         return self.module.body.operations[0]
+
+    def parts(self) -> tuple[list[Any], list[Any], list[Any]]:
+        """(block arguments, ops except the return, returned values)."""
+        with mlir.context():
+            block = self.func_op.regions[0].blocks[0]
+            ops = [op.operation for op in block.operations]
+            return list(block.arguments), ops[:-1], list(ops[-1].operands)
+
+    def with_signature(self, in_avals: Sequence[ShapedArray], captured: Sequence[Any]):
+        """The same function read with other input avals and captured values (e.g. its captured
+        values as ordinary trailing inputs)."""
+        return TracedFunction(
+            self._home, in_avals, self.out_avals, captured, self.trace, self.payloads, self._ported
+        )
 
     def text(self, debug_info: bool = False) -> str:
         with mlir.context():
@@ -417,12 +519,13 @@ def trace_to_func(
     name: str = "main",
     donated: Sequence[int] = (),
     sources: Sequence[Any] | None = None,
+    differentiated: bool = False,
 ) -> TracedFunction:
     """Traces `fun` (flat tracers in, a flat sequence of values out) into a new module.
 
     The function is public `@name`; captured outer values are its trailing arguments.
     """
-    trace = FuncTrace(in_avals, name, sources)
+    trace = FuncTrace(in_avals, name, sources, differentiated)
     with trace:
         outs = fun(*trace.args)
         traced = trace.finish(outs, donated)

@@ -8,12 +8,13 @@ an op compiles a one-op program once per (op, avals, params) and afterwards is a
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dtypes, runtime
+from stablax._src import caches, core, dtypes, runtime, transfer_guard
 from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
@@ -24,9 +25,11 @@ ShapeRule = Callable[..., Any]
 # lowering: (operands: list[ir.Value], in_avals, out_avals, **params) -> list[ir.Value]
 Lowering = Callable[..., Sequence[Any]]
 
-# decoder: (op: ir.Operation) -> params, the inverse of the lowering, so that rewrites can re-bind
-# an op read from a StableHLO function: bind(op.name, *operands, **decoder(op)) re-emits it.
-Decoder = Callable[[Any], dict[str, Any]]
+# decoder: (op: ir.Operation, owner: core.TracedFunction) -> params, the inverse of the lowering,
+# so that rewrites can re-bind an op read from a StableHLO function: bind(op.name, *operands,
+# **decoder(op, owner)) re-emits it. `owner` is the function whose module holds the op (its
+# private functions and payloads); most decoders read the op alone.
+Decoder = Callable[[Any, Any], dict[str, Any]]
 # jvp rule: (primals: list, tangents: list[value | None], **params) -> (outs, out_tangents);
 # None is a symbolic zero tangent. Rules are written with stablax.lax functions.
 JvpRule = Callable[..., tuple[Any, Any]]
@@ -49,9 +52,19 @@ named_axis_ops: set[str] = set()
 # Ops whose outputs have zero derivative everywhere they are defined (comparisons, integer ops,
 # rounding, bit manipulation): jvp gives symbolic zeros instead of a rule.
 not_differentiable: set[str] = set()
+# Ops whose regions read values from above (control flow): those values are operands of the op
+# for the rewrites, after its own operands (see bodies.free_values).
+captures_from_above: set[str] = set()
+# Ops whose parameters hold functions or payloads: run eagerly without the eager cache (their
+# one-op programs compile through the fingerprint cache), so no global table keeps them alive.
+uncached_ops: set[str] = set()
+# expansion: (op: ir.Operation) -> None, replacing a marker op in a module about to be compiled by
+# the ops implementing it (the linalg decompositions' LAPACK calls), keyed by custom-call target.
+Expansion = Callable[[Any], None]
+expansion_rules: dict[str, Expansion] = {}
 
 
-def no_params(op: Any) -> dict[str, Any]:
+def no_params(op: Any, owner: Any = None) -> dict[str, Any]:
     return {}
 
 
@@ -85,14 +98,28 @@ def def_op(
     jvp: JvpRule | None = None,
     transpose: TransposeRule | None = None,
     differentiable: bool = True,
+    decode_reads_owner: bool = False,
+    regions_capture: bool = False,
+    cache_eagerly: bool = True,
 ) -> str:
     """Registers all of an op's rules in one place.
 
-    The lowering defaults to the generic one-to-one emitter and the decoder to "no params".
+    The lowering defaults to the generic one-to-one emitter and the decoder to "no params";
+    a decoder takes the op alone unless `decode_reads_owner`. `regions_capture`: the op's
+    regions read values from above; `cache_eagerly=False`: its params hold functions.
     """
     shape_rules[name] = shape_rule
     lowering_rules[name] = lowering if lowering is not None else generic_lowering(name)
-    param_decoders[name] = decode if decode is not None else no_params
+    if decode is None:
+        param_decoders[name] = no_params
+    elif decode_reads_owner:
+        param_decoders[name] = decode
+    else:
+        param_decoders[name] = lambda op, owner: decode(op)
+    if regions_capture:
+        captures_from_above.add(name)
+    if not cache_eagerly:
+        uncached_ops.add(name)
     if jvp is not None:
         jvp_rules[name] = jvp
     if transpose is not None:
@@ -102,13 +129,25 @@ def def_op(
     return name
 
 
+class _CompileTimeEval(threading.local):
+    """`ensure_compile_time_eval`: while active, ops whose operands are all concrete run eagerly
+    even inside a trace (their results are constants of the traced program)."""
+
+    active = False
+
+
+compile_time_eval = _CompileTimeEval()
+
+
 def bind(name: str, *args: Any, **params: Any) -> Any:
     """Applies op `name` to `args`: emitted into the active trace, or executed eagerly.
 
     Returns one value, or a tuple when the op's shape rule returns several avals.
     """
     current = current_trace()
-    if current is None:
+    if current is None or (
+        compile_time_eval.active and not any(isinstance(a, Tracer) for a in args)
+    ):
         return _eager_bind(name, args, params)
     trace = core.operand_trace(args, trace_state.target or current)
     tracers = [core.to_tracer(trace, a) for a in args]
@@ -116,11 +155,15 @@ def bind(name: str, *args: Any, **params: Any) -> Any:
     out = shape_rules[name](*in_avals, **params)
     out_avals = out if isinstance(out, tuple) else (out,)
     lower = lowering_rules[name]
-    if trace is current:
-        values = lower([t.value for t in tracers], in_avals, out_avals, **params)
-    else:
-        with trace.insertion_point():
+    saved, trace_state.lowering = trace_state.lowering, trace
+    try:
+        if trace is current:
             values = lower([t.value for t in tracers], in_avals, out_avals, **params)
+        else:
+            with trace.insertion_point():
+                values = lower([t.value for t in tracers], in_avals, out_avals, **params)
+    finally:
+        trace_state.lowering = saved
     results = tuple(Tracer(trace, a, v) for a, v in zip(out_avals, values, strict=True))
     return results if isinstance(out, tuple) else results[0]
 
@@ -129,7 +172,7 @@ def bind(name: str, *args: Any, **params: Any) -> Any:
 
 # (op, avals, params) -> (executable, returns a tuple, out avals). The avals are kept here, not
 # read from the executable: programs differing only in weak types share one executable.
-_eager_cache: dict[tuple, tuple[runtime.Executable, bool, tuple[ShapedArray, ...]]] = {}
+_eager_cache = caches.LRUCache("stablax_eager_cache_size")
 
 
 def _eager_bind(name: str, args: Sequence[Any], params: dict[str, Any]) -> Any:
@@ -143,11 +186,14 @@ def _eager_bind(name: str, args: Sequence[Any], params: dict[str, Any]) -> Any:
             array = to_array(a)
             avals.append(array.aval)
             buffers.append(array._buf)
-    try:
-        key = (name, tuple(avals), tuple(params.items()) if params else None)
-        hit = _eager_cache.get(key)
-    except TypeError:  # an unhashable parameter: compile without caching the lookup
+    if name in uncached_ops:
         key, hit = None, None
+    else:
+        try:
+            key = (name, tuple(avals), tuple(params.items()) if params else None)
+            hit = _eager_cache.get(key)
+        except TypeError:  # an unhashable parameter: compile without caching the lookup
+            key, hit = None, None
     if hit is None:
         hit = _compile_one_op(name, avals, params)
         if key is not None:
@@ -167,6 +213,9 @@ def _eager_bind(name: str, args: Sequence[Any], params: dict[str, Any]) -> Any:
 
 
 def _compile_one_op(name: str, avals: list[ShapedArray], params: dict[str, Any]):
+    if config.jax_no_tracing:
+        raise RuntimeError(f"re-tracing {name} to run it eagerly, but 'no_tracing' is set")
+    mlir.start_top_level_trace()
     multiple = False
 
     def one_op(*tracers):
@@ -183,7 +232,7 @@ def compile_traced(traced: core.TracedFunction, device: Any = None) -> runtime.E
     """Compiles a traced function (cached by the module's location-free fingerprint)."""
     device = runtime.default_device() if device is None else device
     text = traced.text(debug_info=False)
-    if "stablax." in text:  # transformation-only marker ops: strip them from a copy
+    if MARKER_TEXT in text:  # transformation-only marker ops: strip them from a copy
         from stablax._src.lax._custom import strip_markers
 
         with mlir.context():
@@ -198,7 +247,24 @@ def compile_traced(traced: core.TracedFunction, device: Any = None) -> runtime.E
     return runtime.compile_module(traced.bytecode(), text.encode(), traced.out_avals, device)
 
 
+# How a `stablax.*` marker custom call prints (see lax/_custom.py).
+MARKER_TEXT = "custom_call @stablax."
+
+
 # --- host values to device arrays -------------------------------------------------------------
+
+# Eager executables target the default device: a new default device needs new ones.
+_eager_device_flag = [config.jax_default_device]
+
+
+def _forget_eager_programs_of_other_devices() -> None:
+    if config.jax_default_device is not _eager_device_flag[0]:
+        _eager_device_flag[0] = config.jax_default_device
+        _eager_cache.clear()
+        _scalar_cache.clear()
+
+
+config.on_change(_forget_eager_programs_of_other_devices)
 
 _scalar_cache: dict[tuple, Array] = {}
 _SCALAR_CACHE_LIMIT = 4096
@@ -217,6 +283,8 @@ def to_array(x: Any) -> Array:
         )
     kind = type(x)
     if kind in (bool, int, float, complex):
+        if transfer_guard.active["host_to_device"]:  # JAX transfers every scalar operand
+            transfer_guard.check("host_to_device", f"Python scalar {x!r}")
         # The dtype of a Python scalar depends on the x64 flag, so the flag is part of the key.
         key = (config.jax_enable_x64, *_scalar_key(x))
         cached = _scalar_cache.get(key)
@@ -261,9 +329,11 @@ def weak_scalar(value: Any, dtype: np.dtype, weak_type: bool = True) -> Any:
     Array."""
     trace = current_trace()
     host = np.asarray(value, dtype=dtype)
-    if trace is not None:
+    if trace is not None and not compile_time_eval.active:
         # During linearize, constants belong to the primal function (trace_state.target).
         return (trace_state.target or trace).constant(host, weak_type=weak_type)
+    if transfer_guard.active["host_to_device"]:
+        transfer_guard.check("host_to_device", f"constant {host.dtype.name} {value!r}")
     key = (weak_type, dtype, *_scalar_key(value))
     cached = _scalar_cache.get(key)
     if cached is None:
@@ -273,6 +343,9 @@ def weak_scalar(value: Any, dtype: np.dtype, weak_type: bool = True) -> Any:
         if len(_scalar_cache) < _SCALAR_CACHE_LIMIT:
             _scalar_cache[key] = cached
     return cached
+
+
+caches.on_clear(_scalar_cache.clear)
 
 
 def is_tracing() -> bool:

@@ -70,28 +70,44 @@ _WEAK_I, _WEAK_F, _WEAK_C = _WEAK_NODE["i"], _WEAK_NODE["f"], _WEAK_NODE["c"]
 _NARROW_SET = frozenset(NARROW_INTEGER_DTYPES + NARROW_FLOATING_DTYPES)
 
 
-def _upper_bounds(x64: bool) -> dict[Any, frozenset]:
+def _strict_edges() -> dict[Any, tuple]:
+    # jax_numpy_dtype_promotion="strict": only weak types promote (to any type of their kind or
+    # above); two different concrete dtypes never meet.
+    ints = tuple(d for d in SUPPORTED_DTYPES if d.kind in "iu")
+    floats = tuple(d for d in SUPPORTED_DTYPES if d.kind == "f" or d in NARROW_FLOATING_DTYPES)
+    return {
+        _WEAK_I: (_WEAK_F, *ints),
+        _WEAK_F: (_WEAK_C, *floats),
+        _WEAK_C: tuple(d for d in SUPPORTED_DTYPES if d.kind == "c"),
+    }
+
+
+def _upper_bounds(x64: bool, strict: bool = False) -> dict[Any, frozenset]:
     # Direct edges, upwards. The one difference between modes: uint32 meets int32 at int64 with
     # x64 on, at int32 with it off (jnp.promote_types(uint32, int32) -> int32 at 32 bits).
-    edges: dict[Any, tuple] = {
-        BOOL: (_WEAK_I,),
-        _WEAK_I: (U8, I8, *NARROW_INTEGER_DTYPES),
-        U8: (U16, I16),
-        U16: (U32, I32),
-        U32: (U64, I64 if x64 else I32),
-        U64: (_WEAK_F,),
-        I8: (I16,),
-        I16: (I32,),
-        I32: (I64,),
-        I64: (_WEAK_F,),
-        _WEAK_F: (BF16, F16, _WEAK_C, *NARROW_FLOATING_DTYPES),
-        BF16: (F32,),
-        F16: (F32,),
-        F32: (F64, C64),
-        F64: (C128,),
-        _WEAK_C: (C64,),
-        C64: (C128,),
-    }
+    edges: dict[Any, tuple] = (
+        _strict_edges()
+        if strict
+        else {
+            BOOL: (_WEAK_I,),
+            _WEAK_I: (U8, I8, *NARROW_INTEGER_DTYPES),
+            U8: (U16, I16),
+            U16: (U32, I32),
+            U32: (U64, I64 if x64 else I32),
+            U64: (_WEAK_F,),
+            I8: (I16,),
+            I16: (I32,),
+            I32: (I64,),
+            I64: (_WEAK_F,),
+            _WEAK_F: (BF16, F16, _WEAK_C, *NARROW_FLOATING_DTYPES),
+            BF16: (F32,),
+            F16: (F32,),
+            F32: (F64, C64),
+            F64: (C128,),
+            _WEAK_C: (C64,),
+            C64: (C128,),
+        }
+    )
     bounds: dict[Any, frozenset] = {}
 
     def visit(node: Any) -> frozenset:
@@ -107,27 +123,35 @@ def _upper_bounds(x64: bool) -> dict[Any, frozenset]:
     return bounds
 
 
-_UPPER_BOUNDS = (_upper_bounds(False), _upper_bounds(True))
-_JOIN_CACHE: tuple[dict, dict] = ({}, {})
+# Indexed by mode = x64 + 2 * strict (jax_numpy_dtype_promotion).
+_UPPER_BOUNDS = tuple(_upper_bounds(bool(m & 1), bool(m & 2)) for m in range(4))
+_JOIN_CACHE: tuple[dict, ...] = ({}, {}, {}, {})
 
 
-def _join(nodes: frozenset, x64: bool, fn: str) -> Any:
+def _join(nodes: frozenset, x64: bool, fn: str, strict: bool = False) -> Any:
     # Least upper bound of lattice nodes, or TypePromotionError.
-    cache = _JOIN_CACHE[x64]
+    mode = x64 + 2 * strict
+    cache = _JOIN_CACHE[mode]
     out = cache.get(nodes)
     if out is None:
-        bounds = _UPPER_BOUNDS[x64]
+        bounds = _UPPER_BOUNDS[mode]
         common = frozenset.intersection(*(bounds[n] for n in nodes))
         # The least common bound is the one whose own upper bounds are all the common ones.
         least = [n for n in common if bounds[n] == common]
         if not least:
-            raise _promotion_error(nodes, fn)
+            raise _promotion_error(nodes, fn, strict)
         out = cache[nodes] = least[0]
     return out
 
 
-def _promotion_error(nodes: frozenset, fn: str) -> TypePromotionError:
+def _promotion_error(nodes: frozenset, fn: str, strict: bool = False) -> TypePromotionError:
     names = ", ".join(sorted(n.name for n in nodes))
+    if strict:
+        return TypePromotionError(
+            f"{fn}: input dtypes ({names}) have no available implicit dtype promotion path when "
+            "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired "
+            "output type, or set jax_numpy_dtype_promotion=standard."
+        )
     narrow = sorted((n for n in nodes if n in _NARROW_SET), key=lambda n: n.name)
     why, cast = "", "float32"
     if narrow and narrow[0] in NARROW_INTEGER_DTYPES:
@@ -145,8 +169,8 @@ def _promotion_error(nodes: frozenset, fn: str) -> TypePromotionError:
 
 # -- result_type and promote_types -----------------------------------------------------------------
 
-_RESULT_CACHE: tuple[dict, dict] = ({}, {})
-_PROMOTE_CACHE: tuple[dict, dict] = ({}, {})
+_RESULT_CACHE: tuple[dict, ...] = ({}, {}, {}, {})  # by x64 + 2 * strict
+_PROMOTE_CACHE: tuple[dict, ...] = ({}, {}, {}, {})
 _PY_WEAK_TYPES = frozenset((int, float, complex))
 
 
@@ -202,7 +226,9 @@ def _weak_result(node: Any, x64: bool) -> tuple[np.dtype, bool]:
     return DEFAULT[x64][kind], True
 
 
-def _result_type_slow(args: tuple, x64: bool, fn: str) -> tuple[np.dtype, bool]:
+def _result_type_slow(
+    args: tuple, x64: bool, fn: str, strict: bool = False
+) -> tuple[np.dtype, bool]:
     if not args:
         raise ValueError(f"{fn}: at least one array or dtype is required")
     resolved = [_resolve(*_arg_key(x), x64, fn) for x in args]
@@ -216,11 +242,11 @@ def _result_type_slow(args: tuple, x64: bool, fn: str) -> tuple[np.dtype, bool]:
     if any(dt == float0 for dt in dts):
         got = ", ".join(map(str, dts))
         raise ValueError(f"{fn}: float0 cannot be promoted with other dtypes; got {got}")
-    if all(weaks):
+    if all(weaks) and not strict:
         # All weak: join the dtypes themselves, then widen the result to its kind's default
         # (weak float16 + weak float16 -> weak float32, weak uint8 + weak uint32 -> weak uint32).
         return _weak_result(_join(frozenset(dts), x64, fn), x64)
-    node = _join(frozenset(r[1] for r in resolved), x64, fn)
+    node = _join(frozenset(r[1] for r in resolved), x64, fn, strict)
     if isinstance(node, _Weak):
         return DEFAULT[x64][node.kind], True
     return CANONICAL[x64][node], False
@@ -248,16 +274,17 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     Example: `result_type(np.int8, 2.0)` is float32 (weak: True) with x64 off.
     """
     x64 = config.x64_enabled
+    strict = config.jax_numpy_dtype_promotion == "strict"
     try:
-        out = _RESULT_CACHE[x64][tuple(map(_arg_key, args))]
+        out = _RESULT_CACHE[x64 + 2 * strict][tuple(map(_arg_key, args))]
     except (KeyError, TypeError):  # a miss, or an unhashable argument such as a list
-        out = _result_type_miss(args, x64)
+        out = _result_type_miss(args, x64, strict)
     return out if return_weak_type_flag else out[0]
 
 
-def _result_type_miss(args: tuple, x64: bool) -> tuple[np.dtype, bool]:
-    out = _result_type_slow(args, x64, "result_type")
-    cache = _RESULT_CACHE[x64]
+def _result_type_miss(args: tuple, x64: bool, strict: bool = False) -> tuple[np.dtype, bool]:
+    out = _result_type_slow(args, x64, "result_type", strict)
+    cache = _RESULT_CACHE[x64 + 2 * strict]
     if len(cache) < CACHE_LIMIT:
         try:
             cache[tuple(map(_arg_key, args))] = out
@@ -295,12 +322,14 @@ def promote_types(a: DTypeLike, b: DTypeLike) -> np.dtype:
       TypePromotionError: when there is no implicit promotion path.
     """
     x64 = config.x64_enabled
-    cache = _PROMOTE_CACHE[x64]
+    strict = config.jax_numpy_dtype_promotion == "strict"
+    cache = _PROMOTE_CACHE[x64 + 2 * strict]
     try:
         return cache[a, b]
     except (KeyError, TypeError):
         pass
-    node = _join(frozenset((_promote_node(a), _promote_node(b))), x64, "promote_types")
+    nodes = frozenset((_promote_node(a), _promote_node(b)))
+    node = _join(nodes, x64, "promote_types", strict)
     out = _WEAK_AS_64[node.kind] if isinstance(node, _Weak) else node
     if len(cache) < CACHE_LIMIT:
         try:

@@ -291,9 +291,29 @@ _ABSTRACT_PARENT.update({dt.type: np.signedinteger for dt in SIGNED_INTEGER_DTYP
 _ABSTRACT_PARENT.update({dt.type: np.unsignedinteger for dt in UNSIGNED_INTEGER_DTYPES})
 
 
+class extended(np.generic):  # noqa: N801 (JAX's name)
+    """Abstract scalar type of the dtypes NumPy does not have (typed PRNG keys).
+
+    `issubdtype(key.dtype, dtypes.extended)` is True for a typed key array, as in JAX.
+    """
+
+
+class prng_key(extended):  # noqa: N801
+    """Abstract scalar type of typed PRNG key dtypes (`key<fry>`)."""
+
+
+class ExtendedDType:
+    """Base of dtype objects beyond NumPy's: `type` is their scalar class (below `extended`)."""
+
+    type: type = extended
+    name: str = "extended"
+
+
 def _scalar_class(x: DTypeLike) -> type:
     if isinstance(x, type) and issubclass(x, np.generic):
         return x
+    if isinstance(x, ExtendedDType):
+        return x.type
     return np.dtype(x).type
 
 

@@ -6,11 +6,12 @@ One context per thread knows the `func`, `stablehlo` and `chlo` dialects. Builde
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import ml_dtypes
@@ -20,6 +21,10 @@ from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, func, stablehlo
 
 _local = threading.local()
+
+# A context keeps every type and attribute it ever made: a thread starts a fresh one after this
+# many top-level traces, so a long run with changing shapes and constants stays bounded.
+CONTEXT_REUSE_LIMIT = 1000
 
 
 def context() -> ir.Context:
@@ -34,10 +39,22 @@ def context() -> ir.Context:
         stablehlo.register_dialect(ctx)
         chlo.register_dialect(ctx)
         _local.ctx = ctx
+        _local.uses = 0
         _local.element_types = {}
         _local.tensor_types = {}
         _local.locations = {}
     return ctx
+
+
+def start_top_level_trace() -> None:
+    """Called before a trace that nothing in this thread is using MLIR around (jit's trace, an
+    eager op's, a staged transformation's): counts uses and moves to a fresh context when due.
+    Functions traced in the old one are reparsed into the new one when read (core.py)."""
+    if getattr(_local, "ctx", None) is None:
+        return
+    _local.uses += 1
+    if _local.uses >= CONTEXT_REUSE_LIMIT:
+        _local.ctx = None
 
 
 # --- types -------------------------------------------------------------------------------------
@@ -124,12 +141,18 @@ def element_type(dtype: np.dtype) -> ir.Type:
     return result
 
 
+# The per-thread caches of types and locations start over when they reach this size.
+_CACHE_LIMIT = 4096
+
+
 def tensor_type(shape: Sequence[int], dtype: np.dtype) -> ir.RankedTensorType:
     key = (tuple(shape), dtype)
     cache = _local.tensor_types
     result = cache.get(key)
     if result is None:
         check_extents(shape, dtype)
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
         result = cache[key] = ir.RankedTensorType.get(list(shape), element_type(dtype))
     return result
 
@@ -216,15 +239,34 @@ def user_frame() -> tuple[str, int] | None:
 
 
 def user_location() -> ir.Location:
-    """An MLIR location naming the user's file:line (cached per line)."""
+    """An MLIR location naming the user's file:line (cached per line), inside the names of the
+    enclosing `named_scope`s ("outer/inner"), as JAX's name stack."""
     where = user_frame()
-    if where is None:
+    scope = getattr(_local, "scope", "")
+    if where is None and not scope:
         return ir.Location.unknown()
     cache = _local.locations
-    loc = cache.get(where)
+    key = (where, scope)
+    loc = cache.get(key)
     if loc is None:
-        loc = cache[where] = ir.Location.file(where[0], where[1], 0)
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        loc = ir.Location.unknown() if where is None else ir.Location.file(where[0], where[1], 0)
+        if scope:
+            loc = ir.Location.name(scope, childLoc=loc)
+        cache[key] = loc
     return loc
+
+
+@contextlib.contextmanager
+def name_scope(name: str) -> Iterator[None]:
+    """Ops emitted inside carry `name` (appended to the enclosing scopes) in their locations."""
+    outer = getattr(_local, "scope", "")
+    _local.scope = f"{outer}/{name}" if outer else name
+    try:
+        yield
+    finally:
+        _local.scope = outer
 
 
 def where_suffix() -> str:

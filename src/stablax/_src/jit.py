@@ -10,16 +10,18 @@ from __future__ import annotations
 import functools
 import inspect
 import weakref
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dtypes, runtime, tree_util
+from stablax._src import caches, core, dtypes, runtime, tree_util
+from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
 from stablax._src.core import ShapedArray, trace_state
 from stablax._src.dispatch import compile_traced, to_array
+from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 from stablax._src.traceback_util import api_boundary
 
 _SCALAR_TYPES = (bool, int, float, complex)
@@ -74,7 +76,7 @@ class _Entry:
         "single",
         "captured_bufs",
         "donated",
-        "traced",
+        "in_avals",
         "execute_sharded",
         "handlers",
         "single_plain",
@@ -82,7 +84,7 @@ class _Entry:
         "name",
     )
 
-    def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, traced):
+    def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, in_avals):
         self.executable = executable
         self.execute_sharded = executable.loaded.execute_sharded
         self.handlers = executable.handlers
@@ -96,7 +98,7 @@ class _Entry:
         self.single = single
         self.captured_bufs = captured_bufs
         self.donated = donated
-        self.traced = traced
+        self.in_avals = in_avals
 
 
 class Jitted:
@@ -121,7 +123,8 @@ class Jitted:
         self.donate_argnums = frozenset(donate_argnums)
         _check_argnums(self._signature, self.donate_argnums, "donate_argnums")
         self.inline = inline
-        self._cache: dict[Hashable, _Entry] = {}
+        options = (self.static_argnums, self.static_argnames, self.donate_argnums)
+        self._cache = _trace_cache(fun, options)
         self._hits: dict[tuple[ShapedArray, ...], _Entry] = {}  # one or two Arrays
         self._mixed_hits: dict[tuple, _Entry] = {}  # other arities, or Python scalars
         _live_jitted.add(self)
@@ -145,8 +148,15 @@ class Jitted:
                 f"jit: static arguments must be hashable (non-array values), got {static_key!r}"
             ) from None
         if entry is None:
+            if config.jax_explain_cache_misses:
+                _explain_miss(self, key)
             entry = self._compile(args, kwargs, in_tree, avals, leaves)
             self._cache[key] = entry
+        if config.jax_no_execution:  # before the hit tables learn this call
+            raise RuntimeError(
+                f"stablax tried to execute function {entry.name}, but the no_execution config "
+                "option is set"
+            )
         if not kwargs:
             self._remember_hit(args, entry)
         buffers = [
@@ -199,6 +209,13 @@ class Jitted:
         return flat, out_tree_box
 
     def trace(self, args: tuple, kwargs: dict) -> tuple[core.TracedFunction, Any, list]:
+        if config.jax_no_tracing:
+            raise RuntimeError(
+                f"re-tracing function {getattr(self.fun, '__name__', self.fun)} for `jit`, but "
+                "'no_tracing' is set"
+            )
+        if not trace_state.stack:
+            mlir.start_top_level_trace()
         dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         avals = [_leaf_aval(x) for x in leaves]
@@ -229,7 +246,13 @@ class Jitted:
         captured = [to_array(c)._buf for c in traced.captured]
         single = out_tree == _SINGLE_LEAF_TREE
         entry = _Entry(
-            executable, out_tree, tuple(traced.out_avals), single, captured, tuple(donated), traced
+            executable,
+            out_tree,
+            tuple(traced.out_avals),
+            single,
+            captured,
+            tuple(donated),
+            list(traced.in_avals),
         )
         entry.name = f"jit({getattr(self.fun, '__name__', 'fun')})"
         return entry
@@ -242,7 +265,9 @@ class Jitted:
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         traced, out_tree, _ = self.trace(args, kwargs)
-        structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in traced.out_avals]
+        structs = [
+            ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.out_avals
+        ]
         return tree_util.tree_unflatten(out_tree, structs)
 
     def clear_cache(self) -> None:
@@ -261,6 +286,36 @@ class Jitted:
 
     def __repr__(self) -> str:
         return f"<jitted function {getattr(self.fun, '__name__', repr(self.fun))}>"
+
+
+def _explain_miss(jitted: Jitted, key: tuple) -> None:
+    """jax_explain_cache_misses: logs why `jitted` traces again (what differs from before)."""
+    import logging
+
+    name = getattr(jitted.fun, "__name__", "fun")
+    if not jitted._cache:
+        why = "never seen function: this is its first trace"
+    else:
+        tree, avals, static, epoch = key
+        known = jitted._cache.keys()
+        if all(k[0] != tree for k in known):
+            why = f"different input tree structure: {tree}"
+        elif all(k[2] != static for k in known):
+            why = f"different static arguments: {static}"
+        elif all(k[3] != epoch for k in known):
+            why = "a configuration flag changed since the last trace"
+        else:
+            closest = min(
+                (k for k in known if k[0] == tree),
+                key=lambda k: sum(a != b for a, b in zip(k[1], avals, strict=True)),
+            )
+            diffs = [
+                f"argument {i}: {b.str_short()} instead of {a.str_short()}"
+                for i, (a, b) in enumerate(zip(closest[1], avals, strict=True))
+                if a != b
+            ]
+            why = "different argument types: " + "; ".join(diffs)
+    logging.getLogger("stablax").warning("TRACING CACHE MISS for jit(%s): %s", name, why)
 
 
 _HIT_TYPES = frozenset({Array, *_SCALAR_TYPES, type(None)})
@@ -284,6 +339,28 @@ def _clear_hit_tables() -> None:
 
 
 config.on_change(_clear_hit_tables)
+
+# The compiled signatures of each function, shared by every `jit` of it with the same options
+# (as in JAX, a second `jit(f)` does not retrace). Keyed weakly by the function; an eviction
+# empties the hit tables, which only ever point into these caches.
+_trace_caches: weakref.WeakKeyDictionary[Any, dict[tuple, caches.LRUCache]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _trace_cache(fun: Callable, options: tuple) -> caches.LRUCache:
+    try:
+        per_function = _trace_caches.get(fun)
+        if per_function is None:
+            per_function = _trace_caches[fun] = {}
+    except TypeError:  # not weakly referenceable or not hashable: a cache of its own
+        return caches.LRUCache("stablax_jit_cache_size", on_evict=_clear_hit_tables)
+    cache = per_function.get(options)
+    if cache is None:
+        cache = per_function[options] = caches.LRUCache(
+            "stablax_jit_cache_size", on_evict=_clear_hit_tables
+        )
+    return cache
 
 
 def _make_fast_call(jitted: Jitted) -> Callable:
@@ -331,11 +408,27 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                 if entry.single_plain:
                     return Array(outs[0], entry.out_avals[0])
                 return _wrap_outputs(entry, outs, args)
-        if trace_state.stack or config.jax_disable_jit:
+        if trace_state.stack:
+            return _inline(fun, args, kwargs)
+        if config.jax_disable_jit:
             return fun(*args, **kwargs)
         return general(args, kwargs)
 
     return call
+
+
+def _inline(fun: Callable, args: tuple, kwargs: dict) -> Any:
+    """A jitted function called while tracing is traced into the enclosing function. As in JAX,
+    it is staged on its own: custom_jvp/custom_vjp functions in it trace their primal functions
+    even when the enclosing function is about to be differentiated."""
+    trace = trace_state.stack[-1]
+    if not trace.differentiated:
+        return fun(*args, **kwargs)
+    trace.differentiated = False
+    try:
+        return fun(*args, **kwargs)
+    finally:
+        trace.differentiated = True
 
 
 def _run(entry: _Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:
@@ -371,35 +464,6 @@ def check_nans(name: str, buffers: Sequence[Any], avals: Sequence[ShapedArray]) 
 
 
 _SINGLE_LEAF_TREE = tree_util.tree_structure(0)
-
-
-class ShapeDtypeStruct:
-    """A shape and dtype standing in for an array (what `eval_shape` returns)."""
-
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
-
-    def __init__(self, shape, dtype, weak_type: bool = False, sharding: Any = None) -> None:
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = weak_type
-        self.sharding = sharding
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
-            other.shape,
-            other.dtype,
-            other.weak_type,
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
-
-    def __repr__(self) -> str:
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
 
 
 class Lowered:
@@ -438,7 +502,7 @@ class Compiled:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         leaves, _ = tree_util.tree_flatten((args, kwargs))
         avals = [_leaf_aval(x) for x in leaves]
-        expected = self._entry.traced.in_avals
+        expected = self._entry.in_avals
         if [a.strip_weak_type() for a in avals] != [a.strip_weak_type() for a in expected]:
             raise TypeError(
                 "Compiled function called with arguments of a different signature: expected "

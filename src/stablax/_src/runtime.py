@@ -13,14 +13,21 @@ import importlib.util
 import logging
 import os
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from jaxlib import _jax
+from jaxlib import version as jaxlib_version
 from jaxlib import xla_client as xc
 
+from stablax._src import caches, compilation_store
 from stablax._src.config import config
+
+# jaxlib records a Python traceback for every execute by default and keeps part of each (about
+# 80 bytes a call, growing without bound); stablax's errors name the user's line themselves.
+_jax.set_tracebacks_enabled(False)
 
 logger = logging.getLogger("stablax")
 
@@ -52,7 +59,7 @@ class _Backends:
         return self.clients
 
     def _create(self) -> dict[str, Any]:
-        requested = config.jax_platforms
+        requested = config.jax_platforms or config.jax_platform_name or None
         wanted = _expand_platforms(requested) if requested else None
         clients: dict[str, Any] = {}
         for platform in _PLATFORM_PREFERENCE:
@@ -92,7 +99,10 @@ def _expand_platforms(text: str) -> list[str]:
 
 def _make_client(platform: str) -> Any | None:
     if platform == "cpu":
-        return xc.make_cpu_client(asynchronous=True, num_devices=config.jax_num_cpu_devices)
+        return xc.make_cpu_client(
+            asynchronous=config.jax_cpu_enable_async_dispatch,
+            num_devices=max(config.jax_num_cpu_devices, 1),
+        )
     if platform in ("cuda", "rocm"):
         return _make_gpu_plugin_client(platform)
     if platform == "tpu":
@@ -241,7 +251,14 @@ def local_devices(backend: str | None = None) -> list[Device]:
 
 
 def default_device() -> Device:
-    return local_devices()[0]
+    """Where new arrays and programs go: `jax_default_device` (a Device or a platform name) if
+    set, else the first local device of the default backend."""
+    chosen = config.jax_default_device
+    if chosen is None:
+        return local_devices()[0]
+    if isinstance(chosen, str):
+        return local_devices(chosen)[0]
+    return chosen
 
 
 def process_index() -> int:
@@ -372,6 +389,11 @@ class Executable:
 
     def execute(self, buffers: list[Buffer]) -> list[Buffer]:
         """Dispatches the program asynchronously; the outputs are futures on the device."""
+        if config.jax_no_execution:
+            raise RuntimeError(
+                f"stablax tried to execute a program on {self.device}, but the no_execution "
+                "config option is set"
+            )
         return self.loaded.execute_sharded(buffers).consume_with_handlers(self.handlers)
 
     def hlo_text(self) -> str:
@@ -381,7 +403,8 @@ class Executable:
         return self.loaded.cost_analysis()
 
 
-_compile_cache: dict[tuple[str, Device], Executable] = {}
+_compile_cache = caches.LRUCache("stablax_compile_cache_size")
+_JAXLIB_VERSION = jaxlib_version.__version__
 _compile_lock = threading.Lock()
 compile_count = 0  # how many times XLA actually compiled; tests read it to check caching
 
@@ -410,19 +433,63 @@ def compile_module(
     with _compile_lock:
         executable = _compile_cache.get(key)
         if executable is None:
-            if config.jax_log_compiles:
-                logger.warning("stablax: compiling %s for %s", name, device)
+            if config.jax_dump_ir_to:
+                _dump_module(module_key, key[0], name)
             options = xc.CompileOptions()
             build = options.executable_build_options
             build.num_replicas = 1
             build.num_partitions = 1
-            device_client = device.client
-            loaded = device_client.compile_and_load(module_bytes, xc.DeviceList((device,)), options)
-            compile_count += 1
+            build.device_assignment = xc.DeviceAssignment.create(np.array([[device.id]]))
+            devices = xc.DeviceList((device,))
+            stored = compilation_store.entry_key(
+                key[0], device.platform, device.device_kind, _JAXLIB_VERSION, "replicas=1,parts=1"
+            )
+            loaded = _load_stored(stored, device, devices, options)
+            if loaded is None:
+                if config.jax_log_compiles:
+                    logger.warning("stablax: compiling %s for %s", name, device)
+                start = time.perf_counter()
+                loaded = device.client.compile_and_load(module_bytes, devices, options)
+                compile_count += 1
+                _store(stored, device, loaded, time.perf_counter() - start)
             executable = Executable(loaded, out_avals, device, key[0])
             _compile_cache[key] = executable
     return executable
 
 
-def clear_caches() -> None:
-    _compile_cache.clear()
+def _load_stored(stored: str, device: Device, devices: Any, options: Any) -> Any:
+    """An executable from the persistent compilation cache, or None."""
+    serialized = compilation_store.load(stored)
+    if serialized is None:
+        return None
+    try:
+        return device.client.deserialize_executable(serialized, devices, options)
+    except Exception as err:  # an entry from an incompatible build: compile instead
+        logger.warning("stablax: could not load a cached executable: %s", err)
+        return None
+
+
+def _store(stored: str, device: Device, loaded: Any, seconds: float) -> None:
+    try:
+        serialized = device.client.serialize_executable(loaded)
+    except Exception:  # some executables (host callbacks) cannot be serialized
+        return
+    compilation_store.store(stored, serialized, seconds)
+
+
+def _dump_module(text: bytes, fingerprint_: str, name: str) -> None:
+    # jax_dump_ir_to: every compiled StableHLO module, as text, one file per program.
+    directory = config.jax_dump_ir_to
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, f"{name}-{fingerprint_}.mlir"), "wb") as f:
+        f.write(text)
+
+
+def _apply_logging_level() -> None:
+    level = config.jax_logging_level
+    if level != "NOTSET":
+        logger.setLevel(level)
+
+
+config.on_change(_apply_logging_level)
+_apply_logging_level()

@@ -277,3 +277,50 @@ register_pytree_node(
     lambda p: ((p.args, p.keywords), p.func),
     lambda func, children: Partial(func, *children[0], **children[1]),
 )
+
+
+# --- the registry as an object ------------------------------------------------------------------
+
+
+class PyTreeRegistry:
+    """`default_registry`: the pytree registry as an object, with the methods of JAX's.
+
+    stablax has one registry; this object gives access to it under JAX's method names.
+    """
+
+    def flatten(self, tree: Any, leaf_predicate: Callable[[Any], bool] | None = None):
+        """`(leaves, treedef)` of `tree`, as `tree_flatten`."""
+        return tree_flatten(tree, leaf_predicate)
+
+    def flatten_with_path(self, tree: Any, leaf_predicate: Callable[..., bool] | None = None):
+        """`([(key_path, leaf), ...], treedef)`; `leaf_predicate(key_path, x)` if given."""
+        return tree_flatten_with_path(tree, leaf_predicate, is_leaf_takes_path=True)
+
+    def flatten_one_level(self, tree: Any):
+        """`(children, aux_data)` of one node, or None for a leaf."""
+        if not is_tree_node(type(tree)):
+            return None
+        children, aux = flatten_one_level(tree)
+        return tuple(children), aux
+
+    def flatten_one_level_with_keys(self, tree: Any):
+        """`(((key, child), ...), aux_data)` of one node, or None for a leaf."""
+        if not is_tree_node(type(tree)):
+            return None
+        pairs, aux = flatten_one_level_with_keys(tree)
+        return tuple(pairs), aux
+
+    def is_node(self, typ: type) -> bool:
+        """Whether instances of `typ` are pytree nodes."""
+        return is_tree_node(typ)
+
+    def register_node(self, typ, to_iterable, from_iterable, to_iterable_with_keys=None) -> None:
+        """`register_pytree_node(typ, to_iterable, from_iterable, to_iterable_with_keys)`."""
+        register_pytree_node(typ, to_iterable, from_iterable, to_iterable_with_keys)
+
+    def register_dataclass_node(self, typ, data_fields, meta_fields, /) -> None:
+        """`register_dataclass(typ, data_fields, meta_fields)`."""
+        register_dataclass(typ, data_fields, meta_fields)
+
+
+default_registry = PyTreeRegistry()

@@ -3,8 +3,8 @@
 import numpy as _np
 
 from stablax._src import dtypes as _dtypes
-from stablax._src.array import Array as ndarray  # noqa: N813
-from stablax._src.array import from_dlpack
+from stablax._src.basearray import Array as ndarray  # noqa: N813
+from stablax._src.dlpack import from_dlpack
 from stablax._src.numpy import _array_methods
 from stablax._src.numpy._array_api import (
     __array_api_version__,
@@ -175,6 +175,9 @@ signedinteger, unsignedinteger, complexfloating = (
     _np.complexfloating,
 )
 generic = _np.generic
+# NumPy's other abstract scalar types and its complex-to-real cast warning, as JAX exports them.
+character, flexible, object_ = _np.character, _np.flexible, _np.object_
+ComplexWarning = _np.exceptions.ComplexWarning
 
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
@@ -349,8 +352,16 @@ from stablax._src.numpy._host_io import (
 )
 
 # isort: split
+# JAX refuses Python lists (and tuples) where these functions take arrays.
+from stablax._src.numpy._arraylike import CHECKED as _CHECKED
+from stablax._src.numpy._arraylike import checked as _checked
+from stablax._src.numpy._ufunc_class import frompyfunc, ufunc
+
+for _name in _CHECKED:
+    globals()[_name] = _checked(_name, globals()[_name])
+del _name
+
 # Exceptions leaving a public function lose stablax's internal frames (traceback_util.py).
 from stablax._src import traceback_util as _traceback_util
-from stablax._src.numpy._ufunc_class import frompyfunc, ufunc
 
 _traceback_util.wrap_public_functions(globals())

@@ -90,6 +90,7 @@ from stablax._src.lax._parallel import (
     psum_scatter,
 )
 from stablax._src.lax import _linalg, _linalg_ad, _linalg_kernels  # linalg ops and their rules
+from stablax._src.lax import _linalg_reductions, _linalg_reduction_kernels
 from stablax._src.lax._control_flow_cond import cond, switch
 from stablax._src.lax._control_flow_scan import scan
 from stablax._src.lax import _control_flow_scan_ad  # registers scan's jvp and transpose
@@ -97,3 +98,42 @@ from stablax._src.lax._control_flow_while import fori_loop, while_loop
 from stablax._src.lax._control_flow_misc import associative_scan, map
 from stablax._src.lax._special import igamma, igamma_grad_a, igammac, random_gamma_grad
 from stablax._src.lax._bessel import bessel_i0e
+from stablax._src.lax._conveniences import (
+    axis_size,
+    batch_matmul,
+    broadcast_like,
+    broadcast_shapes,
+    dtype,
+    empty,
+    platform_dependent,
+    shape_as_value,
+    split,
+    stack,
+    stage,
+    tile,
+    unstack,
+)
+from stablax._src.lax._barriers import (
+    after_all,
+    create_token,
+    dce_sink,
+    optimization_barrier,
+)
+from stablax._src.lax._rng import RandomAlgorithm, rng_bit_generator, rng_uniform
+from stablax._src.lax._approx_top_k import approx_max_k, approx_min_k
+from stablax._src.lax._composite import composite
+from stablax._src.lax._betainc import betainc
+from stablax._src.lax._dot_algorithms import (
+    AccuracyMode,
+    DotAlgorithm,
+    DotAlgorithmPreset,
+    DotDimensionNumbers,
+    PrecisionLike,
+    Tolerance,
+)
+from stablax._src.lax._ragged_dot import (
+    RaggedDotDimensionNumbers,
+    ragged_dot,
+    ragged_dot_general,
+    scaled_dot,
+)

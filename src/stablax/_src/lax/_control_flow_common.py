@@ -1,10 +1,10 @@
-"""Shared machinery of structured control flow: traced bodies as callees, constructs as calls.
+"""Shared machinery of structured control flow: bodies as closed traced functions, emitted into
+the regions of `stablehlo.case`/`stablehlo.while` ops.
 
-Each construct (cond, while, scan) is a `func.call` to a private wrapper function that holds the
-`stablehlo.case`/`stablehlo.while`, whose regions call the traced bodies. The wrapper's name maps
-to the construct's rule-table key (`calls.op_keys`), so rewrites see one op with operands and
-decoded params; XLA inlines the calls. Bodies are "closed": values they capture become explicit
-trailing inputs, so every construct passes them as operands.
+A construct's parameters are its bodies: closed functions (traced ones, or views of the regions
+of an op read back from a module, see bodies.py). Values a body captured while being traced
+become its trailing inputs, passed by the construct as operands; emitted into a region, a body
+reads them from above. The rules build new bodies by tracing functions that call the walkers.
 """
 
 from __future__ import annotations
@@ -12,25 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stablax._src import core, dispatch, tree_util
+import numpy as np
+
+from stablax._src import bodies, core, dispatch, tree_util
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray, Tracer
-from stablax._src.ir import ir
+from stablax._src.core import ShapedArray
 from stablax._src.lax._batch_rules import bdim_at_front
 from stablax._src.lax._shapes import aval_of
-from stablax._src.transforms import calls
 from stablax._src.transforms.batching import batch_traced
+from stablax._src.transforms.calls import close
 from stablax._src.transforms.interpret import interpret
 
 # --- bodies ------------------------------------------------------------------------------------
-
-
-def close(traced: core.TracedFunction) -> core.TracedFunction:
-    """The same function with its captured values as ordinary trailing inputs."""
-    if not traced.captured:
-        return traced
-    in_avals = [*traced.in_avals, *(aval_of(c) for c in traced.captured)]
-    return core.TracedFunction(traced.module, in_avals, traced.out_avals, [], traced.trace)
 
 
 def trace_body(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]):
@@ -39,23 +32,15 @@ def trace_body(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray
     return close(traced), list(traced.captured)
 
 
-def register_body(traced: core.TracedFunction) -> str:
-    """A name under which a closed body can be called from a wrapper (shared by content)."""
-    callee, _ = calls.register_callee("body", traced, None, None)
-    return callee.name
-
-
-def body_fn(name: str) -> core.TracedFunction:
-    return calls.callees[name].traced
-
-
-def trace_registered(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]) -> str:
-    """Traces a body that must not capture traced values (rules build them from closed parts);
-    captured concrete constants are not expected either."""
-    traced, captured = trace_body(fun, in_avals)
-    if captured:
-        raise RuntimeError("stablax: internal error, a rewritten control-flow body captured values")
-    return register_body(traced)
+def share(traced: Sequence[tuple[Any, list[Any]]], num_args: int) -> tuple[list[Any], list[Any]]:
+    """Bodies that take the same operands (branches, a loop's cond and body), from (closed body,
+    captured values) pairs: each taking (its `num_args` inputs, every body's captured values),
+    and those values, to pass as more operands. Rules that run user code (custom rules) in a
+    new body can capture arrays the code closes over; this threads them through."""
+    consts, positions = union_consts([captured for _, captured in traced])
+    avals = [aval_of(c) for c in consts]
+    fns = [widen(fn, num_args, at, avals) for (fn, _), at in zip(traced, positions, strict=True)]
+    return fns, consts
 
 
 def union_consts(captured_lists: Sequence[Sequence[Any]]) -> tuple[list[Any], list[list[int]]]:
@@ -74,19 +59,19 @@ def union_consts(captured_lists: Sequence[Sequence[Any]]) -> tuple[list[Any], li
     return consts, positions
 
 
-def widen(traced: core.TracedFunction, num_args: int, positions: Sequence[int], consts_avals):
+def widen(fn: Any, num_args: int, positions: Sequence[int], consts_avals) -> Any:
     """A closed body taking (args, all consts) instead of (args, its own consts)."""
     if list(positions) == list(range(len(consts_avals))):
-        return traced
+        return fn
 
     def fun(*xs):
         args, consts = xs[:num_args], xs[num_args:]
-        return interpret(traced, [*args, *(consts[p] for p in positions)])
+        return interpret(fn, [*args, *(consts[p] for p in positions)])
 
-    return core.trace_to_func(fun, [*traced.in_avals[:num_args], *consts_avals], name="body")
+    return core.trace_to_func(fun, [*fn.in_avals[:num_args], *consts_avals], name="body")
 
 
-def permuted(fn: core.TracedFunction, order: Sequence[int]) -> core.TracedFunction:
+def permuted(fn: Any, order: Sequence[int]) -> Any:
     """`fn` taking its inputs in `order` (order[i]: which original input comes i-th)."""
     if list(order) == list(range(len(order))):
         return fn
@@ -100,77 +85,45 @@ def permuted(fn: core.TracedFunction, order: Sequence[int]) -> core.TracedFuncti
     return core.trace_to_func(fun, [fn.in_avals[j] for j in order], name="body")
 
 
-def linear_first(fn: core.TracedFunction, linear: Sequence[bool]) -> core.TracedFunction:
-    """A view of `fn` for `ad.transpose_traced`: its linear inputs first, as its only inputs;
-    the others become the values passed as captured."""
+def linear_first(fn: Any, linear: Sequence[bool]) -> Any:
+    """`fn` with its linear inputs first, for `ad.transpose_traced(..., num_linear=sum(linear))`."""
     order = [*(i for i, m in enumerate(linear) if m), *(i for i, m in enumerate(linear) if not m)]
-    moved = permuted(fn, order)
-    n = sum(linear)
-    return core.TracedFunction(moved.module, moved.in_avals[:n], moved.out_avals, [], moved.trace)
+    return permuted(fn, order)
 
 
-# --- wrappers: a construct as a call -----------------------------------------------------------
+def batched_body(fn: Any, in_mask, force, axis_size: int) -> tuple[Any, list[bool], list[Any]]:
+    """`fn` with inputs batched at 0 where `in_mask`; outputs in `force` or batched come out
+    batched at 0. Returns (the closed batched body, which outputs are batched, the values it
+    captured: its trailing unbatched inputs)."""
+    in_avals = [
+        ShapedArray((axis_size, *a.shape), a.dtype, a.weak_type) if m else a
+        for a, m in zip(fn.in_avals, in_mask, strict=True)
+    ]
+    box: dict[str, Any] = {}
 
-_wrappers: dict[tuple, calls.Callee] = {}
+    def batched(*args):
+        outs, out_dims = batch_traced(fn, args, [0 if m else None for m in in_mask], axis_size)
+        box["mask"] = [d is not None or f for d, f in zip(out_dims, force, strict=True)]
+        return [
+            bdim_at_front(o, d, axis_size) if m else o
+            for o, d, m in zip(outs, out_dims, box["mask"], strict=True)
+        ]
 
-
-def wrapper_callee(key: str, params: dict[str, Any], build: Callable[[], Any]) -> calls.Callee:
-    """The wrapper function of construct `key` with `params` (built once, then cached)."""
-    cache_key = (key, tuple(params.items()))
-    callee = _wrappers.get(cache_key)
-    if callee is None:
-        traced = build()
-        # Named "scan_3" etc.: a "stablax." prefix in a module would mark it for marker stripping.
-        kind = key.rsplit(".", 1)[-1]
-        callee, _ = calls.register_callee(kind, traced, dict(params), cache_key)
-        calls.op_keys[callee.name] = key
-        _wrappers[cache_key] = callee
-    return callee
-
-
-def construct_lowering(key: str, build: Callable[..., Any]):
-    """The lowering of a construct: a call of its wrapper built by `build(**params)`."""
-
-    def lower(operands, in_avals, out_avals, **params):
-        callee = wrapper_callee(key, params, lambda: build(**params))
-        return calls._call_lowering(operands, in_avals, out_avals, callee=callee.name)
-
-    return lower
+    new, captured = trace_body(batched, in_avals)
+    return new, box["mask"], captured
 
 
-def decode_construct(op: Any) -> dict[str, Any]:
-    return dict(calls.callees[ir.FlatSymbolRefAttr(op.attributes["callee"]).value].rule)
+# --- emission ----------------------------------------------------------------------------------
 
 
-def build_wrapper(in_avals: Sequence[ShapedArray], emit_body: Callable, bodies: Sequence[str]):
-    """Traces a wrapper function: `emit_body(values)` emits raw MLIR at the function's insertion
-    point and returns (result values, their avals). The bodies it calls are cloned into it."""
-
-    def fun(*args):
-        trace = core.current_trace()
-        for name in bodies:
-            calls._ensure_callee_in_module(trace, calls.callees[name])
-        values, avals = emit_body([a.value for a in args])
-        return [Tracer(trace, a, v) for a, v in zip(avals, values, strict=True)]
-
-    return core.trace_to_func(fun, list(in_avals), name="construct")
-
-
-def emit_call(name: str, operands: Sequence[Any]) -> list[Any]:
-    traced = body_fn(name)
-    op = mlir.emit(
-        "func.call",
-        list(operands),
-        [mlir.aval_type(a) for a in traced.out_avals],
-        {"callee": ir.FlatSymbolRefAttr.get(name)},
-    )
-    return list(op.results)
-
-
-def emit_inlined_call(name: str, operands: Sequence[Any]) -> list[Any]:
-    return list(
-        mlir._jax_mlir_ext.inlined_func_call(body_fn(name).func_op.operation, list(operands))
-    )
+def emit_region_body(region: Any, fn: Any, args: Sequence[Any], block_types=()) -> Any:
+    """Fills `region` with one block (arguments of `block_types`) holding `fn` inlined on
+    `args(block arguments)` and a `stablehlo.return` of its outputs."""
+    block = region.blocks.append(*block_types)
+    with mlir.ir.InsertionPoint(block):
+        values = args(list(block.arguments)) if callable(args) else list(args)
+        emit_return(bodies.inline(fn, values))
+    return block
 
 
 def emit_return(values: Sequence[Any]) -> None:
@@ -178,9 +131,16 @@ def emit_return(values: Sequence[Any]) -> None:
 
 
 def scalar_i32(value: int) -> Any:
-    import numpy as np
-
     return mlir.constant(np.asarray(value, np.int32))
+
+
+def check_body_inputs(what: str, fn: Any, avals: Sequence[ShapedArray]) -> None:
+    """Raises TypeError when operand avals do not match a body's inputs (weak types aside)."""
+    if [a.strip_weak_type() for a in fn.in_avals] != [a.strip_weak_type() for a in avals]:
+        raise TypeError(
+            f"{what}: operands {[a.str_short() for a in avals]} do not match the body's inputs "
+            f"{[a.str_short() for a in fn.in_avals]}{mlir.where_suffix()}"
+        )
 
 
 # --- user-facing helpers -----------------------------------------------------------------------
@@ -230,11 +190,6 @@ def weak_join(init: Sequence[Any], out_avals: Sequence[ShapedArray]) -> tuple[li
     return out, changed
 
 
-def operand_values(leaves: Sequence[Any]) -> list[Any]:
-    """Leaves as values bind accepts (NumPy and Python scalars stay as they are)."""
-    return list(leaves)
-
-
 def is_split_mode() -> bool:
     """Inside linearize: primal ops go to the primal trace (target), tangents to the current."""
     target = core.trace_state.target
@@ -246,21 +201,17 @@ def bind_construct(key: str, operands: Sequence[Any], **params: Any) -> list[Any
     return list(out) if isinstance(out, tuple) else [out]
 
 
-def batched_callee(fn, in_mask, force, axis_size):
-    """`fn` with inputs batched at 0 where `in_mask`; outputs in `force` or batched come out
-    batched at 0. Returns (name, which outputs are batched)."""
-    in_avals = [
-        ShapedArray((axis_size, *a.shape), a.dtype, a.weak_type) if m else a
-        for a, m in zip(fn.in_avals, in_mask, strict=True)
-    ]
-    box: dict[str, Any] = {}
+def split(values: Sequence[Any], *sizes: int) -> list[list[Any]]:
+    """`values` cut into consecutive pieces of `sizes`, and the rest."""
+    out, start = [], 0
+    for n in sizes:
+        out.append(list(values[start : start + n]))
+        start += n
+    out.append(list(values[start:]))
+    return out
 
-    def batched(*args):
-        outs, out_dims = batch_traced(fn, args, [0 if m else None for m in in_mask], axis_size)
-        box["mask"] = [d is not None or f for d, f in zip(out_dims, force, strict=True)]
-        return [
-            bdim_at_front(o, d, axis_size) if m else o
-            for o, d, m in zip(outs, out_dims, box["mask"], strict=True)
-        ]
 
-    return trace_registered(batched, in_avals), box["mask"]
+def scatter_mask(values: Sequence[Any], mask: Sequence[bool]) -> list[Any]:
+    """`values` placed where `mask` is True, None elsewhere."""
+    it = iter(values)
+    return [next(it) if m else None for m in mask]

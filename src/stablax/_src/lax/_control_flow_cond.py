@@ -1,8 +1,8 @@
-"""lax.cond and lax.switch: the `stablax.cond` construct, a call of a wrapper holding a
-`stablehlo.case` whose regions call the branches; its jvp (split in two under linearize),
-transpose and batching rules.
+"""lax.cond and lax.switch: `stablehlo.case`, whose regions hold the branches and read the
+operands from above; its jvp (split in two under linearize), transpose and batching rules.
 
-Operands are (index: int32[], xs...); every branch callee maps xs to the same output types.
+For the rewrites the op's operands are (index: int32[], values its branches read...), and each
+branch is a function of those values (a traced function, or a region read back from a module).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dispatch, tree_util
+from stablax._src import bodies, dispatch, tree_util
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.lax import _control_flow_common as cf
@@ -23,49 +23,47 @@ from stablax._src.transforms import ad
 from stablax._src.transforms.batching import batch_traced
 from stablax._src.transforms.interpret import interpret
 
-COND = "stablax.cond"
+COND = "stablehlo.case"
+_scatter, _split = cf.scatter_mask, cf.split
 
 # --- the construct -----------------------------------------------------------------------------
 
 
 def _cond_rule(index, *xs, branches):
-    fns = [cf.body_fn(b) for b in branches]
     where = mlir.where_suffix()
     if index.shape != () or index.dtype != np.int32:
         raise TypeError(
             f"lax.cond: the branch index must be int32[], got {index.str_short()}{where}"
         )
     got = [a.strip_weak_type() for a in xs]
-    if any([a.strip_weak_type() for a in fn.in_avals] != got for fn in fns):
+    if any([a.strip_weak_type() for a in fn.in_avals] != got for fn in branches):
         raise TypeError(
             f"lax.cond: operands {[a.str_short() for a in xs]} do not match the branches' "
-            f"inputs {[a.str_short() for a in fns[0].in_avals]}{where}"
+            f"inputs {[a.str_short() for a in branches[0].in_avals]}{where}"
         )
-    outs = fns[0].out_avals
+    outs = branches[0].out_avals
     return tuple(
-        a.update(weak_type=all(fn.out_avals[i].weak_type for fn in fns)) for i, a in enumerate(outs)
+        a.update(weak_type=all(fn.out_avals[i].weak_type for fn in branches))
+        for i, a in enumerate(outs)
     )
 
 
-def _build_cond(*, branches):
-    fns = [cf.body_fn(b) for b in branches]
-    out_avals = [a.strip_weak_type() for a in fns[0].out_avals]
-    in_avals = [ShapedArray((), np.int32), *fns[0].in_avals]
-
-    def emit_body(values):
-        index, xs = values[0], values[1:]
-        case = mlir.emit(
-            "stablehlo.case", [index], [mlir.aval_type(a) for a in out_avals], regions=len(fns)
-        )
-        for region, name in zip(case.regions, branches, strict=True):
-            with mlir.ir.InsertionPoint(region.blocks.append()):
-                cf.emit_return(cf.emit_call(name, xs))
-        return list(case.results), out_avals
-
-    return cf.build_wrapper(in_avals, emit_body, list(branches))
+def _cond_lowering(operands, in_avals, out_avals, *, branches):
+    index, xs = operands[0], operands[1:]
+    case = mlir.emit(
+        "stablehlo.case", [index], [mlir.aval_type(a) for a in out_avals], regions=len(branches)
+    )
+    for region, fn in zip(case.regions, branches, strict=True):
+        cf.emit_region_body(region, fn, xs)
+    return list(case.results)
 
 
-def bind_cond(index: Any, xs: Sequence[Any], branches: Sequence[str]) -> list[Any]:
+def _decode_cond(op: Any, owner: Any) -> dict[str, Any]:
+    free = bodies.free_values(op)
+    return {"branches": tuple(bodies.Region(owner, r, free) for r in op.regions)}
+
+
+def bind_cond(index: Any, xs: Sequence[Any], branches: Sequence[Any]) -> list[Any]:
     return cf.bind_construct(COND, [index, *xs], branches=tuple(branches))
 
 
@@ -75,16 +73,17 @@ def bind_cond(index: Any, xs: Sequence[Any], branches: Sequence[str]) -> list[An
 def _cond_jvp(primals, tangents, *, branches):
     index, xs = primals[0], primals[1:]
     in_mask = [t is not None for t in tangents[1:]]
-    fns = [cf.body_fn(b) for b in branches]
+    fns = list(branches)
     if cf.is_split_mode():
         return _cond_linearize(fns, index, xs, tangents[1:], in_mask)
     out_mask = [False] * len(fns[0].out_avals)
     for fn in fns:  # an output has a tangent if any branch gives it one
-        _, mask = _jvp_branch(fn, in_mask, out_mask)
+        _, mask, _ = _jvp_branch(fn, in_mask, out_mask)
         out_mask = [a or b for a, b in zip(out_mask, mask, strict=True)]
-    names = [_jvp_branch(fn, in_mask, out_mask)[0] for fn in fns]
     xt = [t for t in tangents[1:] if t is not None]
-    outs = bind_cond(index, [*xs, *xt], names)
+    jvp_branches = [_jvp_branch(fn, in_mask, out_mask) for fn in fns]
+    new, consts = cf.share([(b, c) for b, _, c in jvp_branches], len(xs) + len(xt))
+    outs = bind_cond(index, [*xs, *xt, *consts], new)
     n = len(fns[0].out_avals)
     touts = iter(outs[n:])
     return outs[:n], [next(touts) if m else None for m in out_mask]
@@ -108,13 +107,8 @@ def _jvp_branch(fn, in_mask, force):
         ]
         return [*outs, *live]
 
-    name = cf.trace_registered(branch, [*fn.in_avals, *t_avals])
-    return name, box["mask"]
-
-
-def _scatter(values: Sequence[Any], mask: Sequence[bool]) -> list[Any]:
-    it = iter(values)
-    return [next(it) if m else None for m in mask]
+    new, captured = cf.trace_body(branch, [*fn.in_avals, *t_avals])
+    return new, box["mask"], captured
 
 
 def _cond_linearize(fns, index, xs, tangents, in_mask):
@@ -146,18 +140,23 @@ def _cond_linearize(fns, index, xs, tangents, in_mask):
         plans.append(plan)
         res_of.append(own)
     offsets = np.cumsum([0, *(len(r) for r in res_of)])
+    # Values the primal branches captured (arrays a custom rule closes over) are more operands.
+    extra, extra_at = cf.union_consts([lin.primal_fn.captured for lin in lins])
+    extra_avals = [aval_of(v) for v in extra]
+    n_x = len(xs)
     fwd_names = []
     for b, lin in enumerate(lins):
         primal = cf.close(lin.primal_fn)
 
         def forward(*args, primal=primal, b=b):
-            outs = interpret(primal, args)
+            outs = interpret(primal, [*args[:n_x], *(args[n_x + p] for p in extra_at[b])])
             res = [_zeros_of(a) for a in res_avals]
             res[offsets[b] : offsets[b + 1]] = [outs[i] for i in res_of[b]]
             return [*outs[:n_out], *res]
 
-        fwd_names.append(cf.trace_registered(forward, fns[b].in_avals))
-    outs = bind_cond(index, xs, fwd_names)
+        fwd_names.append(cf.trace_body(forward, [*fns[b].in_avals, *extra_avals]))
+    forwards, consts = cf.share(fwd_names, n_x + len(extra))
+    outs = bind_cond(index, [*xs, *extra, *consts], forwards)
     primal_outs, residuals = outs[:n_out], outs[n_out:]
     t_avals = [ad.tangent_aval(a) for a, m in zip(fns[0].in_avals, in_mask, strict=True) if m]
     x_avals = list(fns[0].in_avals)
@@ -178,9 +177,11 @@ def _cond_linearize(fns, index, xs, tangents, in_mask):
                 if m
             ]
 
-        lin_names.append(cf.trace_registered(linear, [*t_avals, *res_avals, *x_avals, *c_avals]))
+        lin_names.append(cf.trace_body(linear, [*t_avals, *res_avals, *x_avals, *c_avals]))
     live = [t for t in tangents if t is not None]
-    touts = iter(bind_cond(index, [*live, *residuals, *xs, *constants], lin_names))
+    operands = [*live, *residuals, *xs, *constants]
+    linears, consts = cf.share(lin_names, len(operands))
+    touts = iter(bind_cond(index, [*operands, *consts], linears))
     return primal_outs, [next(touts) if m else None for m in out_mask]
 
 
@@ -190,22 +191,13 @@ def _zeros_of(aval: ShapedArray) -> Any:
     return lax.full(aval.shape, 0, aval.dtype)
 
 
-def _split(values: Sequence[Any], *sizes: int) -> list[list[Any]]:
-    out, start = [], 0
-    for n in sizes:
-        out.append(list(values[start : start + n]))
-        start += n
-    out.append(list(values[start:]))
-    return out
-
-
 # --- transpose ---------------------------------------------------------------------------------
 
 
 def _cond_transpose(cts, index, *xs, branches):
     if ad.is_undefined(index):
         raise TypeError("lax.cond: the branch index cannot be a linear input")
-    fns = [cf.body_fn(b) for b in branches]
+    fns = list(branches)
     cts = list(cts) if isinstance(cts, (list, tuple)) else [cts]
     linear = [ad.is_undefined(x) for x in xs]
     ct_mask = [c is not None for c in cts]
@@ -219,11 +211,12 @@ def _cond_transpose(cts, index, *xs, branches):
 
         def transposed(*args, view=view):
             cs, rs = args[: len(live_cts)], args[len(live_cts) :]
-            in_cts = ad.transpose_traced(view, rs, _scatter(cs, ct_mask))
+            in_cts = ad.transpose_traced(view, rs, _scatter(cs, ct_mask), num_linear=sum(linear))
             return [ad.instantiate(c, a) for c, a in zip(in_cts, lin_avals, strict=True)]
 
-        names.append(cf.trace_registered(transposed, [*ct_avals, *(aval_of(r) for r in res)]))
-    outs = iter(bind_cond(index, [*live_cts, *res], names))
+        names.append(cf.trace_body(transposed, [*ct_avals, *(aval_of(r) for r in res)]))
+    transposed_branches, consts = cf.share(names, len(live_cts) + len(res))
+    outs = iter(bind_cond(index, [*live_cts, *res, *consts], transposed_branches))
     return [None, *(next(outs) if m else None for m in linear)]
 
 
@@ -231,7 +224,7 @@ def _cond_transpose(cts, index, *xs, branches):
 
 
 def _cond_batch(values, dims, *, axis_size, branches):
-    fns = [cf.body_fn(b) for b in branches]
+    fns = list(branches)
     index, xs = values[0], values[1:]
     xs = [x if d is None else moveaxis(x, d, 0) for x, d in zip(xs, dims[1:], strict=True)]
     in_dims = [None if d is None else 0 for d in dims[1:]]
@@ -255,22 +248,85 @@ def _cond_batch(values, dims, *, axis_size, branches):
     in_mask = [d is not None for d in in_dims]
     out_mask = [False] * len(fns[0].out_avals)
     for fn in fns:
-        _, mask = cf.batched_callee(fn, in_mask, out_mask, axis_size)
+        _, mask, _ = cf.batched_body(fn, in_mask, out_mask, axis_size)
         out_mask = [a or b for a, b in zip(out_mask, mask, strict=True)]
-    names = [cf.batched_callee(fn, in_mask, out_mask, axis_size)[0] for fn in fns]
-    outs = bind_cond(index, xs, names)
+    batched = [cf.batched_body(fn, in_mask, out_mask, axis_size) for fn in fns]
+    new, consts = cf.share([(b, c) for b, _, c in batched], len(xs))
+    outs = bind_cond(index, [*xs, *consts], new)
     return outs, [0 if m else None for m in out_mask]
 
 
 dispatch.def_op(
     COND,
     _cond_rule,
-    cf.construct_lowering(COND, _build_cond),
-    decode=cf.decode_construct,
+    _cond_lowering,
+    decode=_decode_cond,
+    decode_reads_owner=True,
+    regions_capture=True,
+    cache_eagerly=False,
     jvp=_cond_jvp,
     transpose=_cond_transpose,
 )
 dispatch.batch_rules[COND] = _cond_batch
+
+
+# --- stablehlo.if (modules from elsewhere): a case on the predicate's index -------------------
+
+IF = "stablehlo.if"
+
+
+def _if_rule(pred, *xs, true_branch, false_branch):
+    if pred.shape != () or pred.dtype != np.bool_:
+        raise TypeError(f"stablehlo.if: the predicate must be bool[], got {pred.str_short()}")
+    return _cond_rule(ShapedArray((), np.int32), *xs, branches=(false_branch, true_branch))
+
+
+def _if_lowering(operands, in_avals, out_avals, *, true_branch, false_branch):
+    op = mlir.emit("stablehlo.if", [operands[0]], [mlir.aval_type(a) for a in out_avals], regions=2)
+    for region, fn in zip(op.regions, (true_branch, false_branch), strict=True):
+        cf.emit_region_body(region, fn, operands[1:])
+    return list(op.results)
+
+
+def _decode_if(op: Any, owner: Any) -> dict[str, Any]:
+    free = bodies.free_values(op)
+    true_branch, false_branch = (bodies.Region(owner, r, free) for r in op.regions)
+    return {"true_branch": true_branch, "false_branch": false_branch}
+
+
+def _index(pred: Any) -> Any:
+    from stablax._src import lax
+
+    return lax.convert_element_type(pred, np.int32)
+
+
+# The rules of `stablehlo.case` on the index of the predicate: case index 0 is the false branch.
+def _if_jvp(primals, tangents, *, true_branch, false_branch):
+    values = [_index(primals[0]), *primals[1:]]
+    return _cond_jvp(values, tangents, branches=(false_branch, true_branch))
+
+
+def _if_transpose(ct, pred, *xs, true_branch, false_branch):
+    return _cond_transpose(ct, _index(pred), *xs, branches=(false_branch, true_branch))
+
+
+def _if_batch(values, dims, *, axis_size, true_branch, false_branch):
+    values = [_index(values[0]), *values[1:]]
+    return _cond_batch(values, dims, axis_size=axis_size, branches=(false_branch, true_branch))
+
+
+dispatch.def_op(
+    IF,
+    _if_rule,
+    _if_lowering,
+    decode=_decode_if,
+    decode_reads_owner=True,
+    regions_capture=True,
+    cache_eagerly=False,
+    jvp=_if_jvp,
+    transpose=_if_transpose,
+)
+dispatch.batch_rules[IF] = _if_batch
 
 
 # --- the user-facing functions -----------------------------------------------------------------
@@ -315,7 +371,7 @@ def _trace_branches(funs: Sequence[Callable], operands: tuple, names: Sequence[s
         cf.widen(fn, len(avals), pos, const_avals)
         for fn, pos in zip(traced, positions, strict=True)
     ]
-    return [cf.register_body(fn) for fn in widened], [*leaves, *consts], trees[0]
+    return widened, [*leaves, *consts], trees[0]
 
 
 def _kind(names: Sequence[str]) -> str:

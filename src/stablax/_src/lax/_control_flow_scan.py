@@ -1,8 +1,12 @@
-"""lax.scan: the `stablax.scan` construct, a call of a wrapper holding a `stablehlo.while` that
-slices xs, calls the body and stacks ys; its batching rule; and the user-facing `scan`. Its jvp
-and transpose rules are in _control_flow_scan_ad.py.
+"""lax.scan: a `stablehlo.while` marked `stablax.scan`, its batching rule, and the user-facing
+`scan`. Its jvp and transpose rules are in _control_flow_scan_ad.py.
 
-Operands are (carry..., xs..., consts...); the body callee maps (carry, x, consts) to (carry, y).
+The loop's state is (i, carry..., ys..., xs..., consts...): a step counter from 0, the carry, the
+stacked outputs being filled, the scanned inputs and the loop-invariant values. Each trip runs
+`unroll` steps; a step slices xs at its index, calls the body (a private function of the module,
+(carry, x, consts) -> (carry, y)) and writes y into ys. The attribute `stablax.scan = {length,
+reverse, num_carry, num_xs, unroll}` lets reverse mode read the loop back as a scan; everything
+else about it is in the module.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dispatch, tree_util
+from stablax._src import bodies, core, dispatch, tree_util
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray, Tracer
 from stablax._src.ir import ir
@@ -21,8 +25,9 @@ from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._shapes import aval_of
 from stablax._src.transforms.batching import batch_traced
+from stablax._src.transforms.interpret import SCAN, SCAN_ATTRIBUTE
 
-SCAN = "stablax.scan"
+split = cf.split
 
 
 def stacked(aval: ShapedArray, length: int) -> ShapedArray:
@@ -33,116 +38,110 @@ def unstacked(aval: ShapedArray) -> ShapedArray:
     return ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type)
 
 
-def split(values: Sequence[Any], *sizes: int) -> list[list[Any]]:
-    out, start = [], 0
-    for n in sizes:
-        out.append(list(values[start : start + n]))
-        start += n
-    out.append(list(values[start:]))
-    return out
+def sizes(body: Any, num_carry: int, num_xs: int) -> tuple[int, int]:
+    """(number of ys, number of consts) of a scan body."""
+    return len(body.out_avals) - num_carry, len(body.in_avals) - num_carry - num_xs
 
 
 # --- the construct -----------------------------------------------------------------------------
 
 
 def _scan_rule(*avals, body, length, reverse, num_carry, num_xs, unroll):
-    fn = cf.body_fn(body)
-    carry, xs, consts = split(avals, num_carry, num_xs)
+    n_y, n_k = sizes(body, num_carry, num_xs)
     where = mlir.where_suffix()
-    expected = [a.strip_weak_type() for a in fn.in_avals]
+    if len(avals) != 1 + num_carry + n_y + num_xs + n_k:
+        raise TypeError(f"lax.scan: {len(avals)} operands do not fit the loop's layout{where}")
+    i, carry, ys, xs, consts = split(avals, 1, num_carry, n_y, num_xs)
+    expected = [a.strip_weak_type() for a in body.in_avals]
     got = [a.strip_weak_type() for a in [*carry, *(unstacked(x) for x in xs), *consts]]
-    if any(x.ndim == 0 or x.shape[0] != length for x in xs) or got != expected:
+    y_avals = [stacked(y, length).strip_weak_type() for y in body.out_avals[num_carry:]]
+    if (
+        i[0].shape != ()
+        or i[0].dtype != np.int32
+        or any(x.ndim == 0 or x.shape[0] != length for x in xs)
+        or got != expected
+        or [y.strip_weak_type() for y in ys] != y_avals
+        or length % unroll
+    ):
         raise TypeError(
             f"lax.scan: operands {[a.str_short() for a in avals]} do not match a body of "
-            f"{[a.str_short() for a in fn.in_avals]} over {length} steps{where}"
+            f"{[a.str_short() for a in body.in_avals]} over {length} steps{where}"
         )
-    return (*carry, *(stacked(y, length) for y in fn.out_avals[num_carry:]))
+    return tuple(avals)
 
 
-def _build_scan(*, body, length, reverse, num_carry, num_xs, unroll):
-    fn = cf.body_fn(body)
-    carry_avals, x_avals, k_avals = split(fn.in_avals, num_carry, num_xs)
-    y_avals = fn.out_avals[num_carry:]
-    in_avals = [*carry_avals, *(stacked(a, length) for a in x_avals), *k_avals]
-    out_avals = [*carry_avals, *(stacked(a, length) for a in y_avals)]
-
-    def step(i, carry, ys, xs, consts):
-        # i: the step number (tensor<i32>); reverse scans visit index length - 1 - i.
-        idx = _sub(cf.scalar_i32(length - 1), i) if reverse else i
-        zero = cf.scalar_i32(0)
-        slices = []
-        for x, a in zip(xs, x_avals, strict=True):
-            sizes = [1, *a.shape]
-            piece = mlir.emit(
-                "stablehlo.dynamic_slice",
-                [x, idx, *([zero] * a.ndim)],
-                [mlir.tensor_type(sizes, a.dtype)],
-                {"slice_sizes": mlir.i64_array(sizes)},
-            ).result
-            slices.append(_reshape(piece, a.shape, a.dtype))
-        outs = cf.emit_call(body, [*carry, *slices, *consts])
-        new_ys = []
-        for y_stack, y, a in zip(ys, outs[num_carry:], y_avals, strict=True):
-            update = _reshape(y, (1, *a.shape), a.dtype)
-            new_ys.append(
-                mlir.emit(
-                    "stablehlo.dynamic_update_slice",
-                    [y_stack, update, idx, *([zero] * a.ndim)],
-                    [y_stack.type],
-                ).result
-            )
-        return outs[:num_carry], new_ys
-
-    def emit_body(values):
-        carry, xs, consts = split(values, num_carry, num_xs)
-        ys = [_zeros(stacked(a, length)) for a in y_avals]
-        if length == 0:
-            return [*carry, *ys], out_avals
-        per_trip = length if unroll is True else max(1, min(int(unroll), length))
-        trips = length // per_trip
-        done = 0
-        if trips > 1:
-            carry, ys = _emit_loop(step, carry, ys, xs, consts, trips, per_trip)
-            done = trips * per_trip
-        for s in range(done, length):  # straight-line steps: a short scan or the remainder
-            carry, ys = step(cf.scalar_i32(s), carry, ys, xs, consts)
-        return [*carry, *ys], out_avals
-
-    return cf.build_wrapper(in_avals, emit_body, [body])
-
-
-def _emit_loop(step, carry, ys, xs, consts, trips: int, per_trip: int):
-    """A `stablehlo.while` over `trips` iterations of `per_trip` steps; everything it reads is
-    threaded through the loop state, as XLA wants."""
-    state = [cf.scalar_i32(0), *carry, *ys, *xs, *consts]
-    types = [v.type for v in state]
-    loop = mlir.emit("stablehlo.while", state, types, regions=2)
+def _scan_lowering(
+    operands, in_avals, out_avals, *, body, length, reverse, num_carry, num_xs, unroll
+):
+    name = bodies.add_function(core.lowering_trace(), body, "scan_body")
+    n_y, _ = sizes(body, num_carry, num_xs)
+    x_avals = body.in_avals[num_carry : num_carry + num_xs]
+    y_avals = body.out_avals[num_carry:]
+    result_types = [mlir.aval_type(a) for a in body.out_avals]
+    types = [v.type for v in operands]
+    attribute = ir.DictAttr.get(
+        {
+            "length": mlir.i64(length),
+            "reverse": mlir.bool_attr(reverse),
+            "num_carry": mlir.i64(num_carry),
+            "num_xs": mlir.i64(num_xs),
+            "unroll": mlir.i64(unroll),
+        }
+    )
+    loop = mlir.emit("stablehlo.while", operands, types, {SCAN_ATTRIBUTE: attribute}, regions=2)
     cond_block = loop.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond_block):
-        limit = cf.scalar_i32(trips * per_trip)
-        cf.emit_return([_compare(cond_block.arguments[0], limit, "LT")])
+        cf.emit_return([_compare(cond_block.arguments[0], cf.scalar_i32(length), "LT")])
     body_block = loop.regions[1].blocks.append(*types)
-    n_c, n_y, n_x = len(carry), len(ys), len(xs)
     with ir.InsertionPoint(body_block):
-        i, c, y, x, k = split(list(body_block.arguments), 1, n_c, n_y, n_x)
+        i, carry, ys, xs, consts = split(list(body_block.arguments), 1, num_carry, n_y, num_xs)
         i = i[0]
-        for s in range(per_trip):
-            c, y = step(i if s == 0 else _add(i, cf.scalar_i32(s)), c, y, x, k)
-        cf.emit_return([_add(i, cf.scalar_i32(per_trip)), *c, *y, *x, *k])
-    results = list(loop.results)
-    return results[1 : 1 + n_c], results[1 + n_c : 1 + n_c + n_y]
+        for s in range(unroll):
+            step = i if s == 0 else _add(i, cf.scalar_i32(s))
+            idx = _sub(cf.scalar_i32(length - 1), step) if reverse else step
+            zero = cf.scalar_i32(0)
+            slices = []
+            for x, a in zip(xs, x_avals, strict=True):
+                shape = [1, *a.shape]
+                piece = mlir.emit(
+                    "stablehlo.dynamic_slice",
+                    [x, idx, *([zero] * a.ndim)],
+                    [mlir.tensor_type(shape, a.dtype)],
+                    {"slice_sizes": mlir.i64_array(shape)},
+                ).result
+                slices.append(_reshape(piece, a.shape, a.dtype))
+            call = mlir.emit(
+                "func.call",
+                [*carry, *slices, *consts],
+                result_types,
+                {"callee": ir.FlatSymbolRefAttr.get(name)},
+            )
+            outs = list(call.results)
+            carry = outs[:num_carry]
+            ys = [
+                mlir.emit(
+                    "stablehlo.dynamic_update_slice",
+                    [y_stack, _reshape(y, (1, *a.shape), a.dtype), idx, *([zero] * a.ndim)],
+                    [y_stack.type],
+                ).result
+                for y_stack, y, a in zip(ys, outs[num_carry:], y_avals, strict=True)
+            ]
+        cf.emit_return([_add(i, cf.scalar_i32(unroll)), *carry, *ys, *xs, *consts])
+    return list(loop.results)
 
 
-def _zeros(aval: ShapedArray) -> Any:
-    scalar = mlir.constant(np.zeros((), aval.dtype))
-    if not aval.shape:
-        return scalar
-    return mlir.emit(
-        "stablehlo.broadcast_in_dim",
-        [scalar],
-        [mlir.aval_type(aval)],
-        {"broadcast_dimensions": mlir.i64_array([])},
-    ).result
+def _decode_scan(op: Any, owner: Any) -> dict[str, Any]:
+    attribute = ir.DictAttr(op.attributes[SCAN_ATTRIBUTE])
+    call = next(o.operation for o in op.regions[1].blocks[0].operations if o.name == "func.call")
+    callee = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+    return {
+        "body": bodies.Callee(owner, callee),
+        "length": ir.IntegerAttr(attribute["length"]).value,
+        "reverse": ir.BoolAttr(attribute["reverse"]).value,
+        "num_carry": ir.IntegerAttr(attribute["num_carry"]).value,
+        "num_xs": ir.IntegerAttr(attribute["num_xs"]).value,
+        "unroll": ir.IntegerAttr(attribute["unroll"]).value,
+    }
 
 
 def _reshape(value, shape, dtype):
@@ -164,27 +163,48 @@ def _compare(a, b, direction: str):
     ).result
 
 
-def bind_scan(operands, *, body, length, reverse, num_carry, num_xs, unroll) -> list[Any]:
-    return cf.bind_construct(
+def bind_scan(
+    carry: Sequence[Any],
+    xs: Sequence[Any],
+    consts: Sequence[Any],
+    *,
+    body: Any,
+    length: int,
+    reverse: bool,
+    unroll: int,
+) -> tuple[Any, list[Any], list[Any]]:
+    """One scan op over (carry, xs, consts); returns (its step counter, carry out, ys)."""
+    from stablax._src import lax
+
+    num_carry, num_xs = len(carry), len(xs)
+    y_avals = body.out_avals[num_carry:]
+    ys0 = [lax.full((length, *a.shape), 0, a.dtype) for a in y_avals]
+    outs = cf.bind_construct(
         SCAN,
-        operands,
+        [lax.full((), 0, np.int32), *carry, *ys0, *xs, *consts],
         body=body,
         length=length,
-        reverse=reverse,
+        reverse=bool(reverse),
         num_carry=num_carry,
         num_xs=num_xs,
         unroll=unroll,
     )
+    return outs[0], outs[1 : 1 + num_carry], outs[1 + num_carry : 1 + num_carry + len(y_avals)]
+
+
+def op_results(counter: Any, carry, ys, xs, consts) -> list[Any]:
+    """A rule's outputs in the op's layout: the loop returns its xs and consts unchanged."""
+    return [counter, *carry, *ys, *xs, *consts]
 
 
 # --- batching ----------------------------------------------------------------------------------
 
 
 def _scan_batch(values, dims, *, axis_size, body, length, reverse, num_carry, num_xs, unroll):
-    fn = cf.body_fn(body)
     n_c, n_x = num_carry, num_xs
-    c, x, k = split(values, n_c, n_x)
-    cd, xd, kd = split(dims, n_c, n_x)
+    n_y, _ = sizes(body, n_c, n_x)
+    _, c, _, x, k = split(values, 1, n_c, n_y, n_x)
+    _, cd, _, xd, kd = split(dims, 1, n_c, n_y, n_x)
     # Batched xs carry their batch dimension at 1 (0 is the scanned axis); the rest at 0.
     x = [v if d is None else moveaxis(v, d, 1) for v, d in zip(x, xd, strict=True)]
     k = [v if d is None else moveaxis(v, d, 0) for v, d in zip(k, kd, strict=True)]
@@ -192,7 +212,9 @@ def _scan_batch(values, dims, *, axis_size, body, length, reverse, num_carry, nu
     k_mask = [d is not None for d in kd]
     carry_mask = [d is not None for d in cd]
     while True:
-        name, out_mask, y_mask = _batched_body(fn, carry_mask, x_mask, k_mask, n_c, axis_size)
+        new_body, out_mask, y_mask, captured = _batched_body(
+            body, carry_mask, x_mask, k_mask, n_c, axis_size
+        )
         if out_mask == carry_mask:
             break
         carry_mask = [a or b for a, b in zip(carry_mask, out_mask, strict=True)]
@@ -200,22 +222,22 @@ def _scan_batch(values, dims, *, axis_size, body, length, reverse, num_carry, nu
         bdim_at_front(v, d, axis_size) if m else v
         for v, d, m in zip(c, cd, carry_mask, strict=True)
     ]
-    outs = bind_scan(
-        [*c, *x, *k],
-        body=name,
-        length=length,
-        reverse=reverse,
-        num_carry=n_c,
-        num_xs=n_x,
-        unroll=unroll,
+    counter, c_out, ys = bind_scan(
+        c, x, [*k, *captured], body=new_body, length=length, reverse=reverse, unroll=unroll
     )
-    out_dims = [0 if m else None for m in carry_mask] + [1 if m else None for m in y_mask]
-    return outs, out_dims
+    out_dims = [
+        None,
+        *(0 if m else None for m in carry_mask),
+        *(1 if m else None for m in y_mask),
+        *(1 if m else None for m in x_mask),
+        *(0 if m else None for m in k_mask),
+    ]
+    return op_results(counter, c_out, ys, x, k), out_dims
 
 
 def _batched_body(fn, carry_mask, x_mask, k_mask, n_c, axis_size):
     """The body with batched inputs at axis 0; carries in `carry_mask` come out batched at 0,
-    ys batched at 0 where the body batches them."""
+    ys batched at 0 where the body batches them. Values it captures are trailing consts."""
     masks = [*carry_mask, *x_mask, *k_mask]
     in_avals = [
         ShapedArray((axis_size, *a.shape), a.dtype, a.weak_type) if m else a
@@ -233,16 +255,18 @@ def _batched_body(fn, carry_mask, x_mask, k_mask, n_c, axis_size):
             result.append(bdim_at_front(o, d, axis_size) if d is not None or force else o)
         return result
 
-    name = cf.trace_registered(batched, in_avals)
+    new_body, captured = cf.trace_body(batched, in_avals)
     out_mask = [a or b for a, b in zip(box["out_mask"], carry_mask, strict=True)]
-    return name, out_mask, box["y_mask"]
+    return new_body, out_mask, box["y_mask"], captured
 
 
 dispatch.def_op(
     SCAN,
     _scan_rule,
-    cf.construct_lowering(SCAN, _build_scan),
-    decode=cf.decode_construct,
+    _scan_lowering,
+    decode=_decode_scan,
+    decode_reads_owner=True,
+    cache_eagerly=False,
 )
 dispatch.batch_rules[SCAN] = _scan_batch
 
@@ -261,9 +285,9 @@ def scan(
 ) -> tuple[Any, Any]:
     """Loops `carry, y = f(carry, x)` over the leading axis of `xs`, stacking the ys.
 
-    Lowers to a `stablehlo.while` (inside a private function that XLA inlines); differentiable
-    in both modes: reverse mode stacks the body's residuals and runs the transposed body
-    backwards. Example: `lax.scan(lambda c, x: (c + x, c), 0.0, jnp.arange(3.0))`.
+    Lowers to a `stablehlo.while` marked `stablax.scan`; differentiable in both modes: reverse
+    mode stacks the body's residuals and runs the transposed body backwards. Example:
+    `lax.scan(lambda c, x: (c + x, c), 0.0, jnp.arange(3.0))`.
 
     Args:
       f: (carry, x) -> (carry, y), carry keeping its pytree structure, shapes and dtypes.
@@ -339,24 +363,57 @@ def scan(
         "do not match. Revise the function so that all output types match the corresponding "
         "input types",
     )
-    name = cf.register_body(traced)
-    unroll_param = (
-        True
-        if unroll is True or (unroll is not False and int(unroll) >= length)
-        else (max(1, int(unroll)))
-    )
-    outs = bind_scan(
-        [*init_leaves, *x_leaves, *captured],
-        body=name,
-        length=length,
-        reverse=bool(reverse),
-        num_carry=n_c,
-        num_xs=len(x_leaves),
-        unroll=unroll_param if length else 1,
-    )
+    steps = length if unroll is True else max(1, min(int(unroll), length)) if unroll else 1
+    if core.current_trace() is None:  # eagerly: one program, compiled once per fingerprint
+        from stablax._src.transforms.interpret import run_staged
+
+        def staged(*values):
+            c, x, k = split(values, n_c, len(x_leaves))
+            return _scan_pieces(traced, c, x, k, length, reverse, steps)
+
+        outs = run_staged(staged, [*init_leaves, *x_leaves, *captured])
+    else:
+        outs = _scan_pieces(traced, init_leaves, x_leaves, captured, length, reverse, steps)
     carry = tree_util.tree_unflatten(init_tree, outs[:n_c])
     ys = tree_util.tree_unflatten(box["y_tree"], outs[n_c:])
     return carry, ys
+
+
+def _scan_pieces(body, carry, xs, consts, length, reverse, unroll) -> list[Any]:
+    """The scan as ops of whole trips: `length - length % unroll` steps of `unroll` per trip, then
+    the remainder in one trip. Returns (carry, ys)."""
+    from stablax._src import lax
+
+    n_c = len(carry)
+    y_avals = body.out_avals[n_c:]
+    if length == 0:
+        return [*carry, *(lax.full((0, *a.shape), 0, a.dtype) for a in y_avals)]
+    main = length - length % unroll
+    # Forward scans run the leading `main` steps first; reverse scans the trailing ones.
+    head = main if not reverse else length - main
+    pieces = [(0, head), (head, length)]
+    if reverse:
+        pieces = pieces[::-1]
+    ys_parts: dict[int, list[Any]] = {}
+    for start, stop in pieces:
+        if stop == start:
+            continue
+        part = [x if (start, stop) == (0, length) else lax.slice_in_dim(x, start, stop) for x in xs]
+        n = stop - start
+        _, carry, ys = bind_scan(
+            carry,
+            part,
+            consts,
+            body=body,
+            length=n,
+            reverse=reverse,
+            unroll=unroll if n == main else n,
+        )
+        ys_parts[start] = ys
+    ordered = [ys_parts[s] for s in sorted(ys_parts)]
+    if len(ordered) == 1:
+        return [*carry, *ordered[0]]
+    return [*carry, *(lax.concatenate(list(parts), 0) for parts in zip(*ordered, strict=True))]
 
 
 def _static_length(length: Any) -> int:

@@ -1,8 +1,9 @@
-"""lax.while_loop and lax.fori_loop: the `stablax.while` construct (a call of a wrapper holding
-a `stablehlo.while` whose regions call cond and body), its jvp and batching rules, and the
-bounded loops that become scans so that reverse mode works (static fori_loop, `max_steps`).
+"""lax.while_loop and lax.fori_loop: `stablehlo.while`, whose cond and body regions read the
+loop-invariant values from above; its jvp and batching rules, and the bounded loops that become
+scans so that reverse mode works (static fori_loop, `max_steps`).
 
-Operands are (carry..., cond consts..., body consts...).
+For the rewrites the op's operands are (carry..., values its regions read...), and `cond` and
+`body` are functions of (carry..., those values...) (traced functions, or regions read back).
 """
 
 from __future__ import annotations
@@ -12,10 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dispatch, dtypes, tree_util
+from stablax._src import bodies, core, dispatch, dtypes, tree_util
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
-from stablax._src.ir import ir
 from stablax._src.lax import _control_flow_common as cf
 from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
@@ -24,7 +24,8 @@ from stablax._src.lax._shapes import aval_of
 from stablax._src.transforms import ad
 from stablax._src.transforms.interpret import interpret
 
-WHILE = "stablax.while"
+WHILE = "stablehlo.while"
+_split = cf.split
 
 _REVERSE_MODE_MESSAGE = (
     "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with dynamic "
@@ -34,24 +35,16 @@ _REVERSE_MODE_MESSAGE = (
 # --- the construct -----------------------------------------------------------------------------
 
 
-def _split(values, *sizes):
-    out, start = [], 0
-    for n in sizes:
-        out.append(list(values[start : start + n]))
-        start += n
-    out.append(list(values[start:]))
-    return out
-
-
 def _while_rule(*avals, cond, body, num_carry):
-    cond_fn, body_fn = cf.body_fn(cond), cf.body_fn(body)
-    n_cc = len(cond_fn.in_avals) - num_carry
-    carry, cc, bc = _split(avals, num_carry, n_cc)
-    got_cond = [a.strip_weak_type() for a in [*carry, *cc]]
-    got_body = [a.strip_weak_type() for a in [*carry, *bc]]
-    if got_cond != [a.strip_weak_type() for a in cond_fn.in_avals] or got_body != [
-        a.strip_weak_type() for a in body_fn.in_avals
-    ]:
+    carry = avals[:num_carry]
+    got = [a.strip_weak_type() for a in avals]
+    ok = (
+        [a.strip_weak_type() for a in cond.in_avals] == got
+        and [a.strip_weak_type() for a in body.in_avals] == got
+        and [a.strip_weak_type() for a in body.out_avals] == got[:num_carry]
+        and [(a.shape, a.dtype) for a in cond.out_avals] == [((), np.dtype(np.bool_))]
+    )
+    if not ok:
         raise TypeError(
             f"lax.while_loop: operands {[a.str_short() for a in avals]} do not match the loop's "
             f"cond and body{mlir.where_suffix()}"
@@ -59,27 +52,22 @@ def _while_rule(*avals, cond, body, num_carry):
     return tuple(carry)
 
 
-def _build_while(*, cond, body, num_carry):
-    cond_fn, body_fn = cf.body_fn(cond), cf.body_fn(body)
-    n_cc = len(cond_fn.in_avals) - num_carry
-    carry_avals = list(body_fn.in_avals[:num_carry])
-    in_avals = [*carry_avals, *cond_fn.in_avals[num_carry:], *body_fn.in_avals[num_carry:]]
+def _while_lowering(operands, in_avals, out_avals, *, cond, body, num_carry):
+    carry, consts = operands[:num_carry], operands[num_carry:]
+    types = [v.type for v in carry]
+    loop = mlir.emit("stablehlo.while", carry, types, regions=2)
+    cf.emit_region_body(loop.regions[0], cond, lambda args: [*args, *consts], types)
+    cf.emit_region_body(loop.regions[1], body, lambda args: [*args, *consts], types)
+    return list(loop.results)
 
-    def emit_body(values):
-        types = [v.type for v in values]
-        loop = mlir.emit("stablehlo.while", values, types, regions=2)
-        cond_block = loop.regions[0].blocks.append(*types)
-        with ir.InsertionPoint(cond_block):
-            carry, cc, _ = _split(list(cond_block.arguments), num_carry, n_cc)
-            # Inlined: XLA aborts translating a call in a while's cond whose operands are all empty.
-            cf.emit_return(cf.emit_inlined_call(cond, [*carry, *cc]))
-        body_block = loop.regions[1].blocks.append(*types)
-        with ir.InsertionPoint(body_block):
-            carry, cc, bc = _split(list(body_block.arguments), num_carry, n_cc)
-            cf.emit_return([*cf.emit_call(body, [*carry, *bc]), *cc, *bc])
-        return list(loop.results)[:num_carry], carry_avals
 
-    return cf.build_wrapper(in_avals, emit_body, [cond, body])
+def _decode_while(op: Any, owner: Any) -> dict[str, Any]:
+    free = bodies.free_values(op)
+    return {
+        "cond": bodies.Region(owner, op.regions[0], free),
+        "body": bodies.Region(owner, op.regions[1], free),
+        "num_carry": len(op.operands),
+    }
 
 
 def bind_while(operands, *, cond, body, num_carry) -> list[Any]:
@@ -90,23 +78,26 @@ def bind_while(operands, *, cond, body, num_carry) -> list[Any]:
 
 
 def _while_jvp(primals, tangents, *, cond, body, num_carry):
-    cond_fn, body_fn = cf.body_fn(cond), cf.body_fn(body)
-    n_c, n_cc = num_carry, len(cond_fn.in_avals) - num_carry
+    n_c = num_carry
     carry_mask = [t is not None for t in tangents[:n_c]]
-    bc_mask = [t is not None for t in tangents[n_c + n_cc :]]
+    k_mask = [t is not None for t in tangents[n_c:]]
     while True:
-        body_name, out_mask = _jvp_body(body_fn, carry_mask, bc_mask, n_c)
+        jvp_body, out_mask, captured = _jvp_body(body, carry_mask, k_mask, n_c)
         if out_mask == carry_mask:
             break
         carry_mask = [a or b for a, b in zip(carry_mask, out_mask, strict=True)]
     n_t = sum(carry_mask)
-    t_avals = [ad.tangent_aval(a) for a, m in zip(cond_fn.in_avals, carry_mask, strict=True) if m]
-    cond_name = cf.trace_registered(
-        lambda *a: interpret(cond_fn, [*a[:n_c], *a[n_c + n_t :]]),
-        [*cond_fn.in_avals[:n_c], *t_avals, *cond_fn.in_avals[n_c:]],
+    c_avals, k_avals = cond.in_avals[:n_c], cond.in_avals[n_c:]
+    t_avals = [ad.tangent_aval(a) for a, m in zip(c_avals, carry_mask, strict=True) if m]
+    kt_avals = [ad.tangent_aval(a) for a, m in zip(k_avals, k_mask, strict=True) if m]
+    jvp_cond = cf.trace_body(
+        lambda *a: interpret(cond, [*a[:n_c], *a[n_c + n_t : n_c + n_t + len(k_avals)]]),
+        [*c_avals, *t_avals, *k_avals, *kt_avals],
     )
-    carry, cc, bc = _split(primals, n_c, n_cc)
-    ct, _, bt = _split(tangents, n_c, n_cc)
+    num_in = len(c_avals) + n_t + len(k_avals) + len(kt_avals)
+    (jvp_cond, jvp_body), consts = cf.share([jvp_cond, (jvp_body, captured)], num_in)
+    carry, consts_in = primals[:n_c], primals[n_c:]
+    ct, kt = tangents[:n_c], tangents[n_c:]
     if cf.is_split_mode():
         # Under linearize the primal loop runs in the primal function, and the loop with
         # tangents in the linear one (recomputing the primal): forward mode works there, but it
@@ -119,9 +110,9 @@ def _while_jvp(primals, tangents, *, cond, body, num_carry):
         ct = [ad.instantiate(t, a) for t, a in zip(ct, _tangent_avals(carry), strict=True)]
     ct = [t for t, m in zip(ct, carry_mask, strict=True) if m]
     results = bind_while(
-        [*carry, *ct, *cc, *bc, *(t for t in bt if t is not None)],
-        cond=cond_name,
-        body=body_name,
+        [*carry, *ct, *consts_in, *(t for t in kt if t is not None), *consts],
+        cond=jvp_cond,
+        body=jvp_body,
         num_carry=n_c + n_t,
     )
     touts = iter(results[n_c:])
@@ -133,7 +124,7 @@ def _tangent_avals(values):
     return [ad.tangent_aval(aval_of(v)) for v in values]
 
 
-def _jvp_body(fn, carry_mask, bc_mask, n_c):
+def _jvp_body(fn, carry_mask, k_mask, n_c):
     """(carry, carry tangents, consts, const tangents) -> (carry, carry tangents)."""
     c_avals, k_avals = fn.in_avals[:n_c], fn.in_avals[n_c:]
 
@@ -144,15 +135,13 @@ def _jvp_body(fn, carry_mask, bc_mask, n_c):
         *c_avals,
         *tangents_of(c_avals, carry_mask),
         *k_avals,
-        *tangents_of(k_avals, bc_mask),
+        *tangents_of(k_avals, k_mask),
     ]
     box: dict[str, Any] = {}
 
     def jvp_body(*args):
         c, ct, k, kt = _split(args, n_c, sum(carry_mask), len(k_avals))
-        it_c, it_k = iter(ct), iter(kt)
-        tangents = [next(it_c) if m else None for m in carry_mask]
-        tangents += [next(it_k) if m else None for m in bc_mask]
+        tangents = [*cf.scatter_mask(ct, carry_mask), *cf.scatter_mask(kt, k_mask)]
         outs, touts = ad.jvp_traced(fn, [*c, *k], tangents)
         box["mask"] = [t is not None or m for t, m in zip(touts, carry_mask, strict=True)]
         live = [
@@ -162,8 +151,8 @@ def _jvp_body(fn, carry_mask, bc_mask, n_c):
         ]
         return [*outs, *live]
 
-    name = cf.trace_registered(jvp_body, in_avals)
-    return name, box["mask"]
+    new, captured = cf.trace_body(jvp_body, in_avals)
+    return new, box["mask"], captured
 
 
 def _while_transpose(cts, *operands, cond, body, num_carry):
@@ -174,41 +163,44 @@ def _while_transpose(cts, *operands, cond, body, num_carry):
 
 
 def _while_batch(values, dims, *, axis_size, cond, body, num_carry):
-    cond_fn, body_fn = cf.body_fn(cond), cf.body_fn(body)
-    n_c, n_cc = num_carry, len(cond_fn.in_avals) - num_carry
+    n_c = num_carry
     values = [v if d is None else moveaxis(v, d, 0) for v, d in zip(values, dims, strict=True)]
     masks = [d is not None for d in dims]
-    carry_mask, cc_mask, bc_mask = _split(masks, n_c, n_cc)
+    carry_mask, k_mask = masks[:n_c], masks[n_c:]
     while True:
-        _, pred_batched = cf.batched_callee(cond_fn, [*carry_mask, *cc_mask], [False], axis_size)
+        _, pred_batched, _ = cf.batched_body(cond, [*carry_mask, *k_mask], [False], axis_size)
         if pred_batched[0]:
             carry_mask = [True] * n_c
-        _, out_mask = cf.batched_callee(body_fn, [*carry_mask, *bc_mask], carry_mask, axis_size)
+        _, out_mask, _ = cf.batched_body(body, [*carry_mask, *k_mask], carry_mask, axis_size)
         if out_mask == carry_mask:
             break
         carry_mask = [a or b for a, b in zip(carry_mask, out_mask, strict=True)]
-    carry, cc, bc = _split(values, n_c, n_cc)
+    carry, consts = values[:n_c], values[n_c:]
     carry = [
         bdim_at_front(v, d, axis_size) if m else v
         for v, d, m in zip(carry, dims[:n_c], carry_mask, strict=True)
     ]
-    cond_name, _ = cf.batched_callee(cond_fn, [*carry_mask, *cc_mask], [False], axis_size)
-    body_name, _ = cf.batched_callee(body_fn, [*carry_mask, *bc_mask], carry_mask, axis_size)
+    in_mask = [*carry_mask, *k_mask]
+    c_fn, _, c_captured = cf.batched_body(cond, in_mask, [False], axis_size)
+    b_fn, _, b_captured = cf.batched_body(body, in_mask, carry_mask, axis_size)
+    (batched_cond, batched_body), extra = cf.share(
+        [(c_fn, c_captured), (b_fn, b_captured)], len(in_mask)
+    )
+    consts = [*consts, *extra]
     if not pred_batched[0]:
-        outs = bind_while([*carry, *cc, *bc], cond=cond_name, body=body_name, num_carry=n_c)
+        outs = bind_while([*carry, *consts], cond=batched_cond, body=batched_body, num_carry=n_c)
         return outs, [0 if m else None for m in carry_mask]
     # A batched predicate: loop while any lane is live; finished lanes keep their carry.
     from stablax._src import lax
 
-    batched_cond, batched_body = cf.body_fn(cond_name), cf.body_fn(body_name)
-    any_name = cf.trace_registered(
+    any_live = cf.trace_body(
         lambda *a: [lax.reduce_or(interpret(batched_cond, a)[0], (0,))], batched_cond.in_avals
     )
 
     def masked_body(*args):
-        carry, cc, bc = _split(args, n_c, n_cc)
-        (live,) = interpret(batched_cond, [*carry, *cc])
-        new = interpret(batched_body, [*carry, *bc])
+        carry, consts = args[:n_c], args[n_c:]
+        (live,) = interpret(batched_cond, [*carry, *consts])
+        new = interpret(batched_body, [*carry, *consts])
         out = []
         for old, x in zip(carry, new, strict=True):
             shape = aval_of(x).shape
@@ -216,18 +208,20 @@ def _while_batch(values, dims, *, axis_size, cond, body, num_carry):
             out.append(lax.select(which, x, old))
         return out
 
-    body_avals = [*batched_body.in_avals[:n_c], *batched_cond.in_avals[n_c:]]
-    body_avals += batched_body.in_avals[n_c:]
-    masked_name = cf.trace_registered(masked_body, body_avals)
-    outs = bind_while([*carry, *cc, *cc, *bc], cond=any_name, body=masked_name, num_carry=n_c)
+    masked = cf.trace_body(masked_body, batched_body.in_avals)
+    (any_live, masked), extra = cf.share([any_live, masked], len(batched_body.in_avals))
+    outs = bind_while([*carry, *consts, *extra], cond=any_live, body=masked, num_carry=n_c)
     return outs, [0] * n_c
 
 
 dispatch.def_op(
     WHILE,
     _while_rule,
-    cf.construct_lowering(WHILE, _build_while),
-    decode=cf.decode_construct,
+    _while_lowering,
+    decode=_decode_while,
+    decode_reads_owner=True,
+    regions_capture=True,
+    cache_eagerly=False,
     jvp=_while_jvp,
     transpose=_while_transpose,
 )
@@ -294,12 +288,19 @@ def while_loop(
         "{kind} do not match. Revise the function so that all output types match the "
         "corresponding input types",
     )
-    outs = bind_while(
-        [*leaves, *cond_consts, *body_consts],
-        cond=cf.register_body(cond_fn),
-        body=cf.register_body(body_fn),
-        num_carry=n_c,
-    )
+    consts, (cond_at, body_at) = cf.union_consts([cond_consts, body_consts])
+    const_avals = [aval_of(c) for c in consts]
+    cond_fn = cf.widen(cond_fn, n_c, cond_at, const_avals)
+    body_fn = cf.widen(body_fn, n_c, body_at, const_avals)
+    if core.current_trace() is None:  # eagerly: one program, compiled once per fingerprint
+        from stablax._src.transforms.interpret import run_staged
+
+        def staged(*values):
+            return bind_while(values, cond=cond_fn, body=body_fn, num_carry=n_c)
+
+        outs = run_staged(staged, [*leaves, *consts])
+    else:
+        outs = bind_while([*leaves, *consts], cond=cond_fn, body=body_fn, num_carry=n_c)
     return tree_util.tree_unflatten(tree, outs)
 
 

@@ -73,11 +73,6 @@ _COLLECTIVES = {
 }
 
 
-# target -> function replacing such a call (in a module about to be compiled) by real ops;
-# filled by ops that only exist until compilation, e.g. the linalg decompositions.
-marker_expansions: dict[str, Any] = {}
-
-
 def strip_markers(module: Any) -> None:
     """Replaces every `stablax.*` marker custom call in `module` by its operand (in place)."""
 
@@ -98,7 +93,7 @@ def strip_markers(module: Any) -> None:
                         f"unbound axis name in {target[len(MARKER_PREFIX) :]}: collectives need "
                         "an enclosing vmap (or pmap) with that axis_name"
                     )
-                expand = marker_expansions.get(target)
+                expand = dispatch.expansion_rules.get(target)
                 if expand is not None:  # a stablax op with a backend implementation
                     expand(operation)
                     continue

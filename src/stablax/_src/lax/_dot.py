@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,20 +13,9 @@ from stablax._src.config import config
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import bind, def_op
 from stablax._src.ir import ir
+from stablax._src.lax._dot_algorithms import DotAlgorithm, DotAlgorithmPreset, Precision
 from stablax._src.lax._elementwise_common import ANY, check_dtype
-from stablax._src.lax._shapes import aval_of
-
-
-class Precision(enum.Enum):
-    """XLA's matmul precision: DEFAULT (fastest), HIGH, HIGHEST (full float32 on TPU/GPU)."""
-
-    DEFAULT = "DEFAULT"
-    HIGH = "HIGH"
-    HIGHEST = "HIGHEST"
-
-    def __str__(self) -> str:
-        return self.name
-
+from stablax._src.lax._shapes import aval_of, convert_element_type
 
 _PRECISION_NAMES = {
     "default": Precision.DEFAULT,
@@ -172,6 +160,8 @@ def dot_general(
         if preferred_element_type is None
         else dtypes.canonicalize_dtype(preferred_element_type)
     )
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        return _dot_with_algorithm(lhs, rhs, _dims(dimension_numbers), precision, pet)
     return bind(
         "stablehlo.dot_general",
         lhs,
@@ -180,6 +170,53 @@ def dot_general(
         precision=canonicalize_precision(precision),
         preferred_element_type=pet,
     )
+
+
+# The presets XLA's CPU backend can honour (it computes them by converting the operands).
+_CPU_PRESETS = frozenset(
+    DotAlgorithmPreset[n]
+    for n in (
+        "DEFAULT F16_F16_F16 F32_F32_F32 F64_F64_F64 BF16_BF16_F32 BF16_BF16_F32_X3 "
+        "BF16_BF16_F32_X6"
+    ).split()
+)
+
+
+def _dot_with_algorithm(lhs, rhs, numbers, algorithm, preferred):
+    """dot_general with a DotAlgorithm(Preset): operands converted to the algorithm's input
+    types, products accumulated in its accumulation type, as JAX lowers it. The algorithm itself
+    is not passed to XLA, which the CPU backend would ignore anyway."""
+    from stablax._src import runtime
+
+    if runtime.default_backend() == "cpu" and algorithm not in _CPU_PRESETS:
+        raise ValueError(f"The precision '{algorithm}' is not supported by dot_general on CPU")
+    a, b = aval_of(lhs), aval_of(rhs)
+    out_dtype = preferred if preferred is not None else dtypes.result_type(a.dtype, b.dtype)
+    if isinstance(algorithm, DotAlgorithm):
+        lhs_t, rhs_t = algorithm.lhs_precision_type, algorithm.rhs_precision_type
+        acc_t = algorithm.accumulation_type
+    else:
+        lhs_t, rhs_t = _supported(a.dtype, algorithm.supported_lhs_types), None
+        rhs_t = _supported(b.dtype, algorithm.supported_rhs_types)
+        acc_t = _supported(out_dtype, algorithm.supported_output_types(lhs_t, rhs_t))
+    lhs = convert_element_type(lhs, lhs_t) if lhs_t is not None else lhs
+    rhs = convert_element_type(rhs, rhs_t) if rhs_t is not None else rhs
+    acc_t = None if acc_t is None else dtypes.canonicalize_dtype(acc_t)
+    out = bind(
+        "stablehlo.dot_general",
+        lhs,
+        rhs,
+        dimension_numbers=numbers,
+        precision=None,
+        preferred_element_type=acc_t,
+    )
+    return out if aval_of(out).dtype == out_dtype else convert_element_type(out, out_dtype)
+
+
+def _supported(dtype: np.dtype, allowed: Any) -> Any:
+    if allowed is None or np.dtype(dtype) in [np.dtype(t) for t in allowed]:
+        return dtype
+    return allowed[0]
 
 
 def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any = None) -> Any:
@@ -200,7 +237,7 @@ def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any =
 # --- derivative rules and decoder --------------------------------------------------------------
 
 
-def _decode_dot_general(op: Any) -> dict[str, Any]:
+def _decode_dot_general(op: Any, owner: Any = None) -> dict[str, Any]:
     dn = mlir.stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
     dims = (
         (tuple(dn.lhs_contracting_dimensions), tuple(dn.rhs_contracting_dimensions)),

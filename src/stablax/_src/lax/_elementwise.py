@@ -70,6 +70,7 @@ BINARY_OPS: dict[str, tuple[str, tuple]] = {
     "shift_left": ("stablehlo.shift_left", (INT,)),
     "shift_right_logical": ("stablehlo.shift_right_logical", (INT,)),
     "shift_right_arithmetic": ("stablehlo.shift_right_arithmetic", (INT,)),
+    "mulhi": ("chlo.mulhi", (INT,)),
 }
 
 
@@ -215,6 +216,14 @@ def bitwise_xor(x, y):
 
 
 and_, or_, xor = bitwise_and, bitwise_or, bitwise_xor
+
+
+def mulhi(x, y, /):
+    """Elementwise high half of the double-width product x * y, for integers (`chlo.mulhi`).
+
+    Example: for uint32, `mulhi(x, y) == (uint64(x) * uint64(y)) >> 32`.
+    """
+    return _binary("mulhi", x, y)
 
 
 def shift_left(x, y):

@@ -23,6 +23,7 @@ from stablax._src.lax._elementwise import (
     complex,  # noqa: A004
     div,
     eq,
+    ge,
     gt,
     integer_pow,
     lt,
@@ -114,7 +115,8 @@ def _abs_jvp(t, x, y):
         # d|z| = Re(conj(z) dz) / |z|, with 0 at z = 0
         safe = select(eq(y, full_like(y, 0)), full_like(y, 1), y)
         return real(mul(div(complex(real(x), neg(imag(x))), complex(safe, full_like(safe, 0))), t))
-    return mul(t, sign(x))
+    # JAX's convention: the derivative at 0 is +1 (select(x >= 0, t, -t)), not sign(0) = 0.
+    return select(ge(x, full_like(x, 0)), t, neg(t))
 
 
 def mlir_dtype(x: Any) -> np.dtype:
@@ -122,9 +124,9 @@ def mlir_dtype(x: Any) -> np.dtype:
 
 
 def _make_unary_jvp(op_name, derivative):
-    def jvp(primals, tangents):
+    def jvp(primals, tangents, **params):  # params: the op's `accuracy`, if any
         (x,), (t,) = primals, tangents
-        y = dispatch.bind(op_name, x)
+        y = dispatch.bind(op_name, x, **params)
         return y, derivative(t, x, y)
 
     return jvp
@@ -391,6 +393,7 @@ ZERO_DERIVATIVE = (
     "stablehlo.shift_left",
     "stablehlo.shift_right_logical",
     "stablehlo.shift_right_arithmetic",
+    "chlo.mulhi",
     "chlo.next_after",
     "stablehlo.bitcast_convert",
     "stablehlo.iota",
@@ -400,7 +403,7 @@ dispatch.not_differentiable.update(ZERO_DERIVATIVE)
 # --- parameter decoders ------------------------------------------------------------------------
 
 
-def _decode_compare(op):
+def _decode_compare(op, owner=None):
     direction = mlir.stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"])
     return {"direction": direction.value}
 

@@ -12,6 +12,8 @@ import numpy as np
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import bind, def_op
+from stablax._src.ir import stablehlo
+from stablax._src.lax._dot_algorithms import AccuracyMode, Tolerance
 from stablax._src.lax._elementwise_common import (
     COMPLEX,
     FLOAT,
@@ -26,7 +28,7 @@ from stablax._src.lax._elementwise_common import (
 
 
 def _unary_rule(opname: str, groups: tuple, result_dtype=None):
-    def rule(x: ShapedArray) -> ShapedArray:
+    def rule(x: ShapedArray, accuracy: Any = None) -> ShapedArray:
         check_dtype(opname, x.dtype, groups)
         if result_dtype is None:
             return x
@@ -84,12 +86,53 @@ UNARY_OPS: dict[str, tuple[str, tuple, Any]] = {
     "bessel_i1e": ("chlo.bessel_i1e", (FLOAT,), None),
 }
 
+# --- accuracy of transcendental functions (JAX's `accuracy=`) ----------------------------------
+
+WITH_ACCURACY = frozenset("exp log log1p expm1 tanh logistic sin cos tan sqrt rsqrt cbrt".split())
+
+
+def _accuracy_attribute(accuracy: Any) -> Any:
+    if isinstance(accuracy, AccuracyMode):
+        return stablehlo.ResultAccuracyAttr.get(0.0, 0.0, 0, accuracy.name)
+    return stablehlo.ResultAccuracyAttr.get(
+        accuracy.atol, accuracy.rtol, accuracy.ulps, "TOLERANCE"
+    )
+
+
+def _accuracy_lowering(name: str):
+    # The op with a `result_accuracy` attribute when an accuracy is asked for.
+    def lower(operands, in_avals, out_avals, accuracy=None):
+        attrs = None if accuracy is None else {"result_accuracy": _accuracy_attribute(accuracy)}
+        return list(mlir.emit(name, operands, [mlir.aval_type(out_avals[0])], attrs).results)
+
+    return lower
+
+
+def _accuracy_decode(op: Any) -> dict[str, Any]:
+    if "result_accuracy" not in op.attributes:
+        return {}
+    attr = stablehlo.ResultAccuracyAttr(op.attributes["result_accuracy"])
+    if attr.mode == "TOLERANCE":
+        return {"accuracy": Tolerance(atol=attr.atol, rtol=attr.rtol, ulps=attr.ulps)}
+    return {"accuracy": AccuracyMode[attr.mode]}
+
+
 for _name, (_op, _groups, _result) in UNARY_OPS.items():
-    def_op(_op, _unary_rule(_name, _groups, _result))
+    if _name in WITH_ACCURACY:
+        def_op(_op, _unary_rule(_name, _groups, _result), _accuracy_lowering(_op),
+               decode=_accuracy_decode)  # fmt: skip
+    else:
+        def_op(_op, _unary_rule(_name, _groups, _result))
 
 
-def unary(opname: str, x: Any) -> Any:
-    return bind(UNARY_OPS[opname][0], *_prepare(opname, x))
+def unary(opname: str, x: Any, accuracy: Any = None) -> Any:
+    if accuracy is None:
+        return bind(UNARY_OPS[opname][0], *_prepare(opname, x))
+    if not isinstance(accuracy, (AccuracyMode, Tolerance)):
+        raise TypeError(
+            f"lax.{opname}: accuracy must be an AccuracyMode or a Tolerance, got {accuracy!r}"
+        )
+    return bind(UNARY_OPS[opname][0], *_prepare(opname, x), accuracy=accuracy)
 
 
 def neg(x):
@@ -112,64 +155,64 @@ def is_finite(x):
     return unary("is_finite", x)
 
 
-def exp(x):
+def exp(x, accuracy=None):
     """Elementwise e**x (`stablehlo.exponential`)."""
-    return unary("exp", x)
+    return unary("exp", x, accuracy)
 
 
-def log(x):
+def log(x, accuracy=None):
     """Elementwise natural logarithm (`stablehlo.log`)."""
-    return unary("log", x)
+    return unary("log", x, accuracy)
 
 
-def log1p(x):
+def log1p(x, accuracy=None):
     """Elementwise log(1 + x), accurate near zero (`stablehlo.log_plus_one`)."""
-    return unary("log1p", x)
+    return unary("log1p", x, accuracy)
 
 
-def expm1(x):
+def expm1(x, accuracy=None):
     """Elementwise e**x - 1, accurate near zero (`stablehlo.exponential_minus_one`)."""
-    return unary("expm1", x)
+    return unary("expm1", x, accuracy)
 
 
-def tanh(x):
+def tanh(x, accuracy=None):
     """Elementwise hyperbolic tangent (`stablehlo.tanh`)."""
-    return unary("tanh", x)
+    return unary("tanh", x, accuracy)
 
 
-def logistic(x):
+def logistic(x, accuracy=None):
     """Elementwise 1 / (1 + e**-x) (`stablehlo.logistic`)."""
-    return unary("logistic", x)
+    return unary("logistic", x, accuracy)
 
 
-def sin(x):
+def sin(x, accuracy=None):
     """Elementwise sine (`stablehlo.sine`)."""
-    return unary("sin", x)
+    return unary("sin", x, accuracy)
 
 
-def cos(x):
+def cos(x, accuracy=None):
     """Elementwise cosine (`stablehlo.cosine`)."""
-    return unary("cos", x)
+    return unary("cos", x, accuracy)
 
 
-def tan(x):
+def tan(x, accuracy=None):
     """Elementwise tangent (`stablehlo.tan`)."""
-    return unary("tan", x)
+    return unary("tan", x, accuracy)
 
 
-def sqrt(x):
+def sqrt(x, accuracy=None):
     """Elementwise square root (`stablehlo.sqrt`)."""
-    return unary("sqrt", x)
+    return unary("sqrt", x, accuracy)
 
 
-def rsqrt(x):
+def rsqrt(x, accuracy=None):
     """Elementwise 1 / sqrt(x) (`stablehlo.rsqrt`)."""
-    return unary("rsqrt", x)
+    return unary("rsqrt", x, accuracy)
 
 
-def cbrt(x):
+def cbrt(x, accuracy=None):
     """Elementwise cube root (`stablehlo.cbrt`)."""
-    return unary("cbrt", x)
+    return unary("cbrt", x, accuracy)
 
 
 def abs(x):  # noqa: A001 (lax.abs is JAX's public name)

@@ -8,7 +8,9 @@ All ops accept leading batch dimensions.
 
 from __future__ import annotations
 
+import enum
 import operator
+import warnings
 from typing import Any
 
 import numpy as np
@@ -24,6 +26,7 @@ from stablax._src.lax._argcheck import sequence
 from stablax._src.lax._batch_rules import bdim_at_front
 from stablax._src.lax._control_flow_while import fori_loop
 from stablax._src.lax._reductions import reduce_sum
+from stablax._src.lax._reshape_axes import expand_dims, squeeze
 from stablax._src.lax._shapes import (
     aval_of,
     broadcast_in_dim,
@@ -50,47 +53,50 @@ SVD, EIG, TRIANGULAR_SOLVE = op_name("svd"), op_name("eig"), op_name("triangular
 # --- shape rules -------------------------------------------------------------------------------
 
 
-def _error(name: str, message: str) -> TypeError:
-    return TypeError(f"lax.linalg.{name}: {message}{mlir.where_suffix()}")
+def linalg_error(name: str, message: str, kind: type[Exception] = TypeError) -> Exception:
+    return kind(f"lax.linalg.{name}: {message}{mlir.where_suffix()}")
 
 
-def _check_matrix(name: str, x: ShapedArray, square: bool) -> tuple[int, int]:
+def check_matrix(name: str, x: ShapedArray, square: bool) -> tuple[int, int]:
     if x.ndim < 2:
-        raise _error(name, f"expected a matrix or a stack of matrices, got {x.str_short()}")
+        raise linalg_error(name, f"expected a matrix or a stack of matrices, got {x.str_short()}")
     m, n = x.shape[-2:]
     if square and m != n:
-        raise _error(name, f"expected square matrices, got {x.str_short()}")
+        raise linalg_error(name, f"expected square matrices, got {x.str_short()}", ValueError)
     if not u.is_inexact_linalg_dtype(x.dtype):
-        raise _error(
+        raise linalg_error(
             name, f"expected float32, float64, complex64 or complex128, got {x.str_short()}"
         )
     return m, n
 
 
 def _cholesky_rule(x: ShapedArray) -> ShapedArray:
-    _check_matrix("cholesky", x, square=True)
+    check_matrix("cholesky", x, square=True)
     return x.strip_weak_type()
 
 
 def _lu_rule(x: ShapedArray) -> tuple[ShapedArray, ShapedArray]:
-    m, n = _check_matrix("lu", x, square=False)
+    m, n = check_matrix("lu", x, square=False)
     return x.strip_weak_type(), ShapedArray((*x.shape[:-2], min(m, n)), np.int32)
 
 
-def _qr_rule(x: ShapedArray, *, full_matrices: bool) -> tuple[ShapedArray, ShapedArray]:
-    m, n = _check_matrix("qr", x, square=False)
+def _qr_rule(x: ShapedArray, *, full_matrices: bool, pivoting: bool = False) -> tuple:
+    m, n = check_matrix("qr", x, square=False)
     k = m if full_matrices else min(m, n)
     batch = x.shape[:-2]
-    return ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)
+    q, r = ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)
+    return (q, r, ShapedArray((*batch, n), np.int32)) if pivoting else (q, r)
 
 
 def _eigh_rule(x: ShapedArray, *, lower: bool) -> tuple[ShapedArray, ShapedArray]:
-    _check_matrix("eigh", x, square=True)
+    check_matrix("eigh", x, square=True)
     return x.strip_weak_type(), ShapedArray(x.shape[:-1], u.real_dtype(x.dtype))
 
 
-def _svd_rule(x: ShapedArray, *, full_matrices: bool, compute_uv: bool) -> tuple:
-    m, n = _check_matrix("svd", x, square=False)
+def _svd_rule(
+    x: ShapedArray, *, full_matrices: bool, compute_uv: bool, gesvd: bool = False
+) -> tuple:
+    m, n = check_matrix("svd", x, square=False)
     batch, k = x.shape[:-2], min(m, n)
     s = ShapedArray((*batch, k), u.real_dtype(x.dtype))
     if not compute_uv:
@@ -100,9 +106,13 @@ def _svd_rule(x: ShapedArray, *, full_matrices: bool, compute_uv: bool) -> tuple
 
 
 def _eig_rule(
-    x: ShapedArray, *, compute_left_eigenvectors: bool, compute_right_eigenvectors: bool
+    x: ShapedArray,
+    *,
+    compute_left_eigenvectors: bool,
+    compute_right_eigenvectors: bool,
+    enable_eigvec_derivs: bool = False,
 ) -> tuple:
-    _check_matrix("eig", x, square=True)
+    check_matrix("eig", x, square=True)
     complex_dtype = u.complex_dtype(x.dtype)
     vectors = ShapedArray(x.shape, complex_dtype)
     outs = [ShapedArray(x.shape[:-1], complex_dtype)]
@@ -121,24 +131,25 @@ def _triangular_solve_rule(
     unit_diagonal: bool,
 ) -> ShapedArray:
     name = "triangular_solve"
-    _check_matrix(name, a, square=True)
+    check_matrix(name, a, square=True)
     if b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2]:
-        raise _error(
+        raise linalg_error(
             name,
             f"a and b must have equal ranks and batch dimensions, got {a.str_short()} "
             f"and {b.str_short()}",
         )
     if a.dtype != b.dtype:
-        raise _error(
+        raise linalg_error(
             name, f"a and b must have equal dtypes, got {a.str_short()} and {b.str_short()}"
         )
     solved = b.shape[-2] if left_side else b.shape[-1]
     if solved != a.shape[-1]:
         side = "rows" if left_side else "columns"
-        raise _error(
+        raise linalg_error(
             name,
             f"b must have as many {side} as a has columns (left_side={left_side}), got "
             f"{a.str_short()} and {b.str_short()}",
+            ValueError,
         )
     return b.strip_weak_type()
 
@@ -146,12 +157,21 @@ def _triangular_solve_rule(
 # --- one marker op per decomposition -----------------------------------------------------------
 
 
-def _marker_lowering(name: str):
+def _param_attribute(value: bool | int) -> ir.Attribute:
+    if isinstance(value, bool):
+        return ir.BoolAttr.get(value)
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
+
+
+def marker_lowering(name: str):
+    """The lowering of decomposition `name`: a `stablax.linalg.<name>` custom call whose
+    boolean and integer parameters travel in its `stablax.params` dictionary."""
+
     def lower(operands, in_avals, out_avals, **params):
         attrs = {
             "call_target_name": ir.StringAttr.get(TARGET_PREFIX + name),
             "has_side_effect": ir.BoolAttr.get(False),
-            PARAMS_ATTRIBUTE: ir.DictAttr.get({k: ir.BoolAttr.get(v) for k, v in params.items()}),
+            PARAMS_ATTRIBUTE: ir.DictAttr.get({k: _param_attribute(v) for k, v in params.items()}),
         }
         op = mlir.emit(
             "stablehlo.custom_call", operands, [mlir.aval_type(a) for a in out_avals], attrs
@@ -161,14 +181,14 @@ def _marker_lowering(name: str):
     return lower
 
 
-def decode_params(op: Any) -> dict[str, bool]:
-    """The boolean parameters of a decomposition op (its `stablax.params` dictionary)."""
+def decode_params(op: Any) -> dict[str, bool | int]:
+    """The parameters of a decomposition op (its `stablax.params` dictionary)."""
     attr = ir.DictAttr(op.attributes[PARAMS_ATTRIBUTE])
     named = [attr[i] for i in range(len(attr))]
-    return {a.name: ir.BoolAttr(a.attr).value for a in named}
+    return {a.name: a.attr.value for a in named}  # the attributes come typed: BoolAttr, IntegerAttr
 
 
-def _batch_to_front(name: str):
+def batch_to_front(name: str):
     # The decompositions take leading batch dimensions: the vmapped axis becomes one more.
     def rule(values, dims, *, axis_size, **params):
         moved = [bdim_at_front(x, d, axis_size) for x, d in zip(values, dims, strict=True)]
@@ -188,8 +208,8 @@ for _name, _rule in [
     ("eig", _eig_rule),
     ("triangular_solve", _triangular_solve_rule),
 ]:
-    def_op(op_name(_name), _rule, _marker_lowering(_name), decode=decode_params)
-    batch_rules[op_name(_name)] = _batch_to_front(op_name(_name))
+    def_op(op_name(_name), _rule, marker_lowering(_name), decode=decode_params)
+    batch_rules[op_name(_name)] = batch_to_front(op_name(_name))
 
 
 # --- public functions ---------------------------------------------------------------------------
@@ -269,27 +289,49 @@ def _spread_last(v: Any, shp: tuple[int, ...]) -> Any:
     return broadcast_in_dim(v, shp, tuple(range(len(shp) - 1)))
 
 
+class EigImplementation(enum.Enum):
+    """Algorithm choice for `eig` (only LAPACK exists on CPU)."""
+
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+
+class EighImplementation(enum.Enum):
+    """Algorithm choice for `eigh` (QR on CPU; Jacobi and QDWH are accelerator-only)."""
+
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
+class SvdAlgorithm(enum.Enum):
+    """Algorithm choice for `svd`: DEFAULT/DIVIDE_AND_CONQUER (gesdd) or QR (gesvd) on CPU."""
+
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
 def qr(
     x: Any, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool | None = None
-) -> tuple[Any, Any]:
-    """QR decomposition x = Q R (LAPACK geqrf + orgqr/ungqr on CPU).
+) -> tuple[Any, ...]:
+    """QR decomposition x = Q R (LAPACK geqrf/geqp3 + orgqr/ungqr on CPU).
 
     Args:
       x: matrices of shape (..., m, n).
-      pivoting: column pivoting is not supported (raises NotImplementedError).
+      pivoting: column pivoting (geqp3): x[..., :, p] = Q R with |diag(R)| non-increasing.
       full_matrices: Q of shape (..., m, m) and R (..., m, n); otherwise the reduced
         (..., m, k) and (..., k, n) with k = min(m, n).
       use_magma: ignored (a GPU option in JAX).
 
     Returns:
-      `(q, r)` with orthonormal (unitary) columns in q and upper-triangular r.
+      `(q, r)`, or `(q, r, p)` with the int32 column permutation p when pivoting.
     """
     del use_magma
-    if pivoting:
-        raise NotImplementedError(
-            f"lax.linalg.qr: pivoting=True is not supported{mlir.where_suffix()}"
-        )
-    return bind(QR, x, full_matrices=bool(full_matrices))
+    return bind(QR, x, full_matrices=bool(full_matrices), pivoting=bool(pivoting))
 
 
 def eigh(
@@ -299,6 +341,7 @@ def eigh(
     symmetrize_input: bool = True,
     sort_eigenvalues: bool = True,
     subset_by_index: tuple[int, int] | None = None,
+    implementation: EighImplementation | None = None,
 ) -> tuple[Any, Any]:
     """Eigendecomposition of Hermitian matrices (LAPACK syevd/heevd on CPU).
 
@@ -307,19 +350,22 @@ def eigh(
       lower: read the lower triangle (else the upper) when `symmetrize_input` is False.
       symmetrize_input: decompose (x + x^H) / 2.
       sort_eigenvalues: eigenvalues come in ascending order (always true here).
-      subset_by_index: only None (all eigenpairs) is supported.
+      subset_by_index: only None or (0, n) (all eigenpairs), as on JAX's CPU backend.
+      implementation: None or `EighImplementation.QR`; Jacobi and QDWH are TPU/GPU-only.
 
     Returns:
       `(v, w)`: eigenvectors in the columns of v, real eigenvalues w in ascending order.
     """
     del sort_eigenvalues  # LAPACK returns them sorted
+    if implementation == EighImplementation.QDWH:
+        raise NotImplementedError("QDWH implementation is only supported on TPU")
+    if implementation == EighImplementation.JACOBI:
+        raise NotImplementedError("Jacobi implementation is not supported on CPU")
     n = u.shape(x)[-1] if aval_of(x).ndim else 0
     if subset_by_index is not None and tuple(
         sequence(subset_by_index, "subset_by_index", "lax.linalg.eigh")
     ) != (0, n):
-        raise NotImplementedError(
-            f"lax.linalg.eigh: subset_by_index is not supported{mlir.where_suffix()}"
-        )
+        raise NotImplementedError("subset_by_index not supported on CPU and GPU")
     if symmetrize_input:
         x = symmetrize(x)
     return bind(EIGH, x, lower=bool(lower))
@@ -331,24 +377,37 @@ def svd(
     full_matrices: bool = True,
     compute_uv: bool = True,
     subset_by_index: tuple[int, int] | None = None,
-    algorithm: Any = None,
+    algorithm: SvdAlgorithm | None = None,
 ) -> Any:
-    """Singular value decomposition x = U diag(s) V^H (LAPACK gesdd on CPU).
+    """Singular value decomposition x = U diag(s) V^H (LAPACK gesdd, or gesvd, on CPU).
+
+    Args:
+      x: matrices of shape (..., m, n).
+      full_matrices: U (..., m, m) and V^H (..., n, n); else the reduced (..., m, k), (..., k, n).
+      compute_uv: return U and V^H too, else only s.
+      subset_by_index: only None or (0, min(m, n)), as on JAX's CPU backend.
+      algorithm: None, DEFAULT or DIVIDE_AND_CONQUER (gesdd), QR (gesvd).
 
     Returns:
       `(u, s, vh)` when `compute_uv`, else `s`; s is real, descending.
     """
-    del algorithm
     aval = aval_of(x)
     if subset_by_index is not None and aval.ndim >= 2:
-        if tuple(sequence(subset_by_index, "subset_by_index", "lax.linalg.svd")) != (
-            0,
-            min(aval.shape[-2:]),
-        ):
-            raise NotImplementedError(
-                f"lax.linalg.svd: subset_by_index is not supported{mlir.where_suffix()}"
-            )
-    outs = bind(SVD, x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+        rank = min(aval.shape[-2:])
+        subset = tuple(sequence(subset_by_index, "subset_by_index", "lax.linalg.svd"))
+        if full_matrices and subset != (0, rank):
+            raise ValueError("full_matrices and subset_by_index cannot both be set")
+        if subset != (0, rank):
+            raise NotImplementedError("subset_by_index not implemented for CPU and GPU")
+    if algorithm in (SvdAlgorithm.JACOBI, SvdAlgorithm.POLAR):
+        raise NotImplementedError("The SVD Jacobi and Polar algorithms are not implemented on CPU.")
+    outs = bind(
+        SVD,
+        x,
+        full_matrices=bool(full_matrices),
+        compute_uv=bool(compute_uv),
+        gesvd=algorithm == SvdAlgorithm.QR,
+    )
     if not compute_uv:
         return outs[0]
     s, left, right = outs
@@ -360,20 +419,39 @@ def eig(
     *,
     compute_left_eigenvectors: bool = True,
     compute_right_eigenvectors: bool = True,
+    enable_eigvec_derivs: bool = False,
+    implementation: EigImplementation | None = None,
     use_magma: bool | None = None,
 ) -> list[Any]:
     """Eigendecomposition of general square matrices (LAPACK geev, CPU only).
+
+    Args:
+      x: matrices of shape (..., n, n).
+      compute_left_eigenvectors, compute_right_eigenvectors: which eigenvectors to return.
+      enable_eigvec_derivs: allow differentiating the eigenvectors (valid for distinct
+        eigenvalues, under LAPACK's normalisation: unit norm, real largest component).
+      implementation: None or `EigImplementation.LAPACK` on CPU.
+      use_magma: deprecated alias of `implementation`.
 
     Returns:
       `[w]` followed by the left eigenvectors `vl` and the right eigenvectors `vr` (columns,
       unit norm) when requested; all complex.
     """
-    del use_magma
+    if use_magma is not None:
+        warnings.warn(
+            "use_magma is deprecated, please use implementation=EigImplementation.MAGMA instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        implementation = EigImplementation.MAGMA if use_magma else EigImplementation.LAPACK
+    if implementation is not None and implementation != EigImplementation.LAPACK:
+        raise ValueError("Only the lapack implementation is supported on CPU.")
     outs = bind(
         EIG,
         x,
         compute_left_eigenvectors=bool(compute_left_eigenvectors),
         compute_right_eigenvectors=bool(compute_right_eigenvectors),
+        enable_eigvec_derivs=bool(enable_eigvec_derivs),
     )
     return list(outs)
 
@@ -392,28 +470,25 @@ def triangular_solve(
 
     op(a) is a, its transpose or its conjugate transpose (`transpose_a`, `conjugate_a`); only
     the triangle named by `lower` is read, and with `unit_diagonal` its diagonal is taken as 1.
-    Both operands share their batch dimensions. Linear in b.
+    Both operands share their batch dimensions; b may also be one vector (rank of a minus one)
+    per matrix. Linear in b.
     """
-    return bind(
+    a_aval, b_aval = aval_of(a), aval_of(b)
+    conjugate_a = bool(conjugate_a) and a_aval.dtype.kind == "c"
+    singleton = b_aval.ndim == a_aval.ndim - 1
+    if singleton:
+        b = expand_dims(b, (b_aval.ndim if left_side else b_aval.ndim - 1,))
+    out = bind(
         TRIANGULAR_SOLVE,
         a,
         b,
         left_side=bool(left_side),
         lower=bool(lower),
         transpose_a=bool(transpose_a),
-        conjugate_a=bool(conjugate_a),
+        conjugate_a=conjugate_a,
         unit_diagonal=bool(unit_diagonal),
     )
-
-
-__all__ = [
-    "cholesky",
-    "eig",
-    "eigh",
-    "lu",
-    "lu_pivots_to_permutation",
-    "qr",
-    "svd",
-    "symmetrize",
-    "triangular_solve",
-]
+    if singleton:
+        nd = b_aval.ndim + 1
+        out = squeeze(out, (nd - 1 if left_side else nd - 2,))
+    return out

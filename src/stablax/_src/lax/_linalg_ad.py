@@ -6,6 +6,8 @@ written with lax functions so that they are themselves differentiable and batcha
 
 from __future__ import annotations
 
+import numpy as np
+
 from stablax._src.dispatch import bind, jvp_rules, transpose_rules
 from stablax._src.ir import where_suffix
 from stablax._src.lax import _elementwise as ew
@@ -22,9 +24,9 @@ from stablax._src.lax._linalg import (
     lu_pivots_to_permutation,
     triangular_solve,
 )
-from stablax._src.lax._reductions import reduce_sum
-from stablax._src.lax._shapes import full
-from stablax._src.lax._slice_pad import pad
+from stablax._src.lax._reductions import argmax, reduce_sum
+from stablax._src.lax._shapes import broadcast_in_dim, broadcasted_iota, full
+from stablax._src.lax._slice_pad import concatenate, pad
 from stablax._src.lax._slice_pad import slice as lax_slice
 from stablax._src.transforms.ad import is_undefined
 
@@ -105,25 +107,67 @@ jvp_rules[LU] = _lu_jvp
 # --- qr ----------------------------------------------------------------------------------------
 
 
-def _qr_jvp(primals, tangents, *, full_matrices):
-    (x,), (dx,) = primals, tangents
-    q, r = bind(QR, x, full_matrices=full_matrices)
-    m, n = u.shape(x)[-2:]
-    if m < n or (full_matrices and m > n):
-        raise NotImplementedError(
-            "lax.linalg.qr: derivative implemented for m >= n with full_matrices=False (or "
-            f"square matrices), got shape {u.shape(x)}{where_suffix()}"
-        )
+def _thin_qr_jvp(q, r, dx):
+    # m >= n, reduced Q (m, n) and square R (n, n).
+    n = u.shape(r)[-1]
     dx_rinv = triangular_solve(r, dx, left_side=False, lower=False)  # dx r^-1
     qt_dx_rinv = u.matmul(u.H(q), dx_rinv)
     lower = u.tril(qt_dx_rinv, -1)
     omega = ew.sub(lower, u.H(lower))  # skew-Hermitian part of Q^H dQ
-    if u.is_complex(x):  # the imaginary part of its diagonal
-        imag_diagonal = ew.sub(qt_dx_rinv, u.cast(unary.real(qt_dx_rinv), u.dtype(x)))
-        omega = ew.add(omega, ew.mul(imag_diagonal, u.eye(n, u.dtype(x), u.shape(x)[:-2])))
+    if u.is_complex(q):  # the imaginary part of its diagonal
+        imag_diagonal = ew.sub(qt_dx_rinv, u.cast(unary.real(qt_dx_rinv), u.dtype(q)))
+        omega = ew.add(omega, ew.mul(imag_diagonal, u.eye(n, u.dtype(q), u.shape(q)[:-2])))
     dq = ew.add(u.matmul(q, ew.sub(omega, qt_dx_rinv)), dx_rinv)
     dr = u.matmul(ew.sub(qt_dx_rinv, omega), r)
-    return (q, r), (dq, dr)
+    return dq, dr
+
+
+def _columns(x, start, stop):
+    nd = len(u.shape(x))
+    return lax_slice(x, (0,) * (nd - 1) + (start,), (*u.shape(x)[:-1], stop))
+
+
+def _rows(x, start, stop):
+    nd = len(u.shape(x))
+    shp = u.shape(x)
+    return lax_slice(x, (0,) * (nd - 2) + (start, 0), (*shp[:-2], stop, shp[-1]))
+
+
+def _qr_jvp(primals, tangents, *, full_matrices, pivoting):
+    (x,), (dx,) = primals, tangents
+    outs = bind(QR, x, full_matrices=full_matrices, pivoting=pivoting)
+    q, r = outs[0], outs[1]
+    m, n = u.shape(x)[-2:]
+    nd = len(u.shape(x))
+    if pivoting:  # dx[..., p]: the permuted columns
+        dx = u.mT(u.permute_rows(u.mT(dx), outs[2]))
+    extra = (None,) if pivoting else ()
+    if m < n:  # X = [X1 X2] = Q [R1 R2]: square QR of X1, and R2 = Q^H X2
+        x2 = _columns(u.mT(u.permute_rows(u.mT(x), outs[2])) if pivoting else x, m, n)
+        dq, dr1 = _thin_qr_jvp(q, _columns(r, 0, m), _columns(dx, 0, m))
+        dr2 = ew.add(u.matmul(u.H(dq), x2), u.matmul(u.H(q), _columns(dx, m, n)))
+        return outs, (dq, concatenate([dr1, dr2], nd - 1), *extra)
+    q_mn = _columns(q, 0, n) if full_matrices else q
+    r_nn = _rows(r, 0, n) if full_matrices else r
+    dq_mn, dr_nn = _thin_qr_jvp(q_mn, r_nn, dx)
+    if not full_matrices or m == n:
+        return outs, (dq_mn, dr_nn, *extra)
+    # The completing columns of a full Q (arXiv:2409.13374, eqs. 32-33).
+    dt, batch = u.dtype(x), u.shape(x)[:-2]
+    q_nn, q_pn, q_mp = _rows(q_mn, 0, n), _rows(q_mn, n, m), _columns(q, n, m)
+    dq_nn, dq_pn = _rows(dq_mn, 0, n), _rows(dq_mn, n, m)
+    z_pn_h = _solve(u.H(ew.sub(q_nn, u.eye(n, dt, batch))), u.H(q_pn))
+    z_pn = u.H(z_pn_h)
+    dq_mp = ew.sub(
+        u.matmul(dq_mn, z_pn_h),
+        u.matmul(
+            ew.add(q_mn, u.matmul(q_mp, z_pn)),
+            u.H(ew.sub(dq_pn, u.matmul(z_pn, dq_nn))),
+        ),
+    )
+    dq = concatenate([dq_mn, dq_mp], nd - 1)
+    dr = concatenate([dr_nn, full((*batch, m - n, n), 0, dt)], nd - 2)
+    return outs, (dq, dr, *extra)
 
 
 jvp_rules[QR] = _qr_jvp
@@ -159,7 +203,7 @@ jvp_rules[EIGH] = _eigh_jvp
 # --- svd ---------------------------------------------------------------------------------------
 
 
-def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, gesvd):
     (x,), (dx,) = primals, tangents
     m, n = u.shape(x)[-2:]
     if compute_uv and full_matrices and m != n:
@@ -167,7 +211,7 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
             "lax.linalg.svd: derivative not implemented for full_matrices=True with non-square "
             f"matrices, got shape {u.shape(x)}{where_suffix()}"
         )
-    s, left, right = bind(SVD, x, full_matrices=False, compute_uv=True)
+    s, left, right = bind(SVD, x, full_matrices=False, compute_uv=True, gesvd=gesvd)
     dt, k = u.dtype(x), min(m, n)
     batch = u.shape(x)[:-2]
     v = u.H(right)
@@ -203,21 +247,71 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
 jvp_rules[SVD] = _svd_jvp
 
 
-# --- eig (eigenvalues only) --------------------------------------------------------------------
+# --- eig ---------------------------------------------------------------------------------------
 
 
-def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors):
+def _eig_vector_jvp(w, v, dx):
+    # Nondegenerate perturbation theory; v's columns have unit norm and a real largest entry
+    # (LAPACK's normalisation), which fixes the free multiple of each v_j in dv_j.
+    nd = len(u.shape(v))
+    p = u.matmul(_solve(v, dx), v)
+    dw = u.diagonal(p)
+    dv = u.matmul(v, ew.mul(_inverse_gaps(w, u.dtype(w)), p))
+    largest = argmax(unary.abs(v), nd - 2, np.int32)
+    rows = broadcasted_iota(np.int32, u.shape(v), nd - 2)
+    mask = u.cast(
+        ew.eq(rows, broadcast_in_dim(largest, u.shape(v), (*range(nd - 2), nd - 1))), u.dtype(v)
+    )
+    along = (nd - 2,)
+    c = ew.complex(
+        unary.neg(unary.real(reduce_sum(ew.mul(ew.conj(v), dv), along))),
+        ew.div(
+            unary.neg(unary.imag(reduce_sum(ew.mul(mask, dv), along))),
+            unary.real(reduce_sum(ew.mul(mask, v), along)),
+        ),
+    )
+    return dw, ew.add(dv, ew.mul(v, u.bcast_rows(c, u.shape(v)[-2])))
+
+
+def _eig_jvp(
+    primals,
+    tangents,
+    *,
+    compute_left_eigenvectors,
+    compute_right_eigenvectors,
+    enable_eigvec_derivs,
+):
     (x,), (dx,) = primals, tangents
-    if compute_left_eigenvectors or compute_right_eigenvectors:
+    vectors = compute_left_eigenvectors or compute_right_eigenvectors
+    if vectors and not enable_eigvec_derivs:
         raise NotImplementedError(
-            "lax.linalg.eig: derivatives of eigenvectors are not implemented; use "
-            f"compute_left_eigenvectors=False, compute_right_eigenvectors=False{where_suffix()}"
+            "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the "
+            "input that JAX cannot check (see the enable_eigvec_derivs argument to "
+            "jax.lax.linalg.eig). Pass enable_eigvec_derivs=True to jax.lax.linalg.eig to opt "
+            f"in. See https://github.com/jax-ml/jax/issues/2748 for discussion.{where_suffix()}"
         )
-    w, vr = bind(EIG, x, compute_left_eigenvectors=False, compute_right_eigenvectors=True)
-    # dw = diag(V^-1 dA V)
-    vinv_dx = _solve(vr, u.cast(dx, u.dtype(vr)))
-    dw = reduce_sum(ew.mul(vinv_dx, u.mT(vr)), (len(u.shape(vr)) - 1,))
-    return (w,), (dw,)
+    outs = bind(
+        EIG,
+        x,
+        compute_left_eigenvectors=compute_left_eigenvectors,
+        compute_right_eigenvectors=True,
+        enable_eigvec_derivs=enable_eigvec_derivs,
+    )
+    w, vr = outs[0], outs[-1]
+    dx = u.cast(dx, u.dtype(vr))
+    if not vectors:  # dw = diag(V^-1 dA V)
+        vinv_dx = _solve(vr, dx)
+        return (w,), (reduce_sum(ew.mul(vinv_dx, u.mT(vr)), (len(u.shape(vr)) - 1,)),)
+    dw, dvr = _eig_vector_jvp(w, vr, dx)
+    primal_out, tangent_out = [w], [dw]
+    if compute_left_eigenvectors:
+        _, dvl = _eig_vector_jvp(ew.conj(w), outs[1], u.H(dx))
+        primal_out.append(outs[1])
+        tangent_out.append(dvl)
+    if compute_right_eigenvectors:
+        primal_out.append(vr)
+        tangent_out.append(dvr)
+    return tuple(primal_out), tuple(tangent_out)
 
 
 def _solve(a, b):

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, runtime
+from stablax._src import core, dispatch, runtime
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray, Tracer
 from stablax._src.ir import ir
@@ -49,8 +49,13 @@ def _layout(rank: int, matrix: bool) -> ir.Attribute:
     return ir.DenseIntElementsAttr.get(np.asarray(order, np.int64), type=ir.IndexType.get())
 
 
-def _char(c: str) -> ir.Attribute:
-    return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), ord(c))
+def _attribute(value: str | bool | int) -> ir.Attribute:
+    # One character: an unsigned byte (LAPACK's option letters); bool: i1; int: i32.
+    if isinstance(value, str):
+        return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), ord(value))
+    if isinstance(value, bool):
+        return ir.BoolAttr.get(value)
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(value))
 
 
 def ffi_call(
@@ -58,10 +63,11 @@ def ffi_call(
     operands: Sequence[Any],
     out_avals: Sequence[ShapedArray],
     matrices: Sequence[bool],
-    **config: str,
+    **config: str | bool | int,
 ) -> list[Tracer]:
     """One typed-FFI custom call in the current trace; `matrices` flags operands then results
-    that are (stacks of) matrices, `config` the one-character options of the kernel."""
+    that are (stacks of) matrices, `config` the kernel's attributes (one-character options,
+    booleans, int32 values)."""
     runtime.ensure_cpu_lapack_targets()
     trace = core.current_trace()
     tracers = [core.to_tracer(trace, x) for x in operands]
@@ -77,7 +83,7 @@ def ffi_call(
         "has_side_effect": ir.BoolAttr.get(False),
         "operand_layouts": ir.ArrayAttr.get(layouts[:n_in]),
         "result_layouts": ir.ArrayAttr.get(layouts[n_in:]),
-        "mhlo.backend_config": ir.DictAttr.get({k: _char(v) for k, v in config.items()}),
+        "mhlo.backend_config": ir.DictAttr.get({k: _attribute(v) for k, v in config.items()}),
     }
     op = mlir.emit(
         "stablehlo.custom_call",
@@ -88,11 +94,11 @@ def ffi_call(
     return [Tracer(trace, a, r) for a, r in zip(out_avals, op.results, strict=True)]
 
 
-def _info_ok(info: Any) -> Any:
+def info_ok(info: Any) -> Any:
     return ew.eq(info, full(u.shape(info), 0, np.int32))
 
 
-def _batch_info(x: Any) -> ShapedArray:
+def batch_info(x: Any) -> ShapedArray:
     return ShapedArray(u.shape(x)[:-2], np.int32)
 
 
@@ -105,11 +111,11 @@ def _cpu_cholesky(x):
     factor, info = ffi_call(
         lapack_target("potrf", u.dtype(x)),
         [x],
-        [core_aval(x), _batch_info(x)],
+        [core_aval(x), batch_info(x)],
         [True, True, False],
         uplo="L",
     )
-    return [u.where_ok(_info_ok(info), u.tril(factor))]
+    return [u.where_ok(info_ok(info), u.tril(factor))]
 
 
 def _cpu_lu(x):
@@ -121,35 +127,55 @@ def _cpu_lu(x):
     factors, ipiv, _ = ffi_call(
         lapack_target("getrf", u.dtype(x)),
         [x],
-        [core_aval(x), pivots, _batch_info(x)],
+        [core_aval(x), pivots, batch_info(x)],
         [True, True, False, False],
     )
     return [factors, ew.sub(ipiv, full(pivots.shape, 1, np.int32))]  # LAPACK counts from 1
 
 
-def _cpu_qr(x, *, full_matrices):
+def _cpu_qr(x, *, full_matrices, pivoting=False):
     *batch, m, n = u.shape(x)
     k, dt, nd = min(m, n), u.dtype(x), len(u.shape(x))
+    batch = tuple(batch)
     q_cols = m if full_matrices else k
     if k == 0:  # Q is the identity's first columns, R empty
-        return [u.eye(m, dt, tuple(batch), q_cols), full((*batch, q_cols, n), 0, dt)]
+        outs = [u.eye(m, dt, batch, q_cols), full((*batch, q_cols, n), 0, dt)]
+        return outs + [full((*batch, n), 0, np.int32)] if pivoting else outs
     taus = ShapedArray((*batch, k), dt)
-    packed, tau = ffi_call(
-        lapack_target("geqrf", dt), [x], [core_aval(x), taus], [True, True, False]
-    )
+    if pivoting:
+        columns = ShapedArray((*batch, n), np.int32)
+        packed, jpvt, tau = ffi_call(
+            lapack_target("geqp3", dt),
+            [x, full(columns.shape, 0, np.int32)],
+            [core_aval(x), columns, taus],
+            [True, False, True, False, False],
+        )
+    else:
+        packed, tau = ffi_call(
+            lapack_target("geqrf", dt), [x], [core_aval(x), taus], [True, True, False]
+        )
     r = u.triu(lax_slice(packed, (0,) * nd, (*batch, q_cols, n)))
     if q_cols > n:  # full Q of a tall matrix: pad the reflectors with columns
         reflectors = pad(packed, full((), 0, dt), [(0, 0, 0)] * (nd - 1) + [(0, q_cols - n, 0)])
     else:
         reflectors = lax_slice(packed, (0,) * nd, (*batch, m, q_cols))
+    q = householder_product_kernel(reflectors, tau)
+    if pivoting:  # geqp3 counts columns from 1
+        return [q, r, ew.sub(jpvt, full(u.shape(jpvt), 1, np.int32))]
+    return [q, r]
+
+
+def householder_product_kernel(reflectors, taus):
+    """orgqr/ungqr: the product of the elementary reflectors below the diagonal."""
+    dt = u.dtype(reflectors)
     routine = "ungqr" if dt.kind == "c" else "orgqr"
     (q,) = ffi_call(
         lapack_target(routine, dt),
-        [reflectors, tau],
+        [reflectors, taus],
         [core_aval(reflectors)],
         [True, False, True],
     )
-    return [q, r]
+    return q
 
 
 def _cpu_eigh(x, *, lower):
@@ -162,16 +188,16 @@ def _cpu_eigh(x, *, lower):
     v, w, info = ffi_call(
         lapack_target(routine, dt),
         [x],
-        [core_aval(x), w_aval, _batch_info(x)],
+        [core_aval(x), w_aval, batch_info(x)],
         [True, True, False, False],
         mode="V",
         uplo="L" if lower else "U",
     )
-    ok = _info_ok(info)
+    ok = info_ok(info)
     return [u.where_ok(ok, v), u.where_ok(ok, w)]
 
 
-def _cpu_svd(x, *, full_matrices, compute_uv):
+def _cpu_svd(x, *, full_matrices, compute_uv, gesvd=False):
     *batch, m, n = u.shape(x)
     k, dt = min(m, n), u.dtype(x)
     batch = tuple(batch)
@@ -192,15 +218,19 @@ def _cpu_svd(x, *, full_matrices, compute_uv):
     ]
     mode = "N" if not compute_uv else ("A" if full_matrices else "S")
     _, s, left, right, info = ffi_call(
-        lapack_target("gesdd", dt), [x], avals, [True, True, False, True, True, False], mode=mode
+        lapack_target("gesvd" if gesvd else "gesdd", dt),
+        [x],
+        avals,
+        [True, True, False, True, True, False],
+        mode=mode,
     )
-    ok = _info_ok(info)
+    ok = info_ok(info)
     if not compute_uv:
         return [u.where_ok(ok, s)]
     return [u.where_ok(ok, s), u.where_ok(ok, left), u.where_ok(ok, right)]
 
 
-def _cpu_eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors):
+def _cpu_eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, **_):
     shp, dt = u.shape(x), u.dtype(x)
     cdt = u.complex_dtype(dt)
     if shp[-1] == 0:
@@ -211,14 +241,14 @@ def _cpu_eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors):
     results = ffi_call(
         lapack_target("geev", dt),
         [x],
-        [*values, vectors, vectors, _batch_info(x)],
+        [*values, vectors, vectors, batch_info(x)],
         [True] + [False] * len(values) + [True, True, False],
         compute_left="V" if compute_left_eigenvectors else "N",
         compute_right="V" if compute_right_eigenvectors else "N",
     )
     *w, left, right, info = results
     w = ew.complex(w[0], w[1]) if len(w) == 2 else w[0]
-    ok = _info_ok(info)
+    ok = info_ok(info)
     outs = [u.where_ok(ok, w)]
     if compute_left_eigenvectors:
         outs.append(u.where_ok(ok, left))
@@ -351,11 +381,5 @@ def expand(operation: Any, platform: str | None = None) -> None:
     operation.erase()
 
 
-def _register() -> None:
-    from stablax._src.lax._custom import marker_expansions
-
-    for decomposition in ("cholesky", "lu", "qr", "eigh", "svd", "eig", "triangular_solve"):
-        marker_expansions[TARGET_PREFIX + decomposition] = expand
-
-
-_register()
+for _decomposition in ("cholesky", "lu", "qr", "eigh", "svd", "eig", "triangular_solve"):
+    dispatch.expansion_rules[TARGET_PREFIX + _decomposition] = expand

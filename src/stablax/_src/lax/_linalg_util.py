@@ -82,7 +82,7 @@ def tril(x: Any, k: int = 0) -> Any:
 
 def triu(x: Any, k: int = 0) -> Any:
     """Zeroes the entries below the k-th diagonal of the last two axes."""
-    return ew.select(_band_mask(shape(x), -k, False), x, full(shape(x), 0, dtype(x)))
+    return ew.select(_band_mask(shape(x), k, False), x, full(shape(x), 0, dtype(x)))
 
 
 def eye(n: int, dt: Any, batch: tuple[int, ...] = (), m: int | None = None) -> Any:

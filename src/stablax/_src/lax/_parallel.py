@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dispatch, dtypes, tree_util
+from stablax._src import core, dispatch, dtypes, tree_util
 from stablax._src import ir as mlir
+from stablax._src.bodies import PAYLOAD_ATTRIBUTE
 from stablax._src.core import ShapedArray, current_trace, to_tracer
 from stablax._src.ir import ir
 from stablax._src.lax._batch_rules import aval_of, moveaxis
@@ -105,34 +106,36 @@ def _check_groups(name: str, axis_index_groups: Any) -> None:
 
 # --- marker ops --------------------------------------------------------------------------------
 
-# Params travel in the marker's backend_config as their repr; this maps the text back to the
-# params (axis names may be any hashable, so the repr alone cannot always be parsed).
-_params_by_text: dict[str, dict[str, Any]] = {}
+# Params travel in the marker's backend_config as their repr. Axis names may be any hashable:
+# params whose repr does not read back are also kept as a payload of the module.
 
 
-def _encode(params: dict[str, Any]) -> str:
-    text = repr(sorted(params.items()))
-    _params_by_text.setdefault(text, dict(params))
-    return text
+def _literal(text: str) -> Any:
+    try:
+        return dict(ast.literal_eval(text))
+    except (ValueError, SyntaxError, TypeError):
+        return None
 
 
-def _decode(op: Any) -> dict[str, Any]:
-    text = ir.StringAttr(op.attributes["backend_config"]).value
-    params = _params_by_text.get(text)
-    return dict(params) if params is not None else dict(ast.literal_eval(text))
+def _decode(op: Any, owner: Any) -> dict[str, Any]:
+    if PAYLOAD_ATTRIBUTE in op.attributes:
+        return dict(owner.payloads[ir.StringAttr(op.attributes[PAYLOAD_ATTRIBUTE]).value])
+    return _literal(ir.StringAttr(op.attributes["backend_config"]).value)
 
 
 def _lowering(target: str):
     def lower(operands, in_avals, out_avals, **params):
+        text = repr(sorted(params.items()))
+        attributes = {
+            "call_target_name": ir.StringAttr.get(target),
+            "has_side_effect": ir.BoolAttr.get(False),
+            "backend_config": ir.StringAttr.get(text),
+        }
+        if _literal(text) != params:
+            key = core.lowering_trace().add_payload("collective", dict(params))
+            attributes[PAYLOAD_ATTRIBUTE] = ir.StringAttr.get(key)
         op = mlir.emit(
-            "stablehlo.custom_call",
-            operands,
-            [mlir.aval_type(a) for a in out_avals],
-            {
-                "call_target_name": ir.StringAttr.get(target),
-                "has_side_effect": ir.BoolAttr.get(False),
-                "backend_config": ir.StringAttr.get(_encode(params)),
-            },
+            "stablehlo.custom_call", operands, [mlir.aval_type(a) for a in out_avals], attributes
         )
         return list(op.results)
 
@@ -206,6 +209,7 @@ for _key, _shape_rule, _jvp, _transpose in (
         _shape_rule,
         _lowering(_key.split(":", 1)[1]),
         decode=_decode,
+        decode_reads_owner=True,
         jvp=_jvp,
         transpose=_transpose,
         differentiable=_key != AXIS_INDEX,

@@ -11,10 +11,12 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
+from stablax._src.config import config
 from stablax._src.core import ShapedArray, Tracer, current_trace, to_tracer
 from stablax._src.dispatch import batch_rules, bind, def_op, weak_scalar
 from stablax._src.ir import ir
@@ -380,7 +382,15 @@ def _reduce(computation: str, operand: Any, axes: Sequence[int], init: Any = Non
 
 def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
     """Sum over `axes` (`stablehlo.reduce` with an add body)."""
+    if not config.jax_allow_f16_reductions and aval_of(operand).dtype in _HALF:
+        raise TypeError(
+            f"lax.reduce_sum of {aval_of(operand).dtype.name} with "
+            f"jax_allow_f16_reductions=False{mlir.where_suffix()}"
+        )
     return _reduce("add", operand, axes)
+
+
+_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 
 def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:

@@ -9,9 +9,10 @@ from typing import Any
 import numpy as np
 from stablax._src import core, dtypes, lax
 from stablax._src import ir as mlir
-from stablax._src.array import Array, from_dlpack, from_host
+from stablax._src.array import Array, from_host
 from stablax._src.core import Tracer
 from stablax._src.dispatch import weak_scalar
+from stablax._src.dlpack import from_dlpack
 from stablax._src.jit import jit as _eager
 
 

@@ -14,8 +14,21 @@ from stablax._src.numpy._creation import asarray
 printoptions = np.printoptions
 get_printoptions = np.get_printoptions
 set_printoptions = np.set_printoptions
-array_repr = np.array_repr
 array_str = np.array_str
+
+
+def array_repr(
+    arr: Any,
+    max_line_width: int | None = None,
+    precision: int | None = None,
+    suppress_small: bool | None = None,
+) -> str:
+    """`np.array_repr` of the array's values, named `Array` as stablax (and JAX) print arrays."""
+    text = np.array_repr(np.asarray(arr), max_line_width, precision, suppress_small)
+    # "array(" and "Array(" have one length: NumPy's line continuations stay aligned.
+    return "Array(" + text[len("array(") :] if text.startswith("array(") else text
+
+
 save = np.save
 savez = np.savez
 

@@ -8,20 +8,17 @@ run through one cached `jit` per token structure, so the index values never trig
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from typing import Any
 
 import numpy as np
-from stablax._src import core
+from stablax._src import core, lax
 from stablax._src import ir as mlir
 from stablax._src.array import Array
 from stablax._src.core import ConcretizationTypeError, Tracer
+from stablax._src.errors import NonConcreteBooleanIndexError, TracerIntegerConversionError
 from stablax._src.jit import jit
-
-
-class NonConcreteBooleanIndexError(IndexError):
-    """A boolean mask index whose value is only known when the program runs (under `jit`)."""
-
 
 # Tokens, one per item of the expanded index (a plain tuple, so plans are hashable cache keys):
 #   ("none",)                      a new axis of size 1
@@ -138,7 +135,7 @@ def _static_slice_entry(value: Any, s: slice, position: int) -> int | None:
         return None
     try:
         return operator.index(value)
-    except ConcretizationTypeError:
+    except (ConcretizationTypeError, TracerIntegerConversionError):
         raise IndexError(
             f"Slice entries must be static integers. Got {s} at position {position}"
             f"{mlir.where_suffix()}. Use lax.dynamic_slice for a traced start."
@@ -291,6 +288,10 @@ def getitem(x: Any, idx: Any) -> Any:
     """
     from stablax._src.numpy._indexing_gather import gather_impl
 
+    if isinstance(idx, DynamicSlice) or (
+        isinstance(idx, tuple) and any(isinstance(i, DynamicSlice) for i in idx)
+    ):
+        x, idx = _apply_dynamic_slices(x, idx)
     shape = x.aval.shape
     tokens, operands = parse_index(idx, shape)
     sizes = operand_sizes(tokens, shape)
@@ -301,6 +302,36 @@ def getitem(x: Any, idx: Any) -> Any:
         key = ("getitem", tokens)
         return run_eagerly(key, _GetItem(tokens), x, *operands)
     return gather_impl(x, tokens, operands)
+
+
+@dataclasses.dataclass(frozen=True)
+class DynamicSlice:
+    """`ds(start, size, stride)`: `size` elements from `start` (which may be traced), every
+    `stride`-th (JAX's `Slice`)."""
+
+    start: Any
+    size: int
+    stride: int = 1
+
+    def __post_init__(self) -> None:
+        if self.stride < 0:
+            raise ValueError("`stride` must be >= 0.")
+
+
+def _apply_dynamic_slices(x: Any, idx: Any) -> tuple[Any, Any]:
+    # Each DynamicSlice becomes a lax.dynamic_slice of its dimension and then ":" (or "::stride").
+    items = list(idx) if isinstance(idx, tuple) else [idx]
+    for position, item in enumerate(items):
+        if not isinstance(item, DynamicSlice):
+            continue
+        if any(not isinstance(i, (int, slice, DynamicSlice)) for i in items[:position]):
+            raise NotImplementedError(
+                "ds(...) indices must follow only integers and slices in an index"
+            )
+        length = (item.size - 1) * item.stride + 1 if item.size else 0
+        x = lax.dynamic_slice_in_dim(x, item.start, length, axis=position)
+        items[position] = slice(None, None, item.stride or None)
+    return x, tuple(items)
 
 
 class _GetItem:

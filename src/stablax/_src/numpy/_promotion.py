@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
+from stablax._src.config import config
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import weak_scalar
 from stablax._src.lax._elementwise_common import aval_or_none
@@ -97,6 +99,25 @@ def broadcast_shapes(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         ) from None
 
 
+def check_rank_promotion(name: str, shapes: list[tuple[int, ...]]) -> None:
+    """jax_numpy_rank_promotion: 'warn' or 'raise' when operands of different ranks (scalars
+    aside) would be broadcast together, as NumPy does implicitly."""
+    mode = config.jax_numpy_rank_promotion
+    if mode == "allow" or len({len(s) for s in shapes if s}) < 2:
+        return
+    listed = " ".join(map(str, shapes))
+    if mode == "raise":
+        raise ValueError(
+            f"Operands could not be broadcast together for {name} on shapes {listed} and with "
+            "the config option jax_numpy_rank_promotion='raise'."
+        )
+    warnings.warn(
+        f"Following NumPy automatic rank promotion for {name} on shapes {listed}. Set the "
+        "jax_numpy_rank_promotion config option to 'allow' to disable this warning.",
+        stacklevel=4,
+    )
+
+
 def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
     aval = aval_of(x)
     if aval.shape == shape:
@@ -117,6 +138,7 @@ def _broadcast_args(name: str, args: list[Any]) -> list[Any]:
     shapes = [aval_of(a).shape for a in args]
     if len(set(shapes)) <= 1:
         return args
+    check_rank_promotion(name, shapes)
     try:
         shape = tuple(np.broadcast_shapes(*shapes))
     except ValueError:

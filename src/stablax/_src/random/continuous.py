@@ -11,6 +11,7 @@ import numpy as np
 
 from stablax import numpy as jnp
 from stablax._src import dtypes, lax
+from stablax._src.config import config
 from stablax._src.jit import jit
 from stablax._src.random import threefry
 from stablax._src.random.keys import check_key
@@ -109,7 +110,8 @@ _gumbel = jit(gumbel_impl, static_argnums=(1, 2, 3))
 
 
 def gumbel_mode(mode: str | None) -> str:
-    mode = "low" if mode is None else mode
+    if mode is None:  # jax_high_dynamic_range_gumbel chooses the default
+        mode = "high" if config.jax_high_dynamic_range_gumbel else "low"
     if mode not in ("highest", "high", "low"):
         raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
     return mode

@@ -16,6 +16,7 @@ from stablax import numpy as jnp
 from stablax._src import lax
 from stablax._src.jit import jit
 from stablax._src.lax import while_loop
+from stablax._src.primitive import Primitive
 from stablax._src.random.continuous import _exponential, _rademacher
 from stablax._src.random.keys import check_key, split_data
 from stablax._src.random.params import broadcast_shape, check_safe_cast, dtype_arg, shape_arg
@@ -108,6 +109,49 @@ def _gamma_jvp(shape, dtype, log_space, primals, tangents):
         sample_grad = lax.random_gamma_grad(alpha, samples)
     a_tangent = jnp.broadcast_to(lax.convert_element_type(a_tangent, dtype), shape)
     return samples, lax.mul(a_tangent, sample_grad)
+
+
+def _gamma_per_key_raw(keys: Any, a: Any, log_space: bool) -> Any:
+    samples = vmap(lambda k, alpha: _gamma_one(k, alpha, log_space))(
+        jnp.reshape(keys, (-1, 2)), jnp.ravel(a)
+    )
+    return jnp.reshape(samples, a.shape)
+
+
+_gamma_per_key = custom_jvp(_gamma_per_key_raw, nondiff_argnums=(2,))
+
+
+@_gamma_per_key.defjvp
+def _gamma_per_key_jvp(log_space, primals, tangents):
+    keys, a = primals
+    samples = _gamma_per_key(keys, a, log_space)
+    if log_space:
+        x = lax.exp(samples)
+        tiny = lax.full_like(x, jnp.finfo(x.dtype).tiny)
+        x = lax.select(lax.eq(x, lax.full_like(x, 0)), tiny, x)
+        sample_grad = lax.div(lax.random_gamma_grad(a, x), x)
+    else:
+        sample_grad = lax.random_gamma_grad(a, samples)
+    return samples, lax.mul(tangents[1], sample_grad)
+
+
+def _random_gamma_bind(key: Any, a: Any, *, log_space: bool = False) -> Any:
+    # JAX's rule: the key array's shape is a prefix of a's; each key is split into one subkey
+    # per element of the rest of a's shape.
+    data, _ = check_key("random_gamma_p", key, allow_batched=True)
+    a = jnp.asarray(a)
+    key_shape = tuple(data.shape[:-1])
+    if a.shape[: len(key_shape)] != key_shape:
+        raise ValueError(
+            f"random_gamma_p: the key shape {key_shape} must be a prefix of a's shape {a.shape}"
+        )
+    count = math.prod(a.shape[len(key_shape) :])
+    subkeys = vmap(lambda k: split_data(k, (count,)))(jnp.reshape(data, (-1, 2)))
+    return _gamma_per_key(jnp.reshape(subkeys, (-1, 2)), a, bool(log_space))
+
+
+# JAX's primitive: Gamma(a, 1) samples, one per key (keys.shape == a.shape).
+random_gamma_p = Primitive("random_gamma", _random_gamma_bind)
 
 
 def gamma_impl(key: Any, a: Any, shape: tuple, dtype: np.dtype, log_space: bool = False) -> Any:

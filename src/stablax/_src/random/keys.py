@@ -7,13 +7,15 @@ see ordinary integer arrays (non-differentiable) and rebuild the keys on the oth
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from stablax._src import core, lax
+from stablax._src import basearray, core, dtypes, lax
 from stablax._src.array import Array, from_host
+from stablax._src.config import config
 from stablax._src.jit import jit
 from stablax._src.random import threefry
 from stablax._src.tree_util import register_pytree_node
@@ -21,10 +23,11 @@ from stablax._src.tree_util import register_pytree_node
 IMPL_NAME = "threefry2x32"
 
 
-class KeyDtype:
+class KeyDtype(dtypes.ExtendedDType):
     """The dtype of typed key arrays, `key<fry>`; `itemsize` is that of the two uint32 words."""
 
     name = "key<fry>"
+    type = dtypes.prng_key
     itemsize = 8
     impl = IMPL_NAME
 
@@ -137,6 +140,7 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
 
 
 register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None), lambda _, c: PRNGKeyArray(*c))
+basearray.Array.register(PRNGKeyArray)  # typed key arrays are `stablax.Array`s, as in JAX
 
 
 # --- taking keys apart and putting them together ---------------------------------------------
@@ -157,6 +161,8 @@ def check_key(name: str, key: Any, *, allow_batched: bool = False) -> tuple[Any,
         data, typed = key._base, True
     elif _is_array(key) or isinstance(key, (list, tuple, int)):
         data, typed = _check_key_data(name, key), False
+        if config.jax_legacy_prng_key != "allow":
+            _legacy_key_used()
     else:
         raise TypeError(f"random.{name}: unexpected PRNG key type {type(key).__name__}")
     if not allow_batched and len(data.shape) > 1:
@@ -165,6 +171,18 @@ def check_key(name: str, key: Any, *, allow_batched: bool = False) -> tuple[Any,
             f"{tuple(data.shape[:-1])} != (). Use stablax.vmap for batching."
         )
     return data, typed
+
+
+def _legacy_key_used() -> None:
+    # jax_legacy_prng_key: "warn" or "error" when a raw uint32 key reaches a random function.
+    message = (
+        "Legacy uint32 key array passed as key to jax.random function. Please create keys using "
+        "jax.random.key(). If use of a raw key array was intended, set "
+        'jax_legacy_prng_key="allow".'
+    )
+    if config.jax_legacy_prng_key == "error":
+        raise ValueError(message)
+    warnings.warn(message, stacklevel=4)
 
 
 def _check_key_data(name: str, data: Any) -> Any:
@@ -200,6 +218,9 @@ def _seed_data(name: str, seed: Any) -> Any:
         )
     if type(seed) is int:
         seed = np.int64(seed)  # wraps to int32 with x64 off, as JAX does
+    offset = config.jax_random_seed_offset
+    if offset:
+        seed = seed + offset
     return _seed(seed)
 
 

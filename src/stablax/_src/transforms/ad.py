@@ -16,7 +16,15 @@ import numpy as np
 
 from stablax._src import core, dispatch, dtypes
 from stablax._src.core import ShapedArray, Tracer
-from stablax._src.transforms.interpret import body, decode, emit_constant, interpret, op_key
+from stablax._src.transforms.interpret import (
+    aval_of_value,
+    decode,
+    emit_constant,
+    eval_op,
+    interpret,
+    op_key,
+    operand_values,
+)
 
 # --- tangents ----------------------------------------------------------------------------------
 
@@ -62,11 +70,13 @@ def aval_of(x: Any) -> ShapedArray:
 # --- JVP ---------------------------------------------------------------------------------------
 
 
-def jvp_op(op: Any, primals: list[Any], tangents: list[Any]) -> tuple[list[Any], list[Any]]:
+def jvp_op(
+    op: Any, primals: list[Any], tangents: list[Any], owner: Any
+) -> tuple[list[Any], list[Any]]:
     name = op_key(op)
     if name == "stablehlo.constant":
         return [emit_constant(op, core.trace_state.target)], [None]
-    params = decode(op)
+    params = decode(op, owner, name)
     if all(t is None for t in tangents) or name in dispatch.not_differentiable:
         out = dispatch.bind(name, *primals, **params)
         outs = list(out) if isinstance(out, tuple) else [out]
@@ -85,21 +95,24 @@ def jvp_op(op: Any, primals: list[Any], tangents: list[Any]) -> tuple[list[Any],
 
 
 def jvp_traced(
-    traced: core.TracedFunction,
+    traced: Any,
     primals: Sequence[Any],
     tangents: Sequence[Any],
     saved: dict[Any, Any] | None = None,
 ) -> tuple[list[Any], list[Any]]:
-    """The JVP of a traced function, emitted into the current trace (tangents may be None).
+    """The JVP of a function (traced, private or a region), emitted into the current trace
+    (tangents may be None).
 
     `saved` maps some of the function's values to precomputed primals that replace the
     recomputed ones (checkpoint policies).
     """
-    arguments, ops, returned = body(traced)
+    arguments, ops, returned = traced.parts()
+    owner = traced.owner
     penv = dict(zip(arguments, [*primals, *traced.captured], strict=True))
     tenv = dict(zip(arguments, [*tangents, *([None] * len(traced.captured))], strict=True))
     for op in ops:
-        outs, touts = jvp_op(op, [penv[v] for v in op.operands], [tenv[v] for v in op.operands])
+        operands = operand_values(op)
+        outs, touts = jvp_op(op, [penv[v] for v in operands], [tenv[v] for v in operands], owner)
         for result, value, tangent in zip(op.results, outs, touts, strict=True):
             penv[result] = value if saved is None else saved.get(result, value)
             tenv[result] = tangent
@@ -125,7 +138,7 @@ class Linearized:
 
 
 def linearize_traced(
-    traced: core.TracedFunction, tangent_mask: Sequence[bool], sources: Sequence[Any] | None = None
+    traced: Any, tangent_mask: Sequence[bool], sources: Sequence[Any] | None = None
 ) -> Linearized:
     """Splits the JVP of `traced` into a primal and a linear function.
 
@@ -178,17 +191,21 @@ def is_undefined(x: Any) -> bool:
 
 
 def transpose_traced(
-    linear_fn: core.TracedFunction,
+    linear_fn: Any,
     captured_values: Sequence[Any],
     cotangents: Sequence[Any],
+    num_linear: int | None = None,
 ) -> list[Any]:
     """Cotangents of a linear function's inputs given its outputs' cotangents (None = zero).
 
-    Ops whose operands do not depend on the linear inputs are evaluated forward first; then the
-    linear ops are walked backwards, accumulating cotangents.
+    The first `num_linear` inputs (all of `in_avals` by default) are the linear ones; the rest are
+    bound to `captured_values`. Ops whose operands do not depend on the linear inputs are
+    evaluated forward first; then the linear ops are walked backwards, accumulating cotangents.
     """
-    arguments, ops, returned = body(linear_fn)
-    num_linear = len(linear_fn.in_avals)
+    arguments, ops, returned = linear_fn.parts()
+    owner = linear_fn.owner
+    if num_linear is None:
+        num_linear = len(linear_fn.in_avals)
     env: dict[Any, Any] = {}
     linear: set[Any] = set()
     for i, arg in enumerate(arguments):
@@ -199,46 +216,36 @@ def transpose_traced(
             env[arg] = captured_values[i - num_linear]
     linear_ops = []
     for op in ops:
-        if any(v in linear for v in op.operands):
-            linear_ops.append(op)
+        operands = operand_values(op)
+        if any(v in linear for v in operands):
+            linear_ops.append((op, operands))
             for r in op.results:
                 linear.add(r)
         else:
-            outs = interpret_forward(op, [env[v] for v in op.operands])
+            outs = eval_op(op, [env[v] for v in operands], owner)
             for r, value in zip(op.results, outs, strict=True):
                 env[r] = value
     ct_env: dict[Any, Any] = {}
     for value, ct in zip(returned, cotangents, strict=True):
         if ct is not None and value in linear:
             ct_env[value] = add_tangents(ct_env.get(value), ct)
-    for op in reversed(linear_ops):
+    for op, op_operands in reversed(linear_ops):
         cts_out = [ct_env.pop(r, None) for r in op.results]
         if all(ct is None for ct in cts_out):
             continue
-        rule = dispatch.transpose_rules.get(op_key(op))
+        key = op_key(op)
+        rule = dispatch.transpose_rules.get(key)
         if rule is None:
-            raise NotImplementedError(f"[transpose] rule for '{op_key(op)}' not implemented")
+            raise NotImplementedError(f"[transpose] rule for '{key}' not implemented")
         operands = [
-            UndefinedPrimal(aval_of_value_in(v, op)) if v in linear else env[v] for v in op.operands
+            UndefinedPrimal(aval_of_value(v)) if v in linear else env[v] for v in op_operands
         ]
         ct = cts_out if len(cts_out) > 1 else cts_out[0]
-        cts_in = rule(ct, *operands, **decode(op))
-        for v, ct_in in zip(op.operands, cts_in, strict=True):
+        cts_in = rule(ct, *operands, **decode(op, owner, key))
+        for v, ct_in in zip(op_operands, cts_in, strict=True):
             if v in linear and ct_in is not None:
                 ct_env[v] = add_tangents(ct_env.get(v), ct_in)
     return [ct_env.get(arg) for arg in arguments[:num_linear]]
-
-
-def aval_of_value_in(value: Any, op: Any) -> ShapedArray:
-    from stablax._src.transforms.interpret import aval_of_value
-
-    return aval_of_value(value)
-
-
-def interpret_forward(op: Any, operands: list[Any]) -> list[Any]:
-    from stablax._src.transforms.interpret import eval_op
-
-    return eval_op(op, operands)
 
 
 def call_primal(lin: Linearized, primals: Sequence[Any]) -> tuple[list[Any], list[Any]]:

@@ -120,7 +120,7 @@ def jvp(
     primal_out = tree_util.tree_unflatten(boxes["out_tree"], outs[:num_out])
     tangent_out = tree_util.tree_unflatten(boxes["out_tree"], out_tangents)
     if has_aux:
-        aux = tree_util.tree_unflatten(boxes["aux_tree"], outs[num_out:])
+        aux = boxes["aux_tree"].unflatten(outs[num_out:])
         return primal_out, tangent_out, aux
     return primal_out, tangent_out
 
@@ -146,7 +146,7 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
 
     primal_out = tree_util.tree_unflatten(info["out_tree"], outs[:num_out])
     if has_aux:
-        return primal_out, f_jvp, tree_util.tree_unflatten(info["aux_tree"], outs[num_out:])
+        return primal_out, f_jvp, info["aux_tree"].unflatten(outs[num_out:])
     return primal_out, f_jvp
 
 

@@ -161,7 +161,7 @@ def _jacobian(fun, argnums, has_aux, holomorphic, allow_int, forward: bool, name
             rows.append(row_tree[0] if isinstance(argnums, int) else row_tree)
         jac = tree_util.tree_unflatten(boxes["out_tree"], rows)
         if has_aux:
-            return jac, tree_util.tree_unflatten(boxes["aux_tree"], list(results))
+            return jac, boxes["aux_tree"].unflatten(list(results))
         return jac
 
     return jac_fn

@@ -41,14 +41,23 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
     """
     lin, outs, captured, info = linearize_and_run(fun, primals, has_aux)
     num_out = info["num_out"]
-
-    def vjp_fun(cotangent: Any) -> tuple[Any, ...]:
-        return _pull_back(lin, info, captured, cotangent)
-
+    # A pytree whose leaves are the residuals: it can be returned from jit, as JAX's can.
+    vjp_fun = tree_util.Partial(_Pullback(lin, info), list(captured))
     primal_out = tree_util.tree_unflatten(info["out_tree"], outs[:num_out])
     if has_aux:
-        return primal_out, vjp_fun, tree_util.tree_unflatten(info["aux_tree"], outs[num_out:])
+        return primal_out, vjp_fun, info["aux_tree"].unflatten(outs[num_out:])
     return primal_out, vjp_fun
+
+
+class _Pullback:
+    """The static part of a vjp function: the linear function and what the call recorded."""
+
+    def __init__(self, lin: Any, info: dict[str, Any]) -> None:
+        self.lin = lin
+        self.info = info
+
+    def __call__(self, captured: list[Any], cotangent: Any) -> tuple[Any, ...]:
+        return _pull_back(self.lin, self.info, captured, cotangent)
 
 
 def _pull_back(lin, info, captured, cotangent) -> tuple[Any, ...]:
@@ -161,7 +170,7 @@ def value_and_grad(
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
         value = results[0]
         if has_aux:
-            aux = tree_util.tree_unflatten(info["aux_tree"], results[num_out:num_outs_total])
+            aux = info["aux_tree"].unflatten(results[num_out:num_outs_total])
             return (value, aux), grads
         return value, grads
 

@@ -43,7 +43,8 @@ def trace_flat(fun: Callable, in_tree: Any, leaves: Sequence[Any], has_aux: bool
                     f"{type(out).__name__}"
                 )
             out, aux = out
-            aux_leaves, boxes["aux_tree"] = tree_util.tree_flatten(aux)
+            boxes["aux_tree"] = AuxTree(aux)
+            aux_leaves = boxes["aux_tree"].arrays
         else:
             aux_leaves = []
         out_leaves, boxes["out_tree"] = tree_util.tree_flatten(out)
@@ -52,8 +53,25 @@ def trace_flat(fun: Callable, in_tree: Any, leaves: Sequence[Any], has_aux: bool
             _check_output(leaf)
         return [*out_leaves, *aux_leaves]
 
-    traced = core.trace_to_func(flat, avals, name="main", sources=list(leaves))
+    traced = core.trace_to_func(flat, avals, name="main", sources=list(leaves), differentiated=True)
     return traced, boxes["out_tree"], boxes.get("aux_tree"), boxes["num_out"]
+
+
+class AuxTree:
+    """The structure of a has_aux function's auxiliary output: its arrays are outputs of the
+    traced function, its other leaves (strings, Python numbers, None, ...) are kept as they are,
+    as JAX keeps them."""
+
+    def __init__(self, aux: Any) -> None:
+        leaves, self.tree = tree_util.tree_flatten(aux)
+        self.is_array = [hasattr(x, "aval") or isinstance(x, np.ndarray) for x in leaves]
+        self.arrays = [x for x, a in zip(leaves, self.is_array, strict=True) if a]
+        self.others = [x for x, a in zip(leaves, self.is_array, strict=True) if not a]
+
+    def unflatten(self, arrays: Sequence[Any]) -> Any:
+        arrays, others = iter(arrays), iter(self.others)
+        leaves = [next(arrays) if a else next(others) for a in self.is_array]
+        return tree_util.tree_unflatten(self.tree, leaves)
 
 
 def _check_output(leaf: Any) -> None:
@@ -98,7 +116,7 @@ def as_tangent(t: Any, primal_aval: ShapedArray) -> Any:
 
 def with_captured(fn: core.TracedFunction, captured: Sequence[Any]) -> core.TracedFunction:
     # L's captured residuals are tracers of the finished K; bind the values K produced instead.
-    return core.TracedFunction(fn.module, fn.in_avals, fn.out_avals, captured, fn.trace)
+    return fn.with_signature(fn.in_avals, captured)
 
 
 def linearize_and_run(

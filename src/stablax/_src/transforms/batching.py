@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from stablax._src import core, dispatch
-from stablax._src.transforms.interpret import body, decode, emit_constant, op_key
+from stablax._src import dispatch
+from stablax._src.transforms.interpret import decode, emit_constant, op_key, operand_values
 
 
-def batch_op(op: Any, values: list[Any], dims: list[int | None], axis_size: int):
+def batch_op(op: Any, values: list[Any], dims: list[int | None], axis_size: int, owner: Any):
     name = op_key(op)
     if name == "stablehlo.constant":
         return [emit_constant(op)], [None]
-    params = decode(op)
+    params = decode(op, owner, name)
     if all(d is None for d in dims) and name not in dispatch.named_axis_ops:
         out = dispatch.bind(name, *values, **params)
         outs = list(out) if isinstance(out, tuple) else [out]
@@ -33,15 +33,18 @@ def batch_op(op: Any, values: list[Any], dims: list[int | None], axis_size: int)
 
 
 def batch_traced(
-    traced: core.TracedFunction, args: Sequence[Any], dims: Sequence[int | None], axis_size: int
+    traced: Any, args: Sequence[Any], dims: Sequence[int | None], axis_size: int
 ) -> tuple[list[Any], list[int | None]]:
-    """The batched version of a traced function, emitted into the current trace."""
-    arguments, ops, returned = body(traced)
+    """The batched version of a function (traced, private or a region), emitted into the
+    current trace."""
+    arguments, ops, returned = traced.parts()
+    owner = traced.owner
     env = dict(zip(arguments, [*args, *traced.captured], strict=True))
     denv = dict(zip(arguments, [*dims, *([None] * len(traced.captured))], strict=True))
     for op in ops:
+        operands = operand_values(op)
         outs, out_dims = batch_op(
-            op, [env[v] for v in op.operands], [denv[v] for v in op.operands], axis_size
+            op, [env[v] for v in operands], [denv[v] for v in operands], axis_size, owner
         )
         for r, value, d in zip(op.results, outs, out_dims, strict=True):
             env[r] = value

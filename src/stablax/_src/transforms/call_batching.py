@@ -1,9 +1,9 @@
-"""Batching rules of calls with rules: custom_jvp, custom_vjp and checkpoint callees (`func.call`),
-and custom_vjp's linear marker.
+"""Batching rules of calls (`func.call`) and of custom_vjp's linear marker.
 
-A batched call calls a new callee whose body is the batched body of the old one, every output
-batched at axis 0. Its rules are the user's rules under vmap (custom_jvp: the vmapped jvp;
-custom_vjp: the vmapped fwd and bwd), and a checkpoint stays a checkpoint with its policy.
+A plain call is batched inline. A batched custom_jvp, custom_vjp or checkpoint call calls a new
+callee whose body is the batched body of the old one, every output batched at axis 0; its rule
+is the user's rules under vmap (custom_jvp: the vmapped jvp; custom_vjp: the vmapped fwd and
+bwd), and a checkpoint stays a checkpoint with its policy.
 """
 
 from __future__ import annotations
@@ -13,10 +13,17 @@ from typing import Any
 
 from stablax._src import core, dispatch, tree_util
 from stablax._src.core import ShapedArray
-from stablax._src.lax._batch_rules import aval_of, bdim_at_front, moveaxis
-from stablax._src.transforms import calls, custom_derivatives
+from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
+from stablax._src.transforms import calls
 from stablax._src.transforms.ad import is_differentiable_dtype
 from stablax._src.transforms.batching import batch_traced
+from stablax._src.transforms.custom_derivatives import (
+    VJP_LIN,
+    CustomJvp,
+    CustomVjp,
+    Remat,
+    VjpLin,
+)
 
 
 def _at_front(values: Sequence[Any], dims: Sequence[int | None]):
@@ -25,40 +32,19 @@ def _at_front(values: Sequence[Any], dims: Sequence[int | None]):
     return moved, [None if d is None else 0 for d in dims]
 
 
-def _batched_body(
-    traced: core.TracedFunction, dims: Sequence[int | None], axis_size: int
-) -> core.TracedFunction:
-    # The callee's captured values are its trailing inputs here, batched or not like the others.
-    in_avals = [*traced.in_avals, *(aval_of(c) for c in traced.captured)]
-    opened = core.TracedFunction(traced.module, in_avals, traced.out_avals, [], traced.trace)
+def batched_body(callee: Any, dims: Sequence[int | None], axis_size: int) -> core.TracedFunction:
+    """A closed function computing `callee` on inputs batched at 0 where `dims` says so, every
+    output batched at 0."""
     batched_avals = [
         a if d is None else ShapedArray((axis_size, *a.shape), a.dtype, a.weak_type)
-        for a, d in zip(in_avals, dims, strict=True)
+        for a, d in zip(callee.in_avals, dims, strict=True)
     ]
 
     def body(*xs):
-        outs, out_dims = batch_traced(opened, xs, dims, axis_size)
+        outs, out_dims = batch_traced(callee, xs, dims, axis_size)
         return [bdim_at_front(o, d, axis_size) for o, d in zip(outs, out_dims, strict=True)]
 
     return core.trace_to_func(body, batched_avals)
-
-
-def batched_callee(
-    entry: calls.Callee,
-    dims: Sequence[int | None],
-    axis_size: int,
-    captured: Sequence[Any],
-    rule: Any,
-    rule_key: Any,
-) -> tuple[calls.Callee, list[Any]]:
-    """The callee computing `entry`'s body batched along axis 0 of the operands with dims 0
-    (args, then `captured`, the call's captured values), and the captured values of a call."""
-    new = _batched_body(entry.traced, dims, axis_size)
-    n = len(entry.traced.in_avals)
-    traced = core.TracedFunction(
-        new.module, new.in_avals[:n], new.out_avals, [*captured, *new.captured], new.trace
-    )
-    return calls.register_callee(entry.kind, traced, rule, ("vmap", entry.name, rule_key))
 
 
 class VmappedRules:
@@ -69,13 +55,14 @@ class VmappedRules:
     residuals are (None: all of them, as the vmapped fwd returns them).
     """
 
-    def __init__(self, info: dict[str, Any], arg_dims, axis_size: int, res_dims=None) -> None:
-        self.custom = info["rule"]
-        self.nondiff = info["nondiff"]
-        self.in_tree = info["in_tree"]
+    def __init__(self, custom, nondiff, in_tree, arg_dims, axis_size: int, res_dims=None) -> None:
+        self.custom = custom
+        self.nondiff = nondiff
+        self.in_tree = in_tree
         self.arg_dims = list(arg_dims)
         self.axis_size = axis_size
         self.res_dims = res_dims
+        self.symbolic_zeros = getattr(custom, "symbolic_zeros", False)
 
     def _vmap(self, fun, in_axes):
         from stablax._src.transforms.vmap_api import vmap
@@ -93,8 +80,14 @@ class VmappedRules:
         return self._vmap(one, (axes, axes))(primals, tangents)
 
     def fwd(self, *args: Any) -> Any:
+        # The user's fwd takes the nondiff arguments in their positions.
+        nondiff_argnums = getattr(self.custom, "nondiff_argnums", ())
+
         def one(*a):
-            return self.custom.fwd(*self.nondiff, *a)
+            full, nondiff, diff = [], iter(self.nondiff), iter(a)
+            for i in range(len(self.nondiff) + len(a)):
+                full.append(next(nondiff) if i in nondiff_argnums else next(diff))
+            return self.custom.fwd(*full)
 
         return self._vmap(one, self._arg_axes())(*args)
 
@@ -131,52 +124,58 @@ class VmappedRules:
         return tuple(out)
 
 
-def _rules_of_batched(entry: calls.Callee, arg_dims, axis_size: int, res_dims=None) -> dict:
-    info = entry.rule
-    if entry.kind == "remat":
-        return dict(info)
-    rules = VmappedRules(info, arg_dims, axis_size, res_dims)
-    return {"rule": rules, "nondiff": (), "in_tree": info["in_tree"], "out_tree": info["out_tree"]}
+def _batched_rule(rule: Any, arg_dims: Sequence[int | None], axis_size: int) -> Any:
+    if isinstance(rule, Remat):
+        return rule
+    custom = VmappedRules(rule.custom, rule.nondiff, rule.in_tree, arg_dims, axis_size)
+    return type(rule)(custom, (), rule.in_tree, rule.out_tree, rule.num_args)
 
 
-def _call_batch(values, dims, *, axis_size, callee):
-    entry = calls.callees[callee]
-    n = len(entry.traced.in_avals)
+def _call_batch(values, dims, *, axis_size, callee, rule):
+    if hasattr(rule, "batch"):  # a rule of its own (custom_vmap)
+        return rule.batch(values, dims, axis_size)
+    if not isinstance(rule, (CustomJvp, CustomVjp, Remat)):
+        return batch_traced(callee, values, dims, axis_size)  # plain calls and traced rules
+    n = rule.num_args
     values, dims = _at_front(values, dims)
-    if entry.kind != "remat" and any(d is not None for d in dims[n:]):
+    if not isinstance(rule, Remat) and any(d is not None for d in dims[n:]):
         raise NotImplementedError(
-            f"[vmap] a {entry.kind} function that closes over batched values; pass them to it "
+            f"[vmap] a {rule.kind} function that closes over batched values; pass them to it "
             "as arguments instead"
         )
-    rules = _rules_of_batched(entry, dims[:n], axis_size)
-    batched, captured = batched_callee(entry, dims, axis_size, values[n:], rules, tuple(dims))
-    outs = calls.call(batched, values[:n], captured)
+    outs = calls.call(
+        batched_body(callee, dims, axis_size), values, _batched_rule(rule, dims[:n], axis_size)
+    )
     return outs, [0] * len(outs)
 
 
 dispatch.batch_rules["func.call"] = _call_batch
 
 
-def _vjp_lin_batch(values, dims, *, axis_size, callee):
-    # The marker of a batched callee whose arguments are batched like the tangents; its
-    # transpose runs the vmapped bwd on residuals batched as they come.
-    entry = calls.callees[callee]
-    res_tree, num_res = custom_derivatives._vjp_calls[callee]
+def _vjp_lin_batch(values, dims, *, axis_size, info: VjpLin):
+    # The tangents and residuals of a batched call: its transpose runs the vmapped bwd on
+    # residuals batched as they come, the tangents batched like the arguments.
     values, dims = _at_front(values, dims)
-    num_tangents = len(values) - num_res
+    num_tangents = len(values) - info.num_res
     tangent_dims = iter(dims[:num_tangents])
     arg_dims = [
-        next(tangent_dims) if is_differentiable_dtype(a.dtype) else None
-        for a in entry.traced.in_avals
+        next(tangent_dims) if is_differentiable_dtype(a.dtype) else None for a in info.arg_avals
     ]
-    rules = _rules_of_batched(entry, arg_dims, axis_size, dims[num_tangents:])
-    captured = entry.traced.captured  # only their avals matter: the marker's callee is not called
-    all_dims = [*arg_dims, *([None] * len(captured))]
-    key = (tuple(all_dims), tuple(dims[num_tangents:]))
-    batched, _ = batched_callee(entry, all_dims, axis_size, captured, rules, key)
-    custom_derivatives._vjp_calls[batched.name] = (res_tree, num_res)
-    outs = dispatch.bind(custom_derivatives._VJP_LIN, *values, callee=batched.name)
+    custom = VmappedRules(
+        info.custom, info.nondiff, info.in_tree, arg_dims, axis_size, dims[num_tangents:]
+    )
+    batched = info.with_rules(
+        custom,
+        (),
+        [a if d is None else _stacked(a, axis_size) for a, d in zip(info.arg_avals, arg_dims)],
+        [_stacked(a, axis_size) for a in info.out_avals],
+    )
+    outs = dispatch.bind(VJP_LIN, *values, info=batched)
     return list(outs), [0] * len(outs)
 
 
-dispatch.batch_rules[custom_derivatives._VJP_LIN] = _vjp_lin_batch
+def _stacked(aval: ShapedArray, axis_size: int) -> ShapedArray:
+    return ShapedArray((axis_size, *aval.shape), aval.dtype, aval.weak_type)
+
+
+dispatch.batch_rules[VJP_LIN] = _vjp_lin_batch

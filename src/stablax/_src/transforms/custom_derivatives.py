@@ -1,19 +1,26 @@
 """custom_jvp, custom_vjp and checkpoint (remat): user-supplied derivative behaviour.
 
-Each wraps its function as a `func.call` (transforms/calls.py); the jvp rule of `func.call`
-below dispatches on the callee's kind. custom_vjp's tangent is a marker op whose transpose rule
-runs the user's bwd; checkpoint recomputes its body in the linear function instead of saving
-intermediates, except what its policy saves.
+Each is a `func.call` (transforms/calls.py) whose callee carries a rule object from this file
+as its payload. In a trace that autodiff is about to rewrite (`FuncTrace.differentiated`, set by
+grad/jvp/vjp), a custom_jvp function traces its jvp rule and a custom_vjp function its fwd, as
+JAX's JVP trace does: the user's functions run once each, on concrete values outside jit.
+Elsewhere (jit, vmap, loop bodies) the primal function is traced, and the rule is traced when
+the call is differentiated. custom_vjp's tangent is a marker op whose transpose runs bwd;
+checkpoint recomputes its body in the linear function, except what its policy saves.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stablax._src import core, dispatch, tree_util
+import numpy as np
+
+from stablax._src import core, dispatch, dtypes, tree_util
 from stablax._src import ir as mlir
+from stablax._src.bodies import PAYLOAD_ATTRIBUTE
 from stablax._src.core import ShapedArray
 from stablax._src.ir import ir
 from stablax._src.transforms import calls
@@ -23,6 +30,15 @@ from stablax._src.transforms.ad import (
     is_differentiable_dtype,
     jvp_traced,
     tangent_aval,
+    zeros_like_aval,
+)
+from stablax._src.transforms.interpret import eval_op, operand_values
+
+_CLOSED_OVER_MESSAGE = (
+    "Detected differentiation of a {kind} function with respect to a closed-over value. That "
+    "isn't supported because the custom {rule} rule only specifies how to differentiate the "
+    "{kind} function with respect to explicit input parameters. Pass the value as an argument "
+    "instead (or use stablax.closure_convert)."
 )
 
 
@@ -39,41 +55,99 @@ def _merge_args(nondiff: Sequence[Any], diff: Sequence[Any], nondiff_argnums: Se
     return out
 
 
-def _hashable(values: Sequence[Any]) -> Any:
-    try:
-        hash(values)
-        return values
-    except TypeError:
-        return tuple(id(v) for v in values)
+def _bind_kwargs(fun: Callable, args: tuple, kwargs: dict) -> tuple:
+    bound = inspect.signature(fun).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple(bound.args) + tuple(bound.kwargs.values())
 
 
-def _trace_call(
-    kind: str,
-    fun: Callable,
-    nondiff_argnums: Sequence[int],
-    args: Sequence[Any],
-    rule: Any,
-    rule_key: Any,
-):
-    nondiff, diff = _split_args(args, nondiff_argnums)
-    leaves, in_tree = tree_util.tree_flatten(diff)
-    boxes: dict[str, Any] = {}
+def _check_no_closed_over_tangents(tangents: Sequence[Any], kind: str, rule: str) -> None:
+    if any(t is not None for t in tangents):
+        raise TypeError(_CLOSED_OVER_MESSAGE.format(kind=kind, rule=rule))
 
-    def flat(*tracers):
-        diff_args = tree_util.tree_unflatten(in_tree, list(tracers))
-        out = fun(*_merge_args(nondiff, diff_args, nondiff_argnums))
-        out_leaves, boxes["out_tree"] = tree_util.tree_flatten(out)
-        return out_leaves
 
-    traced = core.trace_to_func(flat, [aval_of(x) for x in leaves])
-    info = {"rule": rule, "nondiff": nondiff, "in_tree": in_tree, "out_tree": boxes["out_tree"]}
-    callee, captured = calls.register_callee(
-        kind, traced, info, (rule_key, _hashable(nondiff), in_tree)
-    )
-    # The tree structures of this call are the callee's too (same text, same rule).
-    callee.rule.update(out_tree=boxes["out_tree"])
-    outs = calls.call(callee, leaves, captured)
-    return tree_util.tree_unflatten(boxes["out_tree"], outs)
+def _trace_callee(fun: Callable, leaves: Sequence[Any], concrete: bool) -> core.TracedFunction:
+    """Traces `fun` (flat in, flat out) as a callee. With `concrete`, its inputs stand for the
+    call's operands, so Python control flow on values works wherever those are known."""
+    avals = [aval_of(x) for x in leaves]
+    return core.trace_to_func(fun, avals, sources=list(leaves) if concrete else None)
+
+
+class SymbolicZero:
+    """A zero tangent or cotangent, by its aval: what rules defined with `symbolic_zeros=True`
+    receive (and may return) instead of an array of zeros."""
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+
+    def instantiate(self) -> Any:
+        return zeros_like_aval(self.aval)
+
+    @staticmethod
+    def from_primal_value(value: Any) -> SymbolicZero:
+        return SymbolicZero(tangent_aval(aval_of(value)))
+
+    def __repr__(self) -> str:
+        return "SymbolicZero"
+
+
+def zero_from_primal(value: Any, symbolic_zeros: bool = False) -> Any:
+    """Zero tangents for a pytree of primal values (SymbolicZeros with `symbolic_zeros`)."""
+
+    def zero(x):
+        aval = tangent_aval(aval_of(x))
+        return SymbolicZero(aval) if symbolic_zeros else zeros_like_aval(aval)
+
+    return tree_util.tree_map(zero, value)
+
+
+class CustomVJPPrimal:
+    """A primal argument of a custom_vjp fwd rule defined with `symbolic_zeros=True`: its value
+    and whether it is being differentiated."""
+
+    __slots__ = ("value", "perturbed")
+
+    def __init__(self, value: Any, perturbed: bool) -> None:
+        self.value = value
+        self.perturbed = perturbed
+
+    def __repr__(self) -> str:
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
+def custom_vjp_primal_tree_values(tree: Any) -> Any:
+    """The values of a tree of CustomVJPPrimal records (a symbolic_zeros fwd rule's arguments)."""
+
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+
+    return tree_util.tree_map(value, tree)
+
+
+def _instantiate_symbolic(x: Any) -> Any:
+    return x.instantiate() if type(x) is SymbolicZero else x
+
+
+def _check_for_tracers(nondiff: Any) -> None:
+    for leaf in tree_util.tree_leaves(nondiff):
+        if isinstance(leaf, core.Tracer):
+            raise core.UnexpectedTracerError(
+                "Found a traced value passed as an argument to a custom_vjp function in a "
+                "position indicated by nondiff_argnums as non-differentiable. Traced values "
+                "cannot be passed as non-differentiable arguments to custom_vjp functions; "
+                "nondiff_argnums should only be used for arguments that can't be or contain "
+                "arrays, e.g. function-valued arguments."
+            )
+
+
+# --- custom_jvp --------------------------------------------------------------------------------
 
 
 class custom_jvp:  # noqa: N801 (JAX's public name)
@@ -91,9 +165,11 @@ class custom_jvp:  # noqa: N801 (JAX's public name)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp: Callable | None = None
+        self.symbolic_zeros = False
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
         self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
         return jvp
 
     def defjvps(self, *jvps: Callable | None) -> None:
@@ -126,9 +202,201 @@ class custom_jvp:  # noqa: N801 (JAX's public name)
             )
         if kwargs:
             args = _bind_kwargs(self.fun, args, kwargs)
-        if core.current_trace() is None:
+        trace = core.current_trace()
+        if trace is None:
             return self.fun(*args)
-        return _trace_call("custom_jvp", self.fun, self.nondiff_argnums, args, self, id(self))
+        nondiff, diff = _split_args(args, self.nondiff_argnums)
+        nondiff = _stop_traced_gradients(nondiff)
+        leaves, in_tree = tree_util.tree_flatten(diff)
+        if trace.differentiated and not self.symbolic_zeros:
+            return _call_jvp_rule(self, nondiff, leaves, in_tree)
+        return _call_primal(self, nondiff, leaves, in_tree, CustomJvp)
+
+
+def _stop_traced_gradients(nondiff: tuple) -> tuple:
+    """Traced values among nondiff arguments, with their derivatives stopped (JAX's rule)."""
+    from stablax._src.lax._custom import stop_gradient
+
+    return tree_util.tree_map(
+        lambda x: stop_gradient(x) if isinstance(x, core.Tracer) else x, nondiff
+    )
+
+
+def _rule_tangents(custom, args, arg_tangents):
+    """The tangents a user's jvp rule receives: zeros for None (SymbolicZeros if the rule asked
+    for them), float0 zeros for integers."""
+    symbolic = getattr(custom, "symbolic_zeros", False)
+    out = []
+    for a, t in zip(args, arg_tangents, strict=True):
+        aval = aval_of(a)
+        if not is_differentiable_dtype(aval.dtype):
+            out.append(np.zeros(aval.shape, dtypes.float0))
+        elif t is None and symbolic:
+            out.append(SymbolicZero(tangent_aval(aval)))
+        else:
+            out.append(instantiate(t, tangent_aval(aval)))
+    return out
+
+
+def _apply_jvp_rule(custom, nondiff, in_tree, args, tangents):
+    """Runs the user's rule; checks and flattens its (primal out, tangent out)."""
+    primals_tree = tree_util.tree_unflatten(in_tree, list(args))
+    tangents_tree = tree_util.tree_unflatten(in_tree, list(tangents))
+    out, tangent_out = custom.jvp(*nondiff, tuple(primals_tree), tuple(tangents_tree))
+    out_leaves, out_tree = tree_util.tree_flatten(out)
+    t_leaves, t_tree = tree_util.tree_flatten(tangent_out)
+    t_leaves = [_instantiate_symbolic(t) for t in t_leaves]
+    if out_tree != t_tree:
+        raise TypeError(
+            "Custom JVP rule must produce primal and tangent outputs with equal container "
+            f"(pytree) structures, but got {out_tree} and {t_tree} respectively."
+        )
+    for o, t in zip(out_leaves, t_leaves, strict=True):
+        if aval_of(o).shape != aval_of(t).shape:
+            raise ValueError(
+                "Custom JVP rule must produce primal and tangent outputs with equal shapes, "
+                f"got {aval_of(o).shape} and {aval_of(t).shape}"
+            )
+    return out_leaves, t_leaves, out_tree
+
+
+def _call_jvp_rule(custom, nondiff, leaves, in_tree):
+    """In a trace about to be differentiated: a call of the user's rule, traced once on the
+    arguments and zero tangents; its primal outputs are the call's values (see JvpRuleCall)."""
+    from stablax._src import lax
+
+    avals = [aval_of(x) for x in leaves]
+    mask = [is_differentiable_dtype(a.dtype) for a in avals]
+    zeros = [lax.full(a.shape, 0, tangent_aval(a).dtype) for a, m in zip(avals, mask) if m]
+    n = len(leaves)
+    box: dict[str, Any] = {}
+
+    def rule(*xs):
+        slots = iter(xs[n:])
+        tangents = [next(slots) if m else None for m in mask]
+        tangents = _rule_tangents(custom, xs[:n], tangents)
+        out_leaves, t_leaves, box["out_tree"] = _apply_jvp_rule(
+            custom, nondiff, in_tree, xs[:n], tangents
+        )
+        box["out_mask"] = [is_differentiable_dtype(aval_of(o).dtype) for o in out_leaves]
+        kept = [t for t, m in zip(t_leaves, box["out_mask"], strict=True) if m]
+        return [*out_leaves, *kept]
+
+    traced = _trace_callee(rule, [*leaves, *zeros], concrete=True)
+    num_out = len(box["out_mask"])
+    payload = JvpRuleCall(n, mask, num_out, box["out_mask"])
+    outs = calls.call_traced_closed(traced, [*leaves, *zeros], payload)
+    return tree_util.tree_unflatten(box["out_tree"], outs[:num_out])
+
+
+class _PrimalCall:
+    """The payload of a call of a custom function's primal: the user's object and the call's
+    static part (nondiff arguments, argument and output structures, number of argument leaves;
+    the callee's further inputs are values it closed over)."""
+
+    kind = ""
+
+    def __init__(self, custom: Any, nondiff: tuple, in_tree: Any, out_tree: Any, num_args: int):
+        self.custom = custom
+        self.nondiff = nondiff
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.num_args = num_args
+        self.nondiff_slots: list[int] = []  # captured operand of each traced nondiff leaf
+
+    def nondiff_values(self, primals: Sequence[Any]) -> tuple:
+        """The nondiff arguments, their traced leaves taken from this call's operands."""
+        if not self.nondiff_slots:
+            return self.nondiff
+        from stablax._src.lax._custom import stop_gradient
+
+        slots = iter(self.nondiff_slots)
+        leaves, tree = tree_util.tree_flatten(self.nondiff)
+        leaves = [
+            stop_gradient(primals[self.num_args + next(slots)]) if isinstance(x, core.Tracer) else x
+            for x in leaves
+        ]
+        return tuple(tree_util.tree_unflatten(tree, leaves))
+
+
+def _call_primal(custom, nondiff, leaves, in_tree, payload_type) -> Any:
+    """Traces the primal function of `custom` as a callee and calls it with `payload_type`.
+
+    Traced values among the nondiff arguments are values the callee reads: they become operands
+    of the call, and the rule sees their values there, with a stopped gradient, as in JAX."""
+    box: dict[str, Any] = {}
+    traced_nondiff = [x for x in tree_util.tree_leaves(nondiff) if isinstance(x, core.Tracer)]
+
+    def primal(*xs):
+        for x in traced_nondiff:  # read them in the callee, so that they are its operands
+            core.to_tracer(core.current_trace(), x)
+        diff_args = tree_util.tree_unflatten(in_tree, list(xs))
+        out = custom.fun(*_merge_args(nondiff, diff_args, custom.nondiff_argnums))
+        out_leaves, box["out_tree"] = tree_util.tree_flatten(out)
+        return out_leaves
+
+    traced = _trace_callee(primal, leaves, concrete=True)
+    payload = payload_type(custom, nondiff, in_tree, box["out_tree"], len(leaves))
+    if traced_nondiff:
+        payload.nondiff_slots = [
+            next(j for j, c in enumerate(traced.captured) if c is x) for x in traced_nondiff
+        ]
+    outs = calls.call_traced_closed(traced, leaves, payload)
+    return tree_util.tree_unflatten(box["out_tree"], outs)
+
+
+class CustomJvp(_PrimalCall):
+    """The payload of a custom_jvp call of the primal function: the user's rule, applied when
+    the call is differentiated."""
+
+    kind = "custom_jvp"
+
+    def jvp(self, callee, primals, tangents):
+        n = self.num_args
+        closed_over = [t for j, t in enumerate(tangents[n:]) if j not in self.nondiff_slots]
+        _check_no_closed_over_tangents(closed_over, "custom_jvp", "JVP")
+        args = primals[:n]
+        rule_tangents = _rule_tangents(self.custom, args, tangents[:n])
+        out_leaves, t_leaves, _ = _apply_jvp_rule(
+            self.custom, self.nondiff_values(primals), self.in_tree, args, rule_tangents
+        )
+        return out_leaves, t_leaves
+
+
+class JvpRuleCall:
+    """The payload of a call of a custom_jvp rule, traced as (args, arg tangents) -> (outs,
+    out tangents) and called with zero tangents. Differentiated, the rule is evaluated on the
+    actual tangents, as JAX evaluates it: under linearize its primal part lands in the primal
+    function and its tangent part, linear in the tangents, in the linear one."""
+
+    kind = "custom_jvp_rule"
+
+    def __init__(self, num_args: int, arg_mask, num_out: int, out_mask) -> None:
+        self.num_args = num_args
+        self.arg_mask = list(arg_mask)
+        self.num_out = num_out
+        self.out_mask = list(out_mask)
+
+    def jvp(self, callee, primals, tangents):
+        from stablax._src.transforms.interpret import interpret
+
+        n, n_t = self.num_args, sum(self.arg_mask)
+        _check_no_closed_over_tangents(tangents[n + n_t :], "custom_jvp", "JVP")
+        args = primals[:n]
+        slots = [
+            instantiate(t, tangent_aval(aval_of(a)))
+            for a, t, m in zip(args, tangents[:n], self.arg_mask, strict=True)
+            if m
+        ]
+        outs = interpret(callee, [*args, *slots, *primals[n + n_t :]])
+        primal_outs, rule_tangents = outs[: self.num_out], iter(outs[self.num_out :])
+        out_tangents = [next(rule_tangents) if m else None for m in self.out_mask]
+        # The call's other results, the rule's tangents at zero tangents, are zeros.
+        zeros = [zeros_like_aval(aval_of(t)) for t in outs[self.num_out :]]
+        return [*primal_outs, *zeros], [*out_tangents, *([None] * len(zeros))]
+
+
+# --- custom_vjp --------------------------------------------------------------------------------
 
 
 class custom_vjp:  # noqa: N801 (JAX's public name)
@@ -144,6 +412,7 @@ class custom_vjp:  # noqa: N801 (JAX's public name)
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
+        self.symbolic_zeros = False
 
     def defvjp(
         self,
@@ -153,6 +422,7 @@ class custom_vjp:  # noqa: N801 (JAX's public name)
         optimize_remat: bool = False,
     ) -> None:
         self.fwd, self.bwd = fwd, bwd
+        self.symbolic_zeros = symbolic_zeros
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
         return self if instance is None else functools.partial(self, instance)
@@ -165,17 +435,337 @@ class custom_vjp:  # noqa: N801 (JAX's public name)
             )
         if kwargs:
             args = _bind_kwargs(self.fun, args, kwargs)
-        if core.current_trace() is None:
+        trace = core.current_trace()
+        if trace is None:
             return self.fun(*args)
-        return _trace_call("custom_vjp", self.fun, self.nondiff_argnums, args, self, id(self))
+        nondiff, diff = _split_args(args, self.nondiff_argnums)
+        _check_for_tracers(nondiff)
+        leaves, in_tree = tree_util.tree_flatten(diff)
+        if trace.differentiated:
+            box: dict[str, Any] = {}
+
+            # As JAX under grad: fwd runs (once, on concrete values outside jit), not the primal.
+            def fwd(*xs):
+                out_leaves, res_leaves, box["out_tree"], box["res_tree"] = _run_fwd(
+                    self, nondiff, in_tree, xs
+                )
+                box["num_out"] = len(out_leaves)
+                return [*out_leaves, *res_leaves]
+
+            traced = _trace_callee(fwd, leaves, concrete=True)
+            info = VjpLin(self, nondiff, in_tree, box["out_tree"], box["res_tree"], traced, leaves)
+            payload = FwdCall(info, len(leaves))
+            outs = calls.call_traced_closed(traced, leaves, payload)
+            return tree_util.tree_unflatten(box["out_tree"], outs[: box["num_out"]])
+        return _call_primal(self, nondiff, leaves, in_tree, CustomVjp)
 
 
-def _bind_kwargs(fun: Callable, args: tuple, kwargs: dict) -> tuple:
-    import inspect
+def _run_fwd(custom, nondiff, in_tree, args):
+    """Runs fwd on the arguments in their positions (nondiff ones included, as in JAX)."""
+    if getattr(custom, "symbolic_zeros", False):
+        args = [CustomVJPPrimal(a, is_differentiable_dtype(aval_of(a).dtype)) for a in args]
+    primals_tree = tree_util.tree_unflatten(in_tree, list(args))
+    nondiff_argnums = getattr(custom, "nondiff_argnums", ())
+    result = custom.fwd(*_merge_args(nondiff, primals_tree, nondiff_argnums))
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        raise TypeError(
+            "Custom VJP fwd rule must produce a pair (list or tuple of length two) representing "
+            f"primal outputs and residuals (values stored from the forward pass for use on the "
+            f"backward pass), got {type(result).__name__}."
+        )
+    out, residuals = result
+    out_leaves, out_tree = tree_util.tree_flatten(out)
+    res_leaves, res_tree = tree_util.tree_flatten(residuals)
+    return out_leaves, res_leaves, out_tree, res_tree
 
-    bound = inspect.signature(fun).bind(*args, **kwargs)
-    bound.apply_defaults()
-    return tuple(bound.args) + tuple(bound.kwargs.values())
+
+class VjpLin:
+    """What the tangent of a custom_vjp call needs to run bwd: the user's rules, the argument
+    and output structures and avals, and the residuals' structure."""
+
+    def __init__(self, custom, nondiff, in_tree, out_tree, res_tree, fwd_traced, args):
+        self.custom = custom
+        self.nondiff = nondiff
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.res_tree = res_tree
+        self.num_res = res_tree.num_leaves
+        self.arg_avals = [aval_of(a) for a in args]
+        self.out_avals = list(fwd_traced.out_avals[: out_tree.num_leaves])
+
+    def with_rules(self, custom, nondiff, arg_avals, out_avals, res_tree=None) -> VjpLin:
+        new = object.__new__(VjpLin)
+        new.__dict__.update(self.__dict__)
+        new.custom, new.nondiff = custom, nondiff
+        new.arg_avals, new.out_avals = list(arg_avals), list(out_avals)
+        if res_tree is not None:
+            new.res_tree, new.num_res = res_tree, res_tree.num_leaves
+        return new
+
+    def linear(self, tangents: Sequence[Any], residuals: Sequence[Any]) -> list[Any]:
+        """The marker standing for the output tangents: bwd transposes it."""
+        live = [
+            instantiate(t, tangent_aval(a))
+            for a, t in zip(self.arg_avals, tangents, strict=True)
+            if is_differentiable_dtype(a.dtype)
+        ]
+        return list(dispatch.bind(VJP_LIN, *live, *residuals, info=self))
+
+
+class CustomVjp(_PrimalCall):
+    """The payload of a custom_vjp call of the primal function: when differentiated, fwd runs in
+    place of the call and the tangents are a marker that bwd transposes."""
+
+    kind = "custom_vjp"
+
+    def jvp(self, callee, primals, tangents):
+        n = self.num_args
+        _check_no_closed_over_tangents(tangents[n:], "custom_vjp", "VJP")
+        args = primals[:n]
+        out_leaves, res_leaves, out_tree, res_tree = _run_fwd(
+            self.custom, self.nondiff, self.in_tree, args
+        )
+        info = VjpLin(self.custom, self.nondiff, self.in_tree, out_tree, res_tree, callee, args)
+        return out_leaves, info.linear(tangents[:n], res_leaves)
+
+
+class FwdCall:
+    """The payload of a call of a custom_vjp function's fwd, traced in place of the primal in a
+    trace about to be differentiated. Its derivative: the same call, plain (later derivatives
+    differentiate fwd's body), and the marker for the primal outputs' tangents."""
+
+    kind = "custom_vjp_fwd"
+
+    def __init__(self, info: VjpLin, num_args: int) -> None:
+        self.info = info
+        self.num_args = num_args
+
+    def jvp(self, callee, primals, tangents):
+        n = self.num_args
+        _check_no_closed_over_tangents(tangents[n:], "custom_vjp", "VJP")
+        outs = calls.call(callee, primals)
+        num_out = len(outs) - self.info.num_res
+        out_tangents = self.info.linear(tangents[:n], outs[num_out:])
+        return outs, [*out_tangents, *([None] * self.info.num_res)]
+
+
+# --- custom_vjp's linear marker ----------------------------------------------------------------
+
+VJP_LIN = "stablehlo.custom_call:stablax.custom_vjp_lin"
+
+
+def _vjp_lin_rule(*avals: ShapedArray, info: VjpLin) -> tuple[ShapedArray, ...]:
+    return tuple(tangent_aval(a) for a in info.out_avals)
+
+
+def _vjp_lin_lowering(operands, in_avals, out_avals, *, info):
+    key = core.lowering_trace().add_payload("custom_vjp_lin", info)
+    op = mlir.emit(
+        "stablehlo.custom_call",
+        operands,
+        [mlir.aval_type(a) for a in out_avals],
+        {
+            "call_target_name": ir.StringAttr.get("stablax.custom_vjp_lin"),
+            "has_side_effect": ir.BoolAttr.get(False),
+            PAYLOAD_ATTRIBUTE: ir.StringAttr.get(key),
+        },
+    )
+    return list(op.results)
+
+
+def _decode_vjp_lin(op: Any, owner: Any) -> dict[str, Any]:
+    return {"info": owner.payloads[ir.StringAttr(op.attributes[PAYLOAD_ATTRIBUTE]).value]}
+
+
+def _vjp_lin_transpose(ct, *operands, info: VjpLin):
+    num_tangents = len(operands) - info.num_res
+    residuals = tree_util.tree_unflatten(info.res_tree, list(operands[num_tangents:]))
+    cts = ct if isinstance(ct, (list, tuple)) else [ct]
+    symbolic = getattr(info.custom, "symbolic_zeros", False)
+    cts = [
+        c
+        if c is not None
+        else SymbolicZero(tangent_aval(a))
+        if symbolic
+        else zeros_like_aval(tangent_aval(a))
+        for c, a in zip(cts, info.out_avals, strict=True)
+    ]
+    ct_tree = tree_util.tree_unflatten(info.out_tree, cts)
+    in_cts = info.custom.bwd(*info.nondiff, residuals, ct_tree)
+    if not isinstance(in_cts, (tuple, list)):
+        raise TypeError(
+            "Custom VJP bwd rule must produce a tuple of cotangents, one per primal input, got "
+            f"{type(in_cts).__name__}"
+        )
+    arg_trees = tree_util.treedef_children(info.in_tree)
+    if len(in_cts) != len(arg_trees):
+        raise TypeError(
+            "Custom VJP bwd rule must produce a tuple of length equal to the number of "
+            f"arguments of the primal function less nondiff_argnums ({len(arg_trees)}), got "
+            f"{len(in_cts)}"
+        )
+    leaves = []
+    for c, tree in zip(in_cts, arg_trees, strict=True):
+        # None stands for a zero cotangent of a whole argument.
+        is_none = lambda x: x is None  # noqa: E731
+        ct_leaves = [None] * tree.num_leaves if c is None else tree_util.tree_leaves(c, is_none)
+        if len(ct_leaves) != tree.num_leaves:
+            raise TypeError(
+                f"Custom VJP bwd rule produced a cotangent with {len(ct_leaves)} leaves for an "
+                f"argument with structure {tree}"
+            )
+        leaves += ct_leaves
+    differentiable = [is_differentiable_dtype(a.dtype) for a in info.arg_avals]
+    leaves = [None if type(c) is SymbolicZero else c for c in leaves]
+    kept = [c for c, d in zip(leaves, differentiable, strict=True) if d]
+    return [*kept, *([None] * info.num_res)]
+
+
+dispatch.def_op(
+    VJP_LIN,
+    _vjp_lin_rule,
+    _vjp_lin_lowering,
+    decode=_decode_vjp_lin,
+    decode_reads_owner=True,
+    cache_eagerly=False,
+    transpose=_vjp_lin_transpose,
+)
+
+
+# --- custom_gradient and linear_call, built on custom_vjp -----------------------------------------
+
+
+class _TracedRule:
+    """A residual holding a traced function of cotangents: the arrays it closed over are the
+    pytree's children (stored like any residual), the traced function and the structures of
+    its inputs and outputs its static part."""
+
+    def __init__(self, traced, captured: Sequence[Any], in_tree: Any, out_tree: Any) -> None:
+        self.traced = traced
+        self.captured = list(captured)
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+
+    def __call__(self, ct: Any) -> Any:
+        from stablax._src.transforms.interpret import interpret
+
+        ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != self.in_tree:
+            raise TypeError(f"custom_gradient: cotangent structure {ct_tree} != {self.in_tree}")
+        outs = interpret(self.traced, [*ct_leaves, *self.captured])
+        return tree_util.tree_unflatten(self.out_tree, outs)
+
+
+tree_util.register_pytree_node(
+    _TracedRule,
+    lambda r: (r.captured, (r.traced, r.in_tree, r.out_tree)),
+    lambda aux, captured: _TracedRule(aux[0], captured, aux[1], aux[2]),
+)
+
+
+def custom_gradient(fun: Callable) -> Callable:
+    """A function whose gradient its own body defines: `fun(*args)` returns `(output, vjp)`
+    where `vjp(output cotangent)` returns the cotangents of the arguments (JAX's
+    `jax.custom_gradient`, after TensorFlow's).
+
+    Example: `@custom_gradient def f(x): return x ** 2, lambda g: (3 * g * x,)`.
+    """
+
+    @custom_vjp
+    def wrapped(*args: Any) -> Any:
+        out, _ = fun(*args)
+        return out
+
+    def fwd(*args: Any) -> Any:
+        out, vjp_rule = fun(*args)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        box: dict[str, Any] = {}
+
+        def rule(*cts):
+            in_cts = vjp_rule(tree_util.tree_unflatten(out_tree, list(cts)))
+            leaves, box["tree"] = tree_util.tree_flatten(in_cts)
+            return leaves
+
+        # The rule, traced once: the arrays it closes over become residuals.
+        traced = core.trace_to_func(rule, [tangent_aval(aval_of(o)) for o in out_leaves])
+        in_avals = [*traced.in_avals, *(aval_of(c) for c in traced.captured)]
+        closed = traced.with_signature(in_avals, [])
+        return out, _TracedRule(closed, traced.captured, out_tree, box["tree"])
+
+    def bwd(rule: _TracedRule, ct: Any) -> Any:
+        cts = rule(ct)
+        return cts if isinstance(cts, tuple) else (cts,)
+
+    wrapped.defvjp(fwd, bwd)
+    functools.update_wrapper(wrapped, fun, updated=())
+    return wrapped
+
+
+def linear_call(fun: Callable, fun_transpose: Callable, residual_args: Any, linear_args: Any):
+    """`fun(residual_args, linear_args)`, a function linear in `linear_args`, whose transpose is
+    `fun_transpose(residual_args, cotangent)` instead of the transpose of fun's body (JAX's
+    `custom_derivatives.linear_call`). Forward mode applies `fun` to the tangents of
+    `linear_args`; `residual_args` are not differentiated."""
+    if core.current_trace() is None:
+        return fun(residual_args, linear_args)
+    res_leaves, res_tree = tree_util.tree_flatten(residual_args)
+    lin_leaves, lin_tree = tree_util.tree_flatten(linear_args)
+    n_res = len(res_leaves)
+    box: dict[str, Any] = {}
+
+    def flat(*xs):
+        res = tree_util.tree_unflatten(res_tree, list(xs[:n_res]))
+        out = fun(res, tree_util.tree_unflatten(lin_tree, list(xs[n_res:])))
+        out_leaves, box["out_tree"] = tree_util.tree_flatten(out)
+        return out_leaves
+
+    traced = core.trace_to_func(flat, [aval_of(x) for x in [*res_leaves, *lin_leaves]])
+    payload = LinearCall(fun_transpose, res_tree, lin_tree, box["out_tree"], traced.out_avals)
+    outs = calls.call_traced_closed(traced, [*res_leaves, *lin_leaves], payload)
+    return tree_util.tree_unflatten(box["out_tree"], outs)
+
+
+class LinearCall:
+    """The payload of a `linear_call`: its tangent is the call on the tangents of the linear
+    arguments; its transpose is the user's `fun_transpose`."""
+
+    kind = "linear_call"
+
+    def __init__(self, fun_transpose, res_tree, lin_tree, out_tree, out_avals) -> None:
+        self.fun_transpose = fun_transpose
+        self.res_tree = res_tree
+        self.lin_tree = lin_tree
+        self.out_tree = out_tree
+        self.out_avals = list(out_avals)
+        self.num_res = res_tree.num_leaves
+        self.num_lin = lin_tree.num_leaves
+
+    def jvp(self, callee, primals, tangents):
+        outs = calls.call(callee, primals, self)
+        r, n = self.num_res, self.num_lin
+        if all(t is None for t in tangents[r : r + n]):
+            return outs, [None] * len(outs)
+        lin = [
+            instantiate(t, tangent_aval(aval_of(p)))
+            for p, t in zip(primals[r : r + n], tangents[r : r + n], strict=True)
+        ]
+        return outs, calls.call(callee, [*primals[:r], *lin, *primals[r + n :]], self)
+
+    def transpose(self, cts, operands):
+        r, n = self.num_res, self.num_lin
+        cts = [
+            c if c is not None else zeros_like_aval(tangent_aval(a))
+            for c, a in zip(cts, self.out_avals, strict=True)
+        ]
+        res = tree_util.tree_unflatten(self.res_tree, list(operands[:r]))
+        in_ct = self.fun_transpose(res, tree_util.tree_unflatten(self.out_tree, cts))
+        lin_cts = tree_util.tree_leaves(in_ct, is_leaf=lambda x: x is None)
+        if len(lin_cts) != n:
+            raise TypeError(
+                f"linear_call: the transpose returned {len(lin_cts)} cotangents for {n} linear "
+                "arguments"
+            )
+        return [*([None] * r), *lin_cts, *([None] * (len(operands) - r - n))]
 
 
 # --- checkpoint --------------------------------------------------------------------------------
@@ -219,7 +809,19 @@ def checkpoint(
     def remat_fun(*args: Any) -> Any:
         if core.current_trace() is None:
             return fun(*args)
-        return _trace_call("remat", fun, static, args, {"policy": policy}, policy)
+        nondiff, diff = _split_args(args, static)
+        leaves, in_tree = tree_util.tree_flatten(diff)
+        box: dict[str, Any] = {}
+
+        def body(*xs):
+            out = fun(*_merge_args(nondiff, tree_util.tree_unflatten(in_tree, list(xs)), static))
+            out_leaves, box["out_tree"] = tree_util.tree_flatten(out)
+            return out_leaves
+
+        # As in JAX, the body is traced abstractly: it is recomputed from its inputs.
+        traced = _trace_callee(body, leaves, concrete=False)
+        outs = calls.call_traced_closed(traced, leaves, Remat(policy, len(leaves)))
+        return tree_util.tree_unflatten(box["out_tree"], outs)
 
     return remat_fun
 
@@ -227,110 +829,45 @@ def checkpoint(
 remat = checkpoint
 
 
-# --- the rules of func.call --------------------------------------------------------------------
+class Remat:
+    """The payload of a checkpointed call: the policy naming what the backward pass may save."""
+
+    kind = "remat"
+
+    def __init__(self, policy: Any, num_args: int) -> None:
+        self.policy = policy
+        self.num_args = num_args
+
+    def jvp(self, callee, primals, tangents):
+        # A checkpointed body is differentiated w.r.t. the values it closes over too.
+        primal_trace = core.trace_state.target
+        linear_trace = core.current_trace()
+        if primal_trace is None or primal_trace is linear_trace:
+            return jvp_traced(callee, primals, tangents)  # plain forward mode: nothing to save
+        if self.policy in (
+            "everything_saveable",
+            "dots_saveable",
+            "dots_with_no_batch_dims_saveable",
+        ):
+            outs, saved = _saved_values(callee, primals, self.policy)  # the body inlined in K
+        else:
+            outs, saved = calls.call(callee, primals, self), {}  # the primal values, computed in K
+        # Recompute the body inside L from its (lifted) inputs: its intermediates are not residuals.
+        lifted = [
+            linear_trace.lift(a, aval_of(a)) if isinstance(a, core.Tracer) else a for a in primals
+        ]
+        with core.emitting_into(linear_trace):
+            _, out_tangents = jvp_traced(callee, lifted, tangents, saved=saved)
+        return outs, out_tangents
 
 
-def _call_jvp(primals, tangents, *, callee):
-    entry = calls.callees[callee]
-    info = entry.rule
-    n = len(entry.traced.in_avals)
-    args, captured = list(primals[:n]), list(primals[n:])
-    arg_tangents = list(tangents[:n])
-    if entry.kind == "custom_jvp":
-        return _custom_jvp_rule(entry, info, args, arg_tangents)
-    if entry.kind == "custom_vjp":
-        return _custom_vjp_rule(entry, info, args, arg_tangents)
-    # A checkpointed body is differentiated w.r.t. the values it closes over too.
-    return _remat_rule(entry, info, args, captured, [*arg_tangents, *tangents[n:]])
-
-
-def _custom_jvp_rule(entry, info, args, arg_tangents):
-    custom = info["rule"]
-    in_tree = info["in_tree"]
-    tangents = [
-        instantiate(t, tangent_aval(aval_of(a)))
-        if is_differentiable_dtype(aval_of(a).dtype)
-        else _float0_like(a)
-        for a, t in zip(args, arg_tangents, strict=True)
-    ]
-    primals_tree = tree_util.tree_unflatten(in_tree, args)
-    tangents_tree = tree_util.tree_unflatten(in_tree, tangents)
-    nondiff = info["nondiff"]
-    out, tangent_out = custom.jvp(*nondiff, tuple(primals_tree), tuple(tangents_tree))
-    out_leaves, out_tree = tree_util.tree_flatten(out)
-    t_leaves, t_tree = tree_util.tree_flatten(tangent_out)
-    if out_tree != t_tree:
-        raise TypeError(
-            "Custom JVP rule must produce primal and tangent outputs with equal container "
-            f"(pytree) structures, but got {out_tree} and {t_tree} respectively."
-        )
-    for o, t in zip(out_leaves, t_leaves, strict=True):
-        if aval_of(o).shape != aval_of(t).shape:
-            raise ValueError(
-                "Custom JVP rule must produce primal and tangent outputs with equal shapes, "
-                f"got {aval_of(o).shape} and {aval_of(t).shape}"
-            )
-    return out_leaves, t_leaves
-
-
-def _float0_like(a):
-    return None
-
-
-def _custom_vjp_rule(entry, info, args, arg_tangents):
-    custom = info["rule"]
-    nondiff = info["nondiff"]
-    primals_tree = tree_util.tree_unflatten(info["in_tree"], args)
-    out, residuals = custom.fwd(*nondiff, *primals_tree)
-    out_leaves, _ = tree_util.tree_flatten(out)
-    res_leaves, res_tree = tree_util.tree_flatten(residuals)
-    _vjp_calls[entry.name] = (res_tree, len(res_leaves))
-    tangents = [
-        instantiate(t, tangent_aval(aval_of(a)))
-        for a, t in zip(args, arg_tangents, strict=True)
-        if is_differentiable_dtype(aval_of(a).dtype)
-    ]
-    lin = dispatch.bind(_VJP_LIN, *tangents, *res_leaves, callee=entry.name)
-    return out_leaves, list(lin)
-
-
-def _remat_rule(entry, info, args, captured, tangents):
-    primal_trace = core.trace_state.target
-    linear_trace = core.current_trace()
-    traced = entry.traced
-    if primal_trace is None or primal_trace is linear_trace:
-        # Plain forward mode: nothing to save. This call's captured values, not the callee's.
-        return jvp_traced(_without_captures(traced), [*args, *captured], tangents)
-    policy = info["rule"]["policy"]
-    if policy in ("everything_saveable", "dots_saveable", "dots_with_no_batch_dims_saveable"):
-        outs, saved = _saved_values(traced, args, captured, policy)  # the body inlined in K
-    else:
-        outs, saved = calls.call(entry, args, captured), {}  # the primal values, computed in K
-    # Recompute the body inside L from its (lifted) inputs: its intermediates are not residuals.
-    lifted = [
-        linear_trace.lift(a, aval_of(a)) if isinstance(a, core.Tracer) else a
-        for a in [*args, *captured]
-    ]
-    with core.emitting_into(linear_trace):
-        _, out_tangents = jvp_traced(_without_captures(traced), lifted, tangents, saved=saved)
-    return outs, out_tangents
-
-
-def _without_captures(traced: core.TracedFunction) -> core.TracedFunction:
-    # The captured values are passed explicitly (lifted into L) as trailing inputs.
-    in_avals = [*traced.in_avals, *[aval_of(c) for c in traced.captured]]
-    return core.TracedFunction(traced.module, in_avals, traced.out_avals, [], traced.trace)
-
-
-def _saved_values(traced, args, captured, policy):
+def _saved_values(callee, args, policy):
     """The body evaluated in K: (its outputs, {value the policy saves: its K value})."""
-    from stablax._src.transforms.interpret import body, eval_op
-
-    arguments, ops, returned = body(traced)
-    env = dict(zip(arguments, [*args, *captured], strict=True))
+    arguments, ops, returned = callee.parts()
+    env = dict(zip(arguments, args, strict=True))
     saved = {}
     for op in ops:
-        outs = eval_op(op, [env[v] for v in op.operands])
+        outs = eval_op(op, [env[v] for v in operand_values(op)], callee.owner)
         for r, v in zip(op.results, outs, strict=True):
             env[r] = v
         if policy == "everything_saveable" or (
@@ -347,83 +884,14 @@ def _has_batch_dims(op) -> bool:
     return bool(len(dn.lhs_batching_dimensions))
 
 
-dispatch.jvp_rules["func.call"] = _call_jvp
-
-
-# --- custom_vjp's linear marker ----------------------------------------------------------------
-
-_VJP_LIN = "stablehlo.custom_call:stablax.custom_vjp_lin"
-_vjp_calls: dict[str, tuple[Any, int]] = {}
-
-
-def _vjp_lin_rule(*avals: ShapedArray, callee: str) -> tuple[ShapedArray, ...]:
-    return tuple(tangent_aval(a) for a in calls.callees[callee].traced.out_avals)
-
-
-def _vjp_lin_lowering(operands, in_avals, out_avals, *, callee):
-    op = mlir.emit(
-        "stablehlo.custom_call",
-        operands,
-        [mlir.aval_type(a) for a in out_avals],
-        {
-            "call_target_name": ir.StringAttr.get("stablax.custom_vjp_lin"),
-            "backend_config": ir.StringAttr.get(callee),
-            "has_side_effect": ir.BoolAttr.get(False),
-        },
-    )
-    return list(op.results)
-
-
-def _decode_vjp_lin(op: Any) -> dict[str, Any]:
-    return {"callee": ir.StringAttr(op.attributes["backend_config"]).value}
-
-
-def _vjp_lin_transpose(ct, *operands, callee):
-    entry = calls.callees[callee]
-    info = entry.rule
-    custom = info["rule"]
-    res_tree, num_res = _vjp_calls[callee]
-    num_tangents = len(operands) - num_res
-    residuals = tree_util.tree_unflatten(res_tree, list(operands[num_tangents:]))
-    cts = ct if isinstance(ct, (list, tuple)) else [ct]
-    out_avals = entry.traced.out_avals
-    cts = [c if c is not None else _zeros(a) for c, a in zip(cts, out_avals, strict=True)]
-    ct_tree = tree_util.tree_unflatten(info["out_tree"], cts)
-    in_cts = custom.bwd(*info["nondiff"], residuals, ct_tree)
-    if not isinstance(in_cts, (tuple, list)):
-        raise TypeError(
-            "Custom VJP bwd rule must produce a tuple of cotangents, one per primal input, got "
-            f"{type(in_cts).__name__}"
-        )
-    arg_trees = tree_util.treedef_children(info["in_tree"])
-    if len(in_cts) != len(arg_trees):
-        raise TypeError(
-            "Custom VJP bwd rule must produce a tuple of length equal to the number of "
-            f"arguments of the primal function less nondiff_argnums ({len(arg_trees)}), got "
-            f"{len(in_cts)}"
-        )
-    leaves = []
-    for ct, tree in zip(in_cts, arg_trees, strict=True):
-        # None stands for a zero cotangent of a whole argument.
-        is_none = lambda x: x is None  # noqa: E731
-        ct_leaves = [None] * tree.num_leaves if ct is None else tree_util.tree_leaves(ct, is_none)
-        if len(ct_leaves) != tree.num_leaves:
-            raise TypeError(
-                f"Custom VJP bwd rule produced a cotangent with {len(ct_leaves)} leaves for an "
-                f"argument with structure {tree}"
-            )
-        leaves += ct_leaves
-    differentiable = [is_differentiable_dtype(a.dtype) for a in entry.traced.in_avals]
-    kept = [c for c, d in zip(leaves, differentiable, strict=True) if d]
-    return [*kept, *([None] * num_res)]
-
-
-def _zeros(aval: ShapedArray) -> Any:
-    from stablax._src.transforms.ad import zeros_like_aval
-
-    return zeros_like_aval(tangent_aval(aval))
-
-
-dispatch.def_op(
-    _VJP_LIN, _vjp_lin_rule, _vjp_lin_lowering, decode=_decode_vjp_lin, transpose=_vjp_lin_transpose
-)
+__all__ = [
+    "CustomVJPPrimal",
+    "SymbolicZero",
+    "checkpoint",
+    "checkpoint_policies",
+    "custom_jvp",
+    "custom_vjp",
+    "custom_vjp_primal_tree_values",
+    "remat",
+    "zero_from_primal",
+]

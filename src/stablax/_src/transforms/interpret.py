@@ -1,8 +1,9 @@
-"""Reading StableHLO functions back: walk a traced function's ops and re-emit them through `bind`.
+"""Reading StableHLO functions back: walk a function's ops and re-emit them through `bind`.
 
-Every rewrite (jvp, transpose, batching) is an interpreter over a `TracedFunction`: it maps each
-op's operands through an environment and calls a rule. `call_traced` is the identity rewrite:
-it inlines a function into the current trace, or runs it when no trace is active.
+Every rewrite (jvp, transpose, batching) is an interpreter over a function (a traced function, a
+private function or a region, see bodies.py): it maps each op's operands through an environment
+and calls a rule. `call_traced` is the identity rewrite: it inlines a function into the current
+trace, or runs it when no trace is active.
 """
 
 from __future__ import annotations
@@ -10,43 +11,51 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stablax._src import core, dispatch
+from stablax._src import bodies, core, dispatch
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray, Tracer
+from stablax._src.bodies import aval_of_value
+from stablax._src.core import Tracer
 from stablax._src.ir import ir
-from stablax._src.transforms import calls
+
+# A `stablehlo.while` carrying this attribute is a scan (see lax/_control_flow_scan.py).
+SCAN_ATTRIBUTE = "stablax.scan"
+SCAN = "stablax.scan"
+
+__all__ = ["aval_of_value", "body", "op_key", "operand_values", "decode", "interpret"]
 
 
-def body(traced: core.TracedFunction) -> tuple[list[Any], list[Any], list[Any]]:
-    """(block arguments, ops except the return, returned values) of the function."""
-    with mlir.context():
-        block = traced.func_op.regions[0].blocks[0]
-        ops = [op.operation for op in block.operations]
-        ret = ops[-1]
-        return list(block.arguments), ops[:-1], list(ret.operands)
-
-
-def aval_of_value(value: Any) -> ShapedArray:
-    return ShapedArray(mlir.shape_of_type(value.type), mlir.dtype_of_type(value.type))
+def body(fn: Any) -> tuple[list[Any], list[Any], list[Any]]:
+    """(inputs, ops except the return, returned values) of a function."""
+    return fn.parts()
 
 
 def op_key(op: Any) -> str:
-    """The rule-table key of an op: its name, "stablehlo.custom_call:<target>", or for a call of
-    a control-flow construct its own key ("stablax.scan", see `calls.op_keys`)."""
+    """The rule-table key of an op: its name, "stablehlo.custom_call:<target>", or "stablax.scan"
+    for a `stablehlo.while` marked as a scan."""
     name = op.name
-    if name == "func.call":
-        return calls.op_keys.get(ir.FlatSymbolRefAttr(op.attributes["callee"]).value, name)
     if name == "stablehlo.custom_call":
         return f"{name}:{ir.StringAttr(op.attributes['call_target_name']).value}"
+    if name == "stablehlo.while" and SCAN_ATTRIBUTE in op.attributes:
+        return SCAN
     return name
 
 
-def decode(op: Any) -> dict[str, Any]:
+def operand_values(op: Any, key: str | None = None) -> list[Any]:
+    """The values an op reads: its operands, then what its regions read from above."""
+    key = op_key(op) if key is None else key
+    if key in dispatch.captures_from_above:
+        return [*op.operands, *bodies.free_values(op)]
+    return list(op.operands)
+
+
+def decode(op: Any, owner: Any = None, key: str | None = None) -> dict[str, Any]:
+    """The params that re-emit `op` through `bind` (`owner`: the function holding it)."""
+    key = op_key(op) if key is None else key
     try:
-        decoder = dispatch.param_decoders[op_key(op)]
+        decoder = dispatch.param_decoders[key]
     except KeyError:
-        raise NotImplementedError(f"stablax: no rules for op {op_key(op)}") from None
-    return decoder(op)
+        raise NotImplementedError(f"stablax: no rules for op {key}") from None
+    return decoder(op, owner)
 
 
 def emit_constant(op: Any, trace: core.FuncTrace | None = None) -> Any:
@@ -59,27 +68,29 @@ def emit_constant(op: Any, trace: core.FuncTrace | None = None) -> Any:
     return Tracer(trace, aval_of_value(new.results[0]), new.results[0])
 
 
-def eval_op(op: Any, operands: Sequence[Any]) -> list[Any]:
+def eval_op(op: Any, operands: Sequence[Any], owner: Any) -> list[Any]:
     """Re-emits one op on new operands (constants are copied into the target trace)."""
     if op.name == "stablehlo.constant":
         return [emit_constant(op, core.trace_state.target)]
-    out = dispatch.bind(op_key(op), *operands, **decode(op))
+    key = op_key(op)
+    out = dispatch.bind(key, *operands, **decode(op, owner, key))
     return list(out) if isinstance(out, tuple) else [out]
 
 
 def interpret(
-    traced: core.TracedFunction,
+    fn: Any,
     args: Sequence[Any],
-    rule: Callable[[Any, list[Any]], list[Any]] = eval_op,
+    rule: Callable[[Any, list[Any], Any], list[Any]] = eval_op,
 ) -> list[Any]:
-    """Runs `rule(op, operand_values)` over the function's ops; returns the outputs' values.
+    """Runs `rule(op, operand_values, owner)` over the function's ops; returns the outputs' values.
 
     Captured values of the function are bound to its trailing arguments as they are.
     """
-    arguments, ops, returned = body(traced)
-    env = dict(zip(arguments, [*args, *traced.captured], strict=True))
+    arguments, ops, returned = fn.parts()
+    owner = fn.owner
+    env = dict(zip(arguments, [*args, *fn.captured], strict=True))
     for op in ops:
-        outs = rule(op, [env[v] for v in op.operands])
+        outs = rule(op, [env[v] for v in operand_values(op)], owner)
         for result, value in zip(op.results, outs, strict=True):
             env[result] = value
     return [env[v] for v in returned]
@@ -103,6 +114,7 @@ def run_staged(fun: Callable[..., Sequence[Any]], args: Sequence[Any]) -> list[A
         return list(fun(*[x if hasattr(x, "aval") else core.to_tracer(trace, x) for x in args]))
     from stablax._src.dispatch import compile_traced, to_array
 
+    mlir.start_top_level_trace()
     arrays = [to_array(a) for a in args]
     traced = core.trace_to_func(fun, [a.aval for a in arrays], sources=arrays)
     executable = compile_traced(traced)

@@ -1,0 +1,161 @@
+"""CPU kernels (LAPACK FFI calls) of the reduction ops of `_linalg_reductions`.
+
+Each replaces its `stablax.linalg.*` custom call right before compilation, through the same
+expansion pass as the decompositions (`_linalg_kernels.expand`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from stablax._src import dispatch
+from stablax._src.core import ShapedArray
+from stablax._src.lax import _elementwise as ew
+from stablax._src.lax import _linalg_util as u
+from stablax._src.lax._linalg import TARGET_PREFIX
+from stablax._src.lax._linalg_kernels import (
+    IMPLEMENTATIONS,
+    aval_size,
+    batch_info,
+    core_aval,
+    expand,
+    ffi_call,
+    householder_product_kernel,
+    info_ok,
+    lapack_target,
+)
+from stablax._src.lax._shapes import full
+
+
+def _cpu_hessenberg(a):
+    shp, dt = u.shape(a), u.dtype(a)
+    n = shp[-1]
+    taus = ShapedArray((*shp[:-2], max(n - 1, 0)), dt)
+    if n == 0:
+        return [a, full(taus.shape, 0, dt)]
+    h, tau, info = ffi_call(
+        lapack_target("gehrd", dt),
+        [a],
+        [core_aval(a), taus, batch_info(a)],
+        [True, True, False, False],
+        low=np.int32(1),
+        high=np.int32(n),
+    )
+    ok = info_ok(info)
+    return [u.where_ok(ok, h), u.where_ok(ok, tau)]
+
+
+def _cpu_tridiagonal(a, *, lower):
+    shp, dt = u.shape(a), u.dtype(a)
+    batch, n, real = shp[:-2], shp[-1], u.real_dtype(dt)
+    avals = [
+        core_aval(a),
+        ShapedArray((*batch, n), real),
+        ShapedArray((*batch, n - 1), real),
+        ShapedArray((*batch, n - 1), dt),
+        batch_info(a),
+    ]
+    routine = "hetrd" if dt.kind == "c" else "sytrd"
+    *outs, info = ffi_call(
+        lapack_target(routine, dt),
+        [a],
+        avals,
+        [True, True, False, False, False, False],
+        uplo="L" if lower else "U",
+    )
+    ok = info_ok(info)
+    return [u.where_ok(ok, x) for x in outs]
+
+
+def _cpu_schur(x, *, compute_schur_vectors):
+    shp, dt = u.shape(x), u.dtype(x)
+    if shp[-1] == 0:
+        return [x, x] if compute_schur_vectors else [x]
+    values = [ShapedArray(shp[:-1], dt)] * (2 if dt.kind == "f" else 1)
+    info = batch_info(x)
+    t, q, *_, info = ffi_call(
+        lapack_target("gees", dt),
+        [x],
+        [core_aval(x), core_aval(x), *values, info, info],
+        [True, True, True] + [False] * (len(values) + 2),
+        mode="V" if compute_schur_vectors else "N",
+        sort="N",
+    )
+    ok = info_ok(info)
+    return [u.where_ok(ok, t), u.where_ok(ok, q)] if compute_schur_vectors else [u.where_ok(ok, t)]
+
+
+def _cpu_householder_product(a, taus):
+    if aval_size(a) == 0:
+        return [a]
+    if u.shape(taus)[-1] == 0:  # no reflectors: the identity's first columns
+        *batch, m, n = u.shape(a)
+        return [u.eye(m, u.dtype(a), tuple(batch), n)]
+    return [householder_product_kernel(a, taus)]
+
+
+def _cpu_ormqr(a, taus, c, *, left, transpose):
+    if aval_size(c) == 0 or u.shape(taus)[-1] == 0:
+        return [c]
+    dt = u.dtype(a)
+    routine = "unmqr" if dt.kind == "c" else "ormqr"
+    (out,) = ffi_call(
+        lapack_target(routine, dt),
+        [a, taus, c],
+        [core_aval(c)],
+        [True, False, True, True],
+        left=bool(left),
+        transpose=bool(transpose),
+    )
+    return [out]
+
+
+def _cpu_tridiagonal_solve(dl, d, du, b, *, perturb_singular):
+    if aval_size(b) == 0:
+        return [b]
+    matrices = [False, False, False, True]
+    if perturb_singular:
+        (x,) = ffi_call(
+            "tridiagonal_solve_perturbed_ffi", [dl, d, du, b], [core_aval(b)], [*matrices, True]
+        )
+        return [x]
+    *_, x, info = ffi_call(
+        lapack_target("gtsv", u.dtype(b)),
+        [dl, d, du, b],
+        [core_aval(dl), core_aval(d), core_aval(du), core_aval(b), batch_info(b)],
+        [*matrices, *matrices, False],
+    )
+    return [u.where_ok(info_ok(info), x)]
+
+
+def _cpu_geqrf(a, *, pivoting):
+    *batch, m, n = u.shape(a)
+    dt, k = u.dtype(a), min(m, n)
+    taus = ShapedArray((*batch, k), dt)
+    if k == 0:
+        outs = [a, full(taus.shape, 0, dt)]
+        return outs + [full((*batch, n), 0, np.int32)] if pivoting else outs
+    if not pivoting:
+        return ffi_call(lapack_target("geqrf", dt), [a], [core_aval(a), taus], [True, True, False])
+    columns = ShapedArray((*batch, n), np.int32)
+    packed, jpvt, tau = ffi_call(
+        lapack_target("geqp3", dt),
+        [a, full(columns.shape, 0, np.int32)],
+        [core_aval(a), columns, taus],
+        [True, False, True, False, False],
+    )
+    return [packed, tau, ew.sub(jpvt, full(columns.shape, 1, np.int32))]  # geqp3 counts from 1
+
+
+_KERNELS = {
+    "geqrf": _cpu_geqrf,
+    "hessenberg": _cpu_hessenberg,
+    "tridiagonal": _cpu_tridiagonal,
+    "schur": _cpu_schur,
+    "householder_product": _cpu_householder_product,
+    "ormqr": _cpu_ormqr,
+    "tridiagonal_solve": _cpu_tridiagonal_solve,
+}
+for _name, _kernel in _KERNELS.items():
+    IMPLEMENTATIONS[(_name, "cpu")] = _kernel
+    dispatch.expansion_rules[TARGET_PREFIX + _name] = expand

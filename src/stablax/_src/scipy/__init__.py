@@ -1,0 +1,1 @@
+"""Implementations behind stablax.scipy (compositions of stablax.numpy and stablax.lax)."""

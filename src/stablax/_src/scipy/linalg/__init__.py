@@ -1,0 +1,1 @@
+"""scipy.linalg: decompositions, solvers, matrix functions and special matrices."""

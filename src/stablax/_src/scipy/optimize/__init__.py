@@ -1,0 +1,1 @@
+"""scipy.optimize: BFGS and L-BFGS minimization."""

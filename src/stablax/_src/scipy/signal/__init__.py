@@ -1,0 +1,1 @@
+"""scipy.signal: convolutions and spectral analysis."""

@@ -1,0 +1,1 @@
+"""scipy.sparse.linalg: iterative solvers (cg, bicgstab, gmres)."""

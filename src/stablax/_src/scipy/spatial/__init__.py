@@ -1,0 +1,1 @@
+"""scipy.spatial: rotations."""

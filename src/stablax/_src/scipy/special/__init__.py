@@ -1,0 +1,1 @@
+"""stablax.scipy.special's implementation, one file per family of functions."""

@@ -1,0 +1,29 @@
+"""stablax.custom_derivatives: user-defined derivative rules (JAX's `jax.custom_derivatives`)."""
+
+from stablax._src.closure_convert import (
+    closure_convert as closure_convert,
+)
+from stablax._src.transforms.custom_derivatives import (
+    CustomVJPPrimal as CustomVJPPrimal,
+)
+from stablax._src.transforms.custom_derivatives import (
+    SymbolicZero as SymbolicZero,
+)
+from stablax._src.transforms.custom_derivatives import (
+    custom_gradient as custom_gradient,
+)
+from stablax._src.transforms.custom_derivatives import (
+    custom_jvp as custom_jvp,
+)
+from stablax._src.transforms.custom_derivatives import (
+    custom_vjp as custom_vjp,
+)
+from stablax._src.transforms.custom_derivatives import (
+    custom_vjp_primal_tree_values as custom_vjp_primal_tree_values,
+)
+from stablax._src.transforms.custom_derivatives import (
+    linear_call as linear_call,
+)
+from stablax._src.transforms.custom_derivatives import (
+    zero_from_primal as zero_from_primal,
+)

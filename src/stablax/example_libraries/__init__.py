@@ -1,0 +1,1 @@
+"""stablax.example_libraries: JAX's example libraries, stax (networks) and optimizers."""

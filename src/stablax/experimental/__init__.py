@@ -1,0 +1,1 @@
+"""stablax.experimental: JAX's jax.experimental modules."""

@@ -1,0 +1,140 @@
+"""Which user functions a custom_jvp / custom_vjp function runs, and in what order, under each
+transformation: scenarios shared by tests/test_custom_call_sequences.py (stablax) and
+scripts/record_custom_call_sequences.py (JAX 0.10.2, recorded once into tests/data).
+
+Each scenario takes the library (`jax` or `stablax`) and returns (the calls made, the values
+computed as Python floats). The user functions branch on values with Python `if`, as JAX's
+custom derivative tutorial does, so a scenario also checks that they run on concrete values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def _relu_like(lib: Any, calls: list[str]):
+    """f(x) = x if x > 0 else 0.5 x, with a jvp rule of 3 (x > 0) or 0.25 (x <= 0)."""
+
+    @lib.custom_jvp
+    def f(x):
+        calls.append("primal")
+        return x if x > 0 else 0.5 * x
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        calls.append("jvp")
+        (x,), (t,) = primals, tangents
+        return f(x), (3.0 if x > 0 else 0.25) * t
+
+    return f
+
+
+def _logged_vjp(lib: Any, calls: list[str]):
+    """f(x) = sin(x), fwd saving cos(x) (or 2 cos(x) for x <= 0), bwd scaling by the residual."""
+    jnp = lib.numpy
+
+    @lib.custom_vjp
+    def f(x):
+        calls.append("primal")
+        return jnp.sin(x)
+
+    def fwd(x):
+        calls.append("fwd")
+        return jnp.sin(x), (jnp.cos(x) if x > 0 else 2.0 * jnp.cos(x))
+
+    def bwd(res, g):
+        calls.append("bwd")
+        return (res * g,)
+
+    f.defvjp(fwd, bwd)
+    return f
+
+
+def _jvp_scenario(make: Callable, run: Callable) -> Callable:
+    def scenario(lib: Any) -> tuple[list[str], list[float]]:
+        calls: list[str] = []
+        f = make(lib, calls)
+        values = run(lib, f)
+        return calls, [float(v) for v in values]
+
+    return scenario
+
+
+SCENARIOS: dict[str, Callable[[Any], tuple[list[str], list[float]]]] = {
+    "jvp_eager_call": _jvp_scenario(_relu_like, lambda lib, f: [f(2.0)]),
+    "jvp_grad_pos": _jvp_scenario(_relu_like, lambda lib, f: [lib.grad(f)(2.0)]),
+    "jvp_grad_neg": _jvp_scenario(_relu_like, lambda lib, f: [lib.grad(f)(-2.0)]),
+    "jvp_jvp": _jvp_scenario(_relu_like, lambda lib, f: list(lib.jvp(f, (2.0,), (1.0,)))),
+    "jvp_vjp": _jvp_scenario(
+        _relu_like, lambda lib, f: [lib.vjp(f, -2.0)[0], lib.vjp(f, -2.0)[1](1.0)[0]]
+    ),
+    "jvp_value_and_grad_composed": _jvp_scenario(
+        _relu_like, lambda lib, f: list(lib.value_and_grad(lambda x: f(x) * f(x))(2.0))
+    ),
+    "vjp_eager_call": _jvp_scenario(_logged_vjp, lambda lib, f: [f(1.0)]),
+    "vjp_grad_pos": _jvp_scenario(_logged_vjp, lambda lib, f: [lib.grad(f)(1.0)]),
+    "vjp_grad_neg": _jvp_scenario(_logged_vjp, lambda lib, f: [lib.grad(f)(-1.0)]),
+    "vjp_vjp_then_pullback": _jvp_scenario(
+        _logged_vjp, lambda lib, f: [lib.vjp(f, 1.0)[1](1.0)[0]]
+    ),
+    "vjp_value_and_grad": _jvp_scenario(
+        _logged_vjp, lambda lib, f: list(lib.value_and_grad(f)(1.0))
+    ),
+}
+
+
+def jit_scenarios() -> dict[str, Callable[[Any], tuple[list[str], list[float]]]]:
+    """Under jit the functions are traced (no Python `if` on values): a branch-free family."""
+
+    def smooth_jvp(lib: Any, calls: list[str]):
+        jnp = lib.numpy
+
+        @lib.custom_jvp
+        def f(x):
+            calls.append("primal")
+            return jnp.sin(x)
+
+        @f.defjvp
+        def f_jvp(primals, tangents):
+            calls.append("jvp")
+            (x,), (t,) = primals, tangents
+            return f(x), 3.0 * t
+
+        return f
+
+    def smooth_vjp(lib: Any, calls: list[str]):
+        jnp = lib.numpy
+
+        @lib.custom_vjp
+        def f(x):
+            calls.append("primal")
+            return jnp.sin(x)
+
+        def fwd(x):
+            calls.append("fwd")
+            return jnp.sin(x), jnp.cos(x)
+
+        def bwd(res, g):
+            calls.append("bwd")
+            return (3.0 * res * g,)
+
+        f.defvjp(fwd, bwd)
+        return f
+
+    return {
+        "jit_jvp_grad": _jvp_scenario(smooth_jvp, lambda lib, f: [lib.jit(lib.grad(f))(1.0)]),
+        "jit_jvp_twice": _jvp_scenario(
+            smooth_jvp,
+            lambda lib, f: [lib.jit(lib.grad(f))(1.0), lib.jit(lib.grad(f))(1.0)],
+        ),
+        "grad_of_jit_jvp": _jvp_scenario(smooth_jvp, lambda lib, f: [lib.grad(lib.jit(f))(1.0)]),
+        "jit_vjp_grad": _jvp_scenario(smooth_vjp, lambda lib, f: [lib.jit(lib.grad(f))(1.0)]),
+        "grad_of_jit_vjp": _jvp_scenario(smooth_vjp, lambda lib, f: [lib.grad(lib.jit(f))(1.0)]),
+        "vmap_jvp": _jvp_scenario(
+            smooth_jvp, lambda lib, f: list(lib.vmap(f)(lib.numpy.arange(2.0)))
+        ),
+    }
+
+
+ALL_SCENARIOS = {**SCENARIOS, **jit_scenarios()}
