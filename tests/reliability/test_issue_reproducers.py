@@ -62,6 +62,7 @@ _CRASHES = [
     ),
     ("constant x / 0", "jax.jit(lambda: lax.div(jnp.ones(3, jnp.int32), 0))()", [-1, -1, -1]),
     ("constant x % 0", "jax.jit(lambda: lax.rem(jnp.arange(3), 0))()", [0, 1, 2]),
+    # NumPy's 0 (JAX's 255 is XLA's unsigned x / 0, as W4's floor_divide).
     ("constant x // 0", "jax.jit(lambda: jnp.ones(2, jnp.uint8) // 0)()", [0, 0]),
     ("hfft n=2**63", "jnp.fft.hfft(jnp.ones(3), n=2**63)", "ValueError"),
     ("diagflat 2**31", "jnp.diagflat(jnp.ones(2), 2**31)", "ValueError"),
@@ -135,10 +136,12 @@ _CASES = [
     ("E1 abs of a list", lambda: jnp.abs([1, 2]), TypeError),
     ("E1 sign of None", lambda: jnp.sign(None), TypeError),
     ("E2 eye(-1)", lambda: jnp.eye(-1), ValueError),
-    ("E2 tri(-2)", lambda: jnp.tri(-2), ValueError),
+    ("E2 tri(-2)", lambda: jnp.tri(-2), TypeError),
     ("E2 identity(-1)", lambda: jnp.identity(-1), ValueError),
-    ("E2 indices((-1, 2))", lambda: jnp.indices((-1, 2)), ValueError),
-    ("E2 iota(int32, -1)", lambda: lax.iota(jnp.int32, -1), ValueError),
+    ("E2 indices((-1, 2))", lambda: jnp.indices((-1, 2)), TypeError),
+    ("E2 iota(int32, -1)", lambda: lax.iota(jnp.int32, -1), TypeError),
+    ("E2 eye(2, -1)", lambda: jnp.eye(2, -1), ValueError),
+    ("E2 tril_indices(-1)", lambda: jnp.tril_indices(-1), TypeError),
     ("E3 iota(bool)", lambda: lax.iota(bool, 3), TypeError),
     (
         "E4 bitcast complex",

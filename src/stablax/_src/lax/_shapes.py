@@ -348,6 +348,10 @@ def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
     """An array of `shape` counting 0, 1, ... along `dimension` (`stablehlo.iota`)."""
     dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "iota"))
     shape = _ints(shape, "shape", "iota")
+    if any(d < 0 for d in shape):  # JAX's class and words
+        raise TypeError(
+            f"iota shape must have every element be nonnegative, got {shape}.{mlir.where_suffix()}"
+        )
     return bind("stablehlo.iota", dtype=dtype, shape=shape, dimension=operator.index(dimension))
 
 

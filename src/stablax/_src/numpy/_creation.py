@@ -282,6 +282,12 @@ def eye(
     device: Any = None,
 ) -> Any:
     """A 2-D array with ones on the k-th diagonal."""
+    for extent in (N, M):
+        if isinstance(extent, (int, np.integer)) and extent < 0:
+            raise ValueError(
+                f"jnp.eye: negative dimensions are not allowed, got {N} and {M}"
+                f"{mlir.where_suffix()}"
+            )
     M = N if M is None else M  # noqa: N806
     dtype = _dtype_or_default(dtype)
     rows = lax.broadcasted_iota(np.int32, (N, M), 0)

@@ -315,9 +315,13 @@ def diag_indices_from(arr: Any) -> tuple[Any, ...]:
 
 
 def _triangle_indices(np_fn: Callable, n: int, k: int, m: int | None) -> tuple[Any, Any]:
-    rows, cols = np_fn(
-        operator.index(n), operator.index(k), None if m is None else operator.index(m)
-    )
+    n, k, m = operator.index(n), operator.index(k), None if m is None else operator.index(m)
+    if n < 0 or (m is not None and m < 0):  # JAX builds them from a mask of shape (n, m)
+        raise TypeError(
+            f"jnp.{np_fn.__name__}: shape must have every element be nonnegative, got "
+            f"{(n, n if m is None else m)}{mlir.where_suffix()}"
+        )
+    rows, cols = np_fn(n, k, m)
     return _index_array(rows), _index_array(cols)
 
 
