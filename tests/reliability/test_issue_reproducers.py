@@ -234,6 +234,29 @@ _CASES = [
         [0.0, 1.0, 0.0],
     ),
     (
+        "argwhere size=0 ignores fill_value",
+        lambda: jnp.argwhere(jnp.ones(3), size=0, fill_value=jnp.ones(1)).shape,
+        [0, 1],
+    ),
+    (
+        "nonzero fill_value array",
+        lambda: jnp.nonzero(jnp.ones(3), size=4, fill_value=jnp.ones(1)),
+        ValueError,
+    ),
+    (
+        "fftshift axes=object() under jit",
+        lambda: stablax.jit(lambda x: jnp.fft.fftshift(x, axes=object()))(jnp.ones((2, 2))),
+        TypeError,
+    ),
+    ("platform_dependent default", lambda: lax.platform_dependent(default=jnp.ones(2)), TypeError),
+    (
+        "ragged_dot_general numbers",
+        lambda: lax.ragged_dot_general(
+            jnp.ones((2, 3)), jnp.ones((2, 3, 4)), jnp.array([1, 1]), jnp.ones(3)
+        ),
+        TypeError,
+    ),
+    (
         "cholesky of integers",
         lambda: jnp.linalg.cholesky(jnp.array([[4, 0], [0, 9]])),
         [[2.0, 0.0], [0.0, 3.0]],

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
-from stablax._src.lax._argcheck import int_sequence
+from stablax._src.lax._argcheck import int_sequence, sequence
 from stablax._src.lax._fft import FftType
 from stablax._src.numpy._creation import asarray
 
@@ -335,7 +335,7 @@ def _shift(x: Any, axes: int | Sequence[int] | None, inverse: bool, name: str) -
         axes = tuple(range(ndim))
     elif isinstance(axes, (int, np.integer)):
         axes = (axes,)
-    for axis in axes:
+    for axis in sequence(axes, "axes", f"jnp.fft.{name}"):
         axis = _axis(axis, ndim, name)
         size = x.aval.shape[axis]
         shift = size - size // 2 if inverse else size // 2

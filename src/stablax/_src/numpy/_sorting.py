@@ -406,8 +406,13 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
     if size is None:
         size = _count_for(a, "jnp.nonzero")
     size = operator.index(size)
-    if fill_value is None:
+    if fill_value is None or size == 0:  # nothing to pad
         fill_value = 0
+    elif np.ndim(fill_value) != 0 and not isinstance(fill_value, (tuple, list)):
+        raise ValueError(
+            f"jnp.nonzero: fill_value must be a scalar or a tuple of length {a.aval.ndim}; "
+            f"got an array of shape {np.shape(fill_value)}{mlir.where_suffix()}"
+        )
     elif isinstance(fill_value, (tuple, list)):
         if len(fill_value) != a.aval.ndim:
             raise ValueError(
