@@ -257,6 +257,13 @@ _CASES = [
         TypeError,
     ),
     (
+        "custom_linear_solve matvec",
+        lambda: lax.custom_linear_solve(jnp.ones(2), jnp.ones(2), jnp.ones(2)),
+        TypeError,
+    ),
+    ("custom_root f", lambda: lax.custom_root(None, 1.0, jnp.sin, jnp.sin), TypeError),
+    ("round decimals=None", lambda: jnp.round(2.5, decimals=None), TypeError),
+    (
         "cholesky of integers",
         lambda: jnp.linalg.cholesky(jnp.array([[4, 0], [0, 9]])),
         [[2.0, 0.0], [0.0, 3.0]],

@@ -493,6 +493,11 @@ def clip(x, min=None, max=None):  # noqa: A002
 
 def round(x: Any, decimals: int = 0) -> Any:  # noqa: A001
     """Rounds half to even, NumPy-style, to `decimals` places."""
+    if not isinstance(decimals, (int, np.integer)):  # a static int, as JAX
+        raise TypeError(
+            f"jnp.round: decimals must be an integer, got {type(decimals).__name__}"
+            f"{mlir.where_suffix()}"
+        )
     return _round(x, decimals=decimals)
 
 
