@@ -20,6 +20,8 @@ INPUT_KINDS = (
     "pyint",
     "pyfloat",
 )
+# With jax_enable_x64 on, the 64-bit types exist too (tests/data/numpy_math_dtypes_x64.json).
+INPUT_KINDS_X64 = (*INPUT_KINDS, "int64", "uint32", "uint64", "float64", "complex128")
 
 
 def make_input(m, kind: str, seed: int, shape: tuple[int, ...] = (5,)):
@@ -148,5 +150,32 @@ DTYPE_CASES = (
         ("convolve", lambda m, x: m.convolve(x, x), 1, (5,)),
         ("interp", lambda m, x: m.interp(x, m.arange(5.0), m.arange(5.0)), 1, (5,)),
         ("select", lambda m, x: m.select([m.arange(5) > 2], [x], 0), 1, (5,)),
+        ("searchsorted", lambda m, x: m.searchsorted(m.sort(x), x), 1, (5,)),
+        ("digitize", lambda m, x: m.digitize(x, m.sort(x)), 1, (5,)),
+        ("argsort", lambda m, x: m.argsort(x), 1, (5,)),
+        ("nonzero-size", lambda m, x: m.nonzero(x, size=3), 1, (5,)),
+        ("argwhere-size", lambda m, x: m.argwhere(x, size=3), 1, (5,)),
+        ("bincount", lambda m, x: m.bincount(m.arange(5), x, length=5), 1, (5,)),
+        ("histogram", lambda m, x: m.histogram(x, 3), 1, (5,)),
+        ("matrix_rank", lambda m, x: m.linalg.matrix_rank(x), 1, (3, 3)),
+        ("det", lambda m, x: m.linalg.det(x), 1, (3, 3)),
+        ("inv", lambda m, x: m.linalg.inv(x), 1, (3, 3)),
+        ("norm", lambda m, x: m.linalg.norm(x), 1, (3, 3)),
+        ("slogdet", lambda m, x: m.linalg.slogdet(x), 1, (3, 3)),
+        ("fft", lambda m, x: m.fft.fft(x), 1, (5,)),
+        ("rfft", lambda m, x: m.fft.rfft(x), 1, (5,)),
+        ("trace", lambda m, x: m.trace(x), 1, (3, 3)),
+        ("linspace", lambda m, x: m.linspace(x, x, 3), 1, ()),
+        ("true_divide", _binary("true_divide"), 2, (5,)),
+        ("power", _binary("power"), 2, (5,)),
+        ("floor_divide", _binary("floor_divide"), 2, (5,)),
+        ("remainder", _binary("remainder"), 2, (5,)),
+        ("exp", _unary("exp"), 1, (5,)),
+        ("sin", _unary("sin"), 1, (5,)),
+        ("sqrt", _unary("sqrt"), 1, (5,)),
+        ("arctan2-self", lambda m, x: m.arctan2(x, x), 1, (5,)),
+        ("abs", _unary("abs"), 1, (5,)),
+        ("round", _unary("round"), 1, (5,)),
+        ("mean-keepdims", lambda m, x: m.mean(x, axis=0, keepdims=True), 1, (3, 4)),
     ]
 )

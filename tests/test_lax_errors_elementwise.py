@@ -17,7 +17,13 @@ V4 = jnp.ones((4,), jnp.float32)
 
 CASES = [
     ("add", lambda: lax.add(F32, F16), TypeError, "lax.add requires arguments to have the same"),
-    ("mul_shapes", lambda: lax.mul(F32, V4), TypeError, "mul got incompatible shapes"),
+    ("mul_ranks", lambda: lax.mul(F32, V4), TypeError, "mul: arrays must have the same number"),
+    (
+        "mul_shapes",
+        lambda: lax.mul(jnp.ones(3), jnp.ones(4)),
+        TypeError,
+        "mul got incompatible shapes",
+    ),
     ("sin_int", lambda: lax.sin(I32), TypeError, "lax.sin does not accept dtype int32"),
     ("and_float", lambda: lax.bitwise_and(F32, F32), TypeError, "lax.bitwise_and does not accept"),
     ("select_pred", lambda: lax.select(F32, F32, F32), TypeError, "predicate must be boolean"),

@@ -142,7 +142,9 @@ def test_products_and_helpers():
 
 
 def test_dtypes_and_x64(x64):
-    assert L.det(np.eye(3, dtype=np.int32)).dtype == np.float64
+    # JAX's rule: integers of up to 32 bits compute in float32, 64-bit ones in float64.
+    assert L.det(np.eye(3, dtype=np.int32)).dtype == np.float32
+    assert L.det(np.eye(3, dtype=np.int64)).dtype == np.float64
     a = _general((3, 3), np.float64)
     _close(L.inv(a), np.linalg.inv(a), 1e-10)
     _close(

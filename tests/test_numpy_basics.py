@@ -307,11 +307,13 @@ def test_matmul_dimension_numbers(a_shape, b_shape, dims):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
-def test_floor_divide_and_mod_match_numpy_on_infinities_and_signed_zeros(dtype):
+def test_floor_divide_and_mod_on_infinities_and_signed_zeros(dtype):
     values = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 3.0, 7.0], dtype)
     a, b = np.meshgrid(values, values)
     with np.errstate(all="ignore"):
-        expected = (np.floor_divide(a, b), np.mod(a, b))
+        # NumPy's values, except the Array API's quotient when exactly one operand is infinite.
+        one_infinite = np.isinf(a) != np.isinf(b)
+        expected = (np.where(one_infinite, a / b, np.floor_divide(a, b)), np.mod(a, b))
     for want, got in zip(expected, (jnp.floor_divide(a, b), jnp.mod(a, b)), strict=True):
         got = np.asarray(got)
         same = (np.isnan(want) & np.isnan(got)) | (

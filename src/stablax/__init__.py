@@ -36,6 +36,9 @@ if _typing.TYPE_CHECKING:  # loaded on first use: see __getattr__ below
     )
 from stablax._compat.finder import install_as_jax
 from stablax._src import numpy as _numpy_methods  # noqa: F401  (attaches Array operators)
+
+# Exceptions leaving a public function lose stablax's internal frames (traceback_util.py).
+from stablax._src import traceback_util as _traceback_util
 from stablax._src.api import (
     block_until_ready,
     clear_caches,
@@ -225,3 +228,10 @@ def __dir__() -> list[str]:
 
 
 __all__ += _config_states.__all__
+
+for _name in ("grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian", "vmap"):
+    globals()[_name] = _traceback_util.transform_boundary(globals()[_name])
+for _name in ("jvp", "vjp", "linearize", "linear_transpose", "eval_shape", "make_jaxpr"):
+    globals()[_name] = _traceback_util.api_boundary(globals()[_name])
+for _name in ("device_put", "device_get", "block_until_ready"):
+    globals()[_name] = _traceback_util.api_boundary(globals()[_name])

@@ -108,3 +108,8 @@ __all__ = [
     "weibull_min",
     "wrap_key_data",
 ]
+
+# Exceptions leaving a public function lose stablax's internal frames (traceback_util.py).
+from stablax._src import traceback_util as _traceback_util
+
+_traceback_util.wrap_public_functions(globals())

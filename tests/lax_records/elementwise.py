@@ -137,7 +137,10 @@ RECORDS = [
     OpRecord("clz", lax.clz, _clz, U, INTS, exact=True, differentiable=False),
     OpRecord("real", lax.real, np.real, U, (C64,), x64_dtypes=(C128,), linear=True),
     OpRecord("imag", lax.imag, np.imag, U, (C64,), x64_dtypes=(C128,), linear=True),
-    OpRecord("conj", lax.conj, np.conj, U, (C64, F32), linear=True),
+    # A real operand comes back complex, as in JAX.
+    OpRecord(
+        "conj", lax.conj, lambda x: np.conj(x.astype(np.complex64)), U, (C64, F32), linear=True
+    ),
     OpRecord("asin", lax.asin, np.arcsin, U, FLOATS, unit_interval, x64_dtypes=X64_FLOAT),
     OpRecord("acos", lax.acos, np.arccos, U, FLOATS, unit_interval, x64_dtypes=X64_FLOAT),
     OpRecord("atan", lax.atan, np.arctan, U, FLOATS, x64_dtypes=X64_FLOAT),

@@ -53,9 +53,7 @@ def process_count() -> int:
 
 def device_put(x: Any, device: Any = None) -> Any:
     """Copies a pytree of host values or arrays to `device` (the default device when None)."""
-    target = runtime.default_device() if device is None else device
-    if hasattr(target, "device") and not isinstance(target, runtime.Device):
-        target = target.device
+    target = runtime.default_device() if device is None else runtime.as_device(device)
 
     def put(leaf: Any) -> Any:
         if isinstance(leaf, Array):

@@ -235,18 +235,22 @@ def from_host(
     aval = ShapedArray(array.shape, array.dtype, weak_type)
     if transfer_guard.active["host_to_device"]:
         transfer_guard.check("host_to_device", f"aval={aval}", explicit)
-    device = runtime.default_device() if device is None else device
+    device = runtime.default_device() if device is None else runtime.as_device(device)
     return Array(runtime.device_put(np.asarray(array, order="C"), aval, device), aval)
 
 
 def from_dlpack(external: Any, device: Any = None, copy: bool | None = None) -> Array:
-    """Wraps a `__dlpack__` producer (NumPy, another framework) as an Array, zero-copy if able.
+    """Wraps a `__dlpack__` producer (NumPy, another framework) or a DLPack capsule as an
+    Array, zero-copy if able.
 
     The dtype is the producer's, not canonicalized (see `stablax.dlpack.from_dlpack`).
     """
-    if not hasattr(external, "__dlpack__"):
+    if hasattr(external, "__dlpack__"):
+        capsule = external.__dlpack__()
+    elif type(external).__name__ == "PyCapsule":
+        capsule = external
+    else:
         raise TypeError("The array passed to from_dlpack must have a __dlpack__ method.")
-    capsule = external.__dlpack__()
     device = runtime.default_device() if device is None else device
     buf = runtime.from_dlpack(capsule, device, copy)
     shape, dtype = getattr(external, "shape", None), getattr(external, "dtype", None)

@@ -23,7 +23,7 @@ _MIGRATION = "a switch between two JAX implementations of one feature; stablax h
 _XLA_OPT = "XLA compile options are not passed through by stablax"
 _EXPORT = "stablax.export does not exist yet (later issue: export)"
 _CHECKIFY = "checkify does not exist in stablax yet (later issue: checkify)"
-_TRACEBACK = "stablax leaves Python tracebacks as they are; errors name the user's line"
+_TRACEBACK = "stablax's errors name the user's line; frames are filtered by jax_traceback_filtering"
 
 # name -> (default, accepted values: a type, or a tuple of allowed values, or None for any)
 FLAGS: dict[str, tuple[Any, Any]] = {
@@ -289,7 +289,7 @@ MEANING: dict[str, str | None] = {
     "jax_thread_guard": _DIST,
     "jax_threefry_gpu_kernel_lowering": "threefry is always composed from StableHLO ops",
     "jax_threefry_partitionable": None,
-    "jax_traceback_filtering": _TRACEBACK,
+    "jax_traceback_filtering": None,
     "jax_traceback_in_locations_limit": _TRACEBACK,
     "jax_tracer_error_num_traceback_frames": _TRACEBACK,
     "jax_transfer_guard": None,

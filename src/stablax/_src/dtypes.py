@@ -122,6 +122,18 @@ def default_complex_dtype() -> np.dtype:
     return C128 if config.x64_enabled else C64
 
 
+def to_inexact_dtype(dtype: DTypeLike) -> np.dtype:
+    """The floating dtype an integer or bool `dtype` computes in (JAX's mapping): float32 for
+    bool and integers of up to 32 bits, float64 for 64-bit integers; inexact dtypes map to
+    themselves."""
+    dtype = np.dtype(dtype)
+    if issubdtype(dtype, np.inexact):
+        return dtype
+    if dtype.itemsize == 8 and issubdtype(dtype, np.integer):
+        return canonicalize_dtype(F64)
+    return F32
+
+
 def is_python_scalar(x: Any) -> bool:
     """True for a Python bool, int, float or complex (exact types; numpy scalars are not)."""
     return type(x) in PY_SCALAR_TYPES

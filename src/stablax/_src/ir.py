@@ -7,6 +7,7 @@ One context per thread knows the `func`, `stablehlo` and `chlo` dialects. Builde
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 import threading
@@ -149,10 +150,29 @@ def tensor_type(shape: Sequence[int], dtype: np.dtype) -> ir.RankedTensorType:
     cache = _local.tensor_types
     result = cache.get(key)
     if result is None:
+        check_extents(shape, dtype)
         if len(cache) >= _CACHE_LIMIT:
             cache.clear()
         result = cache[key] = ir.RankedTensorType.get(list(shape), element_type(dtype))
     return result
+
+
+# XLA sizes buffers in bytes with a signed 64-bit product and aborts the process on overflow.
+_MAX_BYTES = 2**63 - 1
+
+
+def check_extents(shape: Sequence[int], dtype: np.dtype) -> None:
+    """Raises ValueError for a negative extent or an array too large for XLA to address."""
+    if any(d < 0 for d in shape):
+        raise ValueError(
+            f"negative dimensions are not allowed: got shape {tuple(shape)} of dtype "
+            f"{np.dtype(dtype).name}{where_suffix()}"
+        )
+    if math.prod(shape) * max(np.dtype(dtype).itemsize, 1) > _MAX_BYTES:
+        raise ValueError(
+            f"array of shape {tuple(shape)} and dtype {np.dtype(dtype).name} is too large: its "
+            f"size in bytes does not fit in a signed 64-bit integer{where_suffix()}"
+        )
 
 
 def aval_type(aval: Any) -> ir.RankedTensorType:

@@ -22,6 +22,7 @@ from stablax._src.config import config
 from stablax._src.core import ShapedArray, trace_state
 from stablax._src.dispatch import compile_traced, to_array
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
+from stablax._src.traceback_util import api_boundary
 from stablax._src.traced import Traced, args_info, out_info
 
 _SCALAR_TYPES = (bool, int, float, complex)
@@ -118,12 +119,14 @@ class Jitted:
     ) -> None:
         self.fun = fun
         self._signature = _signature_or_none(fun)
+        _check_argnums(self._signature, _as_tuple(static_argnums), "static_argnums")
         static_argnums, static_argnames = _resolve_static(
             self._signature, static_argnums, static_argnames
         )
         self.static_argnums = frozenset(static_argnums)
         self.static_argnames = frozenset(static_argnames)
         self.donate_argnums = frozenset(donate_argnums)
+        _check_argnums(self._signature, self.donate_argnums, "donate_argnums")
         self.inline = inline
         options = (self.static_argnums, self.static_argnames, self.donate_argnums)
         self._cache = _trace_cache(fun, options)
@@ -146,9 +149,9 @@ class Jitted:
         key = (in_tree, avals, static_key, config.epoch)
         try:
             entry = self._cache.get(key)
-        except TypeError as err:
+        except TypeError:
             raise ValueError(
-                f"jit: static arguments must be hashable, got {static_key!r}: {err}"
+                f"jit: static arguments must be hashable (non-array values), got {static_key!r}"
             ) from None
         if entry is None:
             if config.jax_explain_cache_misses or config.jax_log_compiles:
@@ -399,6 +402,7 @@ def _make_fast_call(jitted: Jitted) -> Callable:
     """
     fun, hits, mixed, general = jitted.fun, jitted._hits, jitted._mixed_hits, jitted._call_general
     trees, fast_flatten = jitted._tree_hits, pytree_fast.flatten
+    fun, general = api_boundary(fun), api_boundary(general)  # the miss paths filter tracebacks
     statics, hit_key = jitted.static_argnums, _hit_key
 
     def call(*args, **kwargs):
@@ -481,7 +485,7 @@ def _wrap_outputs(entry: _Entry, outs: list, dynamic_leaves: Sequence[Any]) -> A
         for i in entry.donated:
             leaf = dynamic_leaves[i]
             if type(leaf) is Array:
-                leaf._npy = None
+                leaf.delete()  # a later use fails as a deleted array's, with no XLA error line
     if entry.single:
         return Array(outs[0], entry.out_avals[0])
     arrays = list(map(Array, outs, entry.out_avals))  # one per output: the executable's arity
@@ -570,6 +574,26 @@ def _signature_or_none(fun: Callable) -> inspect.Signature | None:
         return inspect.signature(fun)
     except (TypeError, ValueError):
         return None
+
+
+def _as_tuple(nums: int | Sequence[int]) -> tuple[int, ...]:
+    return (nums,) if isinstance(nums, int) else tuple(nums)
+
+
+def _check_argnums(sig, argnums, what: str) -> None:
+    """Static or donated positions must exist, as JAX checks (unless the function takes *args)."""
+    if sig is None or not argnums:
+        return
+    kinds = [q.kind for q in sig.parameters.values()]
+    p = inspect.Parameter
+    if p.VAR_POSITIONAL in kinds:
+        return
+    count = sum(k in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for k in kinds)
+    if max(argnums) >= count or min(argnums) < -count:
+        raise ValueError(
+            f"jit: {what}={tuple(sorted(argnums))} names positions the function does not have: "
+            f"it accepts {count} positional arguments"
+        )
 
 
 def _resolve_static(sig, static_argnums, static_argnames):

@@ -300,6 +300,17 @@ class SingleDeviceSharding(xc.SingleDeviceSharding):
 _shardings: dict[Device, SingleDeviceSharding] = {}
 
 
+def as_device(value: Any) -> Device:
+    """The Device that `value` (a Device or a single-device sharding) places arrays on."""
+    device = getattr(value, "device", value) if not isinstance(value, Device) else value
+    if not isinstance(device, Device):
+        raise ValueError(
+            "device_put only accepts None, a Device or a single-device Sharding (or a pytree of "
+            f"these values); received invalid value: {value!r}"
+        )
+    return device
+
+
 def sharding_for(device: Device) -> SingleDeviceSharding:
     sharding = _shardings.get(device)
     if sharding is None:

@@ -81,3 +81,8 @@ __all__ = [
     "tridiagonal_solve",
     "tridiagonal_solve_p",
 ]
+
+# Exceptions leaving a public function lose stablax's internal frames (traceback_util.py).
+from stablax._src import traceback_util as _traceback_util
+
+_traceback_util.wrap_public_functions(globals())

@@ -357,6 +357,11 @@ for _name in _CHECKED:
     globals()[_name] = _checked(_name, globals()[_name])
 del _name
 
+# Exceptions leaving a public function lose stablax's internal frames (traceback_util.py).
+from stablax._src import traceback_util as _traceback_util
+
+_traceback_util.wrap_public_functions(globals())
+
 
 def __getattr__(name: str):
     # `jnp.linalg` and `jnp.fft` load on first use (import time: a first program needs neither).

@@ -78,3 +78,8 @@ __all__ = [
     "vecdot",
     "vector_norm",
 ]
+
+# Exceptions leaving a public function lose stablax's internal frames (traceback_util.py).
+from stablax._src import traceback_util as _traceback_util
+
+_traceback_util.wrap_public_functions(globals())

@@ -27,17 +27,23 @@ from stablax._src.lax._shapes import (
 
 
 def _bitcast_rule(x: ShapedArray, *, new_dtype: np.dtype) -> ShapedArray:
-    old_size, new_size = x.dtype.itemsize, new_dtype.itemsize
+    kinds = {x.dtype.kind, new_dtype.kind}
+    if x.dtype != new_dtype and ("b" in kinds or "c" in kinds):
+        raise _error(
+            "bitcast_convert_type",
+            f"bool and complex values are not supported unless the operand and destination "
+            f"types match, got {x.dtype.name} to {new_dtype.name}; use arr.view() instead",
+        )
+    old_size, new_size = dtypes.itemsize_bits(x.dtype), dtypes.itemsize_bits(new_dtype)
     if old_size == new_size:
         shape = x.shape
     elif old_size > new_size:
         shape = (*x.shape, old_size // new_size)
     else:
         if not x.shape or x.shape[-1] != new_size // old_size:
-            raise _error(
-                "bitcast_convert_type",
-                f"cannot bitcast {x.str_short()} to {new_dtype.name}: the last dimension must "
-                f"be {new_size // old_size}",
+            raise ValueError(
+                f"lax.bitcast_convert_type: cannot bitcast {x.str_short()} to {new_dtype.name}: "
+                f"the last dimension must be {new_size // old_size}{mlir.where_suffix()}"
             )
         shape = x.shape[:-1]
     return ShapedArray(shape, new_dtype, False)

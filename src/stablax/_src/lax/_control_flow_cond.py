@@ -16,6 +16,7 @@ from stablax._src import bodies, dispatch, tree_util
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.lax import _control_flow_common as cf
+from stablax._src.lax._argcheck import check_callable, sequence
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._shapes import aval_of
 from stablax._src.transforms import ad
@@ -409,7 +410,10 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
 
     Lowers to `stablehlo.case`. Example: `lax.switch(i, [jnp.sin, jnp.cos, jnp.tan], x)`.
     """
-    branches = list(branches)
+    branches = [
+        check_callable("lax.switch", b, "each branch")
+        for b in sequence(branches, "branches", "lax.switch")
+    ]
     if not branches:
         raise ValueError("Empty branch sequence")
     index_aval = aval_of(index)

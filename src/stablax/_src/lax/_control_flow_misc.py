@@ -11,6 +11,7 @@ import numpy as np
 
 from stablax._src import ir as mlir
 from stablax._src import tree_util
+from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._control_flow_cond import switch
 from stablax._src.lax._control_flow_scan import scan
 from stablax._src.lax._shapes import aval_of
@@ -22,6 +23,7 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:  # noqa:
     With `batch_size`, each scan step applies vmap(f) to that many elements (a remainder is
     vmapped once after the loop).
     """
+    check_callable("lax.map", f, "f")
     if batch_size is None:
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
     from stablax._src import lax
@@ -68,6 +70,7 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
     """
     from stablax._src import lax
 
+    check_callable("lax.associative_scan", fn, "fn")
     leaves, tree = tree_util.tree_flatten(elems)
     if not leaves:
         return elems

@@ -21,6 +21,7 @@ from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray, Tracer
 from stablax._src.ir import ir
 from stablax._src.lax import _control_flow_common as cf
+from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._shapes import aval_of
 from stablax._src.transforms.batching import batch_traced
@@ -307,6 +308,7 @@ def scan(
     Returns:
       (final carry, stacked ys).
     """
+    check_callable("lax.scan", f, "f")
     x_leaves, x_tree = tree_util.tree_flatten(xs)
     x_avals = [aval_of(x) for x in x_leaves]
     for a in x_avals:

@@ -17,6 +17,7 @@ from stablax._src import bodies, core, dispatch, dtypes, tree_util
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.lax import _control_flow_common as cf
+from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._control_flow_scan import scan
 from stablax._src.lax._shapes import aval_of
@@ -239,6 +240,8 @@ def while_loop(
     unless `max_steps=N` (a stablax extension) bounds the trip count: the loop then becomes a
     scan of N masked steps, which reverse mode can differentiate.
     """
+    check_callable("lax.while_loop", cond_fun, "cond_fun")
+    check_callable("lax.while_loop", body_fun, "body_fun")
     if max_steps is not None:
         return _bounded_while(cond_fun, body_fun, init_val, int(max_steps))
     leaves, tree = tree_util.tree_flatten(init_val)
@@ -325,6 +328,7 @@ def fori_loop(
     """
     from stablax._src import lax
 
+    check_callable("lax.fori_loop", body_fun, "body_fun")
     dtype = dtypes.result_type(lower, upper)
     if dtype.kind not in "iu":
         raise TypeError(

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from stablax._src import ir as mlir
-from stablax._src.lax._windowed import padtype_to_pads
+from stablax._src.lax._argcheck import int_sequence
+from stablax._src.lax._windowed import normalize_padding
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -75,6 +76,8 @@ def conv_dimension_numbers(
     opname: str = "conv_dimension_numbers",
 ) -> ConvDimensionNumbers:
     """`ConvDimensionNumbers` for layout strings, an existing one, or None (`NCHW`/`OIHW`)."""
+    lhs_shape = int_sequence(lhs_shape, "lhs_shape", f"lax.{opname}")
+    rhs_shape = int_sequence(rhs_shape, "rhs_shape", f"lax.{opname}")
     ndim = len(lhs_shape)
     if len(rhs_shape) != ndim:
         raise _error(
@@ -121,13 +124,25 @@ def conv_shape_tuple(
     batch_group_count: int = 1,
 ) -> tuple[int, ...]:
     """The output shape of an NCHW/OIHW convolution."""
+    name = "lax.conv_shape_tuple"
+    lhs_shape, rhs_shape = (
+        int_sequence(lhs_shape, "lhs_shape", name),
+        int_sequence(rhs_shape, "rhs_shape", name),
+    )
+    strides = int_sequence(strides, "strides", name)
+    batch_group_count = operator.index(batch_group_count)
+    if batch_group_count < 1 or len(lhs_shape) < 2 or len(strides) != len(lhs_shape) - 2:
+        raise ValueError(
+            f"{name}: needs shapes of rank >= 2, one stride per spatial dimension and a positive "
+            f"batch_group_count, got {lhs_shape}, {rhs_shape}, {strides}, {batch_group_count}"
+            f"{mlir.where_suffix()}"
+        )
     if len(lhs_shape) != len(rhs_shape):
         raise _error(
             "conv_shape_tuple",
             f"lhs {tuple(lhs_shape)} and rhs {tuple(rhs_shape)} must have the same rank",
         )
-    if isinstance(pads, str):
-        pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads, "conv_shape_tuple")
+    pads = normalize_padding(pads, lhs_shape[2:], rhs_shape[2:], strides, "conv_shape_tuple")
     if len(pads) != len(lhs_shape) - 2:
         raise _error(
             "conv_shape_tuple", f"expected {len(lhs_shape) - 2} (low, high) pads, got {len(pads)}"

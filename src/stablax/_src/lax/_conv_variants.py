@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from stablax._src import ir as mlir
+from stablax._src.lax._argcheck import int_sequence
 from stablax._src.lax._conv import _spatial, conv_general_dilated
 from stablax._src.lax._conv_dimensions import (
     ConvGeneralDilatedDimensionNumbers,
@@ -231,6 +233,14 @@ def conv_transpose_shape_tuple(
     )
     lhs_nchw = [lhs_shape[d] for d in dn.lhs_spec]
     rhs_oihw = [rhs_shape[d] for d in dn.rhs_spec]
+    window_strides = int_sequence(
+        window_strides, "window_strides", "lax.conv_transpose_shape_tuple"
+    )
+    if len(window_strides) != len(lhs_nchw) - 2:
+        raise ValueError(
+            f"lax.conv_transpose_shape_tuple: expected {len(lhs_nchw) - 2} window strides, got "
+            f"{window_strides}{mlir.where_suffix()}"
+        )
     if isinstance(padding, str):
         padding = [
             _transpose_pads(k, s, padding.upper())

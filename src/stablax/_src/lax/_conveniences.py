@@ -242,6 +242,8 @@ def platform_dependent(*args: Any, default: Any = None, **per_platform: Any) -> 
             raise TypeError(f"lax.platform_dependent: the '{name}' branch must be a callable.")
         if name == "gpu":
             raise ValueError("Use 'cuda' or 'rocm' for lax.platform_dependent.")
+    if default is not None and not callable(default):
+        raise TypeError("lax.platform_dependent: the 'default' branch must be a callable.")
     platform = runtime.default_backend()
     branch = per_platform.get(platform, default)
     if branch is None:

@@ -4,6 +4,7 @@ integer_pow. Unary rows are in _elementwise_unary.py, dtype groups in _elementwi
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -11,9 +12,10 @@ import numpy as np
 from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
-from stablax._src.dispatch import bind, def_op
+from stablax._src.dispatch import bind, def_op, generic_lowering
 from stablax._src.lax._elementwise_common import (
     ANY,
+    BOOL,
     FLOAT,
     INEXACT,
     INT,
@@ -24,6 +26,7 @@ from stablax._src.lax._elementwise_common import (
     aval_or_none,
     check_dtype,
     is_float,
+    operand_aval,
 )
 from stablax._src.lax._elementwise_unary import exp, imag, neg, real, unary
 
@@ -70,8 +73,42 @@ BINARY_OPS: dict[str, tuple[str, tuple]] = {
     "mulhi": ("chlo.mulhi", (INT,)),
 }
 
+
+def _splat(value: Any, aval: ShapedArray) -> Any:
+    scalar = mlir.constant(np.asarray(value, aval.dtype))
+    op = mlir.emit(
+        "stablehlo.broadcast_in_dim",
+        [scalar],
+        [mlir.aval_type(aval)],
+        {"broadcast_dimensions": mlir.i64_array([])},
+    )
+    return op.result
+
+
+def _integer_division_lowering(name: str):
+    # Integer x / 0 and x % 0 are -1 (all bits set) and x at run time, but XLA's constant folder
+    # dies with SIGFPE on them: divide by a divisor with its zeros replaced by one, then select.
+    def lower(operands, in_avals, out_avals):
+        x, y = operands
+        aval = in_avals[1]
+        if not dtypes.issubdtype(aval.dtype, np.integer):
+            return generic_lowering(name)(operands, in_avals, out_avals)
+        mask_aval = ShapedArray(aval.shape, np.bool_, False)
+        is_zero = _compare_lowering(
+            [y, _splat(0, aval)], [aval, aval], [mask_aval], direction="EQ"
+        )[0]
+        safe = mlir.emit("stablehlo.select", [is_zero, _splat(1, aval), y], [y.type]).result
+        quotient = mlir.emit(name, [x, safe], [y.type]).result
+        all_ones = np.asarray(-1).astype(aval.dtype)
+        at_zero = x if name == "stablehlo.remainder" else _splat(all_ones, aval)
+        return list(mlir.emit("stablehlo.select", [is_zero, at_zero, quotient], [y.type]).results)
+
+    return lower
+
+
 for _name, (_op, _groups) in BINARY_OPS.items():
-    def_op(_op, _binary_rule(_name, _groups))
+    _lowering = _integer_division_lowering(_op) if _name in ("div", "rem") else None
+    def_op(_op, _binary_rule(_name, _groups), _lowering)
 
 
 def _binary(opname: str, x: Any, y: Any) -> Any:
@@ -104,8 +141,21 @@ def rem(x, y):
 
 
 def pow(x, y):  # noqa: A001 (lax.pow is JAX's public name)
-    """Elementwise x ** y (`stablehlo.power`)."""
-    return _binary("pow", x, y)
+    """Elementwise x ** y (`stablehlo.power`): x is a float or complex array, y one of the same
+    dtype or of any integer dtype (converted to x's), as in JAX."""
+    x, y = _prepare("pow", x, y)
+    x_dtype, y_dtype = operand_aval(x).dtype, operand_aval(y).dtype
+    check_dtype("pow", x_dtype, INEXACT)
+    if dtypes.issubdtype(y_dtype, np.integer):
+        from stablax._src.lax._shapes import convert_element_type
+
+        y = convert_element_type(y, x_dtype, weak_type=operand_aval(y).weak_type)
+    elif y_dtype != x_dtype:
+        raise TypeError(
+            f"lax.pow: the exponent must have the base's dtype {x_dtype.name} or an integer "
+            f"dtype, got {y_dtype.name}{mlir.where_suffix()}"
+        )
+    return bind("stablehlo.power", x, y)
 
 
 def max(x, y):  # noqa: A001
@@ -216,8 +266,15 @@ def complex(x, y):  # noqa: A001
 
 def integer_pow(x, y: int):
     """x ** y for a static integer y, as a chain of multiplies (what XLA would do anyway)."""
-    y = int(y)
+    y = operator.index(y)
     (x,) = _prepare("integer_pow", x)
+    x_aval = aval_or_none(x) or ShapedArray(np.shape(x), dtypes.dtype_of(x))
+    check_dtype("integer_pow", x_aval.dtype, NUMBER)
+    if y < 0 and not dtypes.issubdtype(x_aval.dtype, np.inexact):
+        raise TypeError(
+            f"Integers cannot be raised to negative powers, got integer_pow({x_aval.str_short()}, "
+            f"{y}){mlir.where_suffix()}"
+        )
     if y == 0:
         from stablax._src.lax._shapes import full_like
 
@@ -243,17 +300,22 @@ def integer_pow(x, y: int):
 COMPARISONS = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
 
 
+_COMPARISON_NAMES = {v: k for k, v in COMPARISONS.items()}
+# Complex numbers have no order: only EQ and NE accept them (XLA's folder aborts on the others).
+_ORDERED = (BOOL, INT, FLOAT)
+
+
 def _compare_rule(x: ShapedArray, y: ShapedArray, *, direction: str) -> ShapedArray:
-    name = {v: k for k, v in COMPARISONS.items()}[direction]
-    _binary_rule(name, ANY)(x, y)
-    return ShapedArray(x.shape, np.bool_, False)
+    name = _COMPARISON_NAMES[direction]
+    _binary_rule(name, ANY if direction in ("EQ", "NE") else _ORDERED)(x, y)
+    return ShapedArray(x.shape, np.bool_, x.weak_type and y.weak_type)  # as JAX's naryops
 
 
 def _compare_lowering(operands, in_avals, out_avals, *, direction):
     dt = in_avals[0].dtype
     if dt.kind == "c" or is_float(dt):
         compare_type = "FLOAT"
-    elif dt.kind == "u" or dt == np.bool_:
+    elif dt == np.bool_ or dtypes.issubdtype(dt, np.unsignedinteger):
         compare_type = "UNSIGNED"
     else:
         compare_type = "SIGNED"
@@ -415,18 +477,25 @@ def sign(x):
 
 def conj(x):
     """Complex conjugate; real inputs are returned unchanged (as JAX does)."""
+    (x,) = _prepare("conj", x)
     aval = aval_or_none(x)
     dt = aval.dtype if aval is not None else dtypes.dtype_of(x)
-    if dt.kind != "c":
-        return x
+    check_dtype("conj", dt, INEXACT)
+    if dt.kind != "c":  # a real operand becomes complex (weak if it was), as in JAX
+        from stablax._src.lax._shapes import convert_element_type
+
+        complex_dtype = np.complex128 if dt == np.float64 else np.complex64
+        return convert_element_type(x, complex_dtype, weak_type=operand_aval(x).weak_type)
     return complex(real(x), neg(imag(x)))
 
 
 def exp2(x):
     """Elementwise 2**x, as exp(x * ln 2)."""
     (x,) = _prepare("exp2", x)
-    check_dtype("exp2", aval_or_none(x).dtype if aval_or_none(x) else dtypes.dtype_of(x), INEXACT)
-    return exp(mul(x, float(np.log(2.0))))
+    dtype = operand_aval(x).dtype
+    check_dtype("exp2", dtype, INEXACT)
+    ln2 = float(np.log(2.0))  # a Python scalar of x's kind, so that a weak x stays weak
+    return exp(mul(x, ln2 + 0j if np.issubdtype(dtype, np.complexfloating) else ln2))
 
 
 def square(x):

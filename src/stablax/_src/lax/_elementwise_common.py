@@ -61,8 +61,15 @@ def aval_or_none(x: Any) -> ShapedArray | None:
     return aval if isinstance(aval, ShapedArray) else None
 
 
+def operand_aval(x: Any) -> ShapedArray:
+    """The aval of an array, or of a NumPy value (strongly typed)."""
+    aval = aval_or_none(x)
+    return aval if aval is not None else ShapedArray(np.shape(x), dtypes.dtype_of(x), False)
+
+
 def _prepare(opname: str, *operands: Any) -> list[Any]:
-    """Python scalars adopt an array operand's dtype of the same kind; rank-0 operands broadcast."""
+    """Python scalars adopt an array operand's dtype of the same kind; rank-0 operands and
+    size-1 dimensions broadcast (operands of different ranks do not), as in JAX's lax."""
     avals = [aval_or_none(x) for x in operands]
     array_dtypes = [a.dtype for a in avals if a is not None]
     prepared = []
@@ -75,26 +82,40 @@ def _prepare(opname: str, *operands: Any) -> list[Any]:
             else:
                 x = _scalar_operand(x, array_dtypes)
         prepared.append(x)
-    shapes = {np.shape(x) if aval_or_none(x) is None else x.aval.shape for x in prepared}
-    if len(shapes) > 1:
-        nonscalar = {s for s in shapes if s != ()}
-        if len(nonscalar) > 1:
-            listed = ", ".join(
-                str(np.shape(x) if aval_or_none(x) is None else x.aval.shape) for x in prepared
-            )
-            raise TypeError(
-                f"{opname} got incompatible shapes for broadcasting: {listed}.{mlir.where_suffix()}"
-            )
-        (target,) = nonscalar
+    shapes = [np.shape(x) if aval_or_none(x) is None else x.aval.shape for x in prepared]
+    if len(set(shapes)) > 1:
+        target = _broadcast_equal_rank(opname, shapes)
         from stablax._src.lax._shapes import broadcast_in_dim
 
         prepared = [
-            broadcast_in_dim(x, target, ())
-            if (np.shape(x) if aval_or_none(x) is None else x.aval.shape) == ()
-            else x
-            for x in prepared
+            x
+            if shape == target
+            else broadcast_in_dim(
+                x, target, () if shape == () else tuple(i for i, d in enumerate(shape))
+            )
+            for x, shape in zip(prepared, shapes, strict=True)
         ]
     return prepared
+
+
+def _broadcast_equal_rank(opname: str, shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
+    nonscalar = [s for s in shapes if s != ()]
+    ranks = {len(s) for s in nonscalar}
+    if len(ranks) > 1:
+        raise TypeError(
+            f"{opname}: arrays must have the same number of dimensions, got {sorted(ranks)}"
+            f"{mlir.where_suffix()}"
+        )
+    target = []
+    for dims in zip(*nonscalar, strict=True):
+        sizes = {d for d in dims if d != 1}
+        if len(sizes) > 1:
+            listed = ", ".join(str(tuple(s)) for s in shapes)
+            raise TypeError(
+                f"{opname} got incompatible shapes for broadcasting: {listed}.{mlir.where_suffix()}"
+            )
+        target.append(sizes.pop() if sizes else 1)
+    return tuple(target)
 
 
 def _scalar_operand(x: Any, array_dtypes: list[np.dtype]) -> Any:
@@ -104,7 +125,7 @@ def _scalar_operand(x: Any, array_dtypes: list[np.dtype]) -> Any:
         if _same_kind(dtype, dt):
             dtype = dt
             break
-    return weak_scalar(x, dtype)
+    return weak_scalar(x, dtype, weak_type=type(x) is not bool)  # bools are never weak
 
 
 def _same_kind(scalar_dtype: np.dtype, dt: np.dtype) -> bool:

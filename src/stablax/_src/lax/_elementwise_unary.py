@@ -320,11 +320,12 @@ def bessel_i1e(x):
 
 def round(x, rounding_method: int = 0):  # noqa: A001 (lax.round is JAX's public name)
     """Rounds to the nearest integer: ties away from zero (0, default) or to even (1)."""
-    op = (
-        "stablehlo.round_nearest_even"
-        if int(rounding_method) == 1
-        else "stablehlo.round_nearest_afz"
-    )
+    if rounding_method not in (0, 1) or isinstance(rounding_method, (float, complex)):
+        raise ValueError(
+            f"lax.round: {rounding_method!r} is not a valid RoundingMethod (0: away from zero, "
+            f"1: to nearest even){mlir.where_suffix()}"
+        )
+    op = "stablehlo.round_nearest_even" if rounding_method == 1 else "stablehlo.round_nearest_afz"
     return bind(op, *_prepare("round", x))
 
 

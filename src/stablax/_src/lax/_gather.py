@@ -17,6 +17,7 @@ from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import bind, def_op, weak_scalar
 from stablax._src.ir import ir
+from stablax._src.lax._argcheck import int_sequence, sequence
 from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._elementwise import (
     and_,
@@ -500,8 +501,9 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
       An array of shape (n, *the dimensions of src not in axes) (`stablehlo.gather`; indices
       out of bounds are clamped).
     """
+    axes = int_sequence(axes, "axes", "lax.index_take")
     axes = tuple(canonicalize_axis(a, aval_of(src).ndim, "index_take") for a in axes)
-    idxs = list(idxs)
+    idxs = sequence(idxs, "idxs", "lax.index_take")
     avals = [aval_of(i) for i in idxs]
     if len(idxs) != len(axes) or any(
         a.ndim != 1 or not _is_int(a) or a.shape != avals[0].shape for a in avals

@@ -15,12 +15,14 @@ from typing import Any
 
 import numpy as np
 
+from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _linalg_util as u
+from stablax._src.lax._argcheck import sequence
 from stablax._src.lax._batch_rules import bdim_at_front
 from stablax._src.lax._control_flow_while import fori_loop
 from stablax._src.lax._reductions import reduce_sum
@@ -214,8 +216,12 @@ for _name, _rule in [
 
 
 def symmetrize(x: Any) -> Any:
-    """(x + x^H) / 2: the Hermitian part, so that only a symmetric input is decomposed."""
-    return ew.div(ew.add(x, u.H(x)), full((), 2, u.dtype(x)))
+    """(x + x^H) / 2: the Hermitian part, so that only a symmetric input is decomposed.
+    Integers and booleans divide as floats (a true division, as in JAX)."""
+    dtype = dtypes.to_inexact_dtype(u.dtype(x))
+    if dtype != u.dtype(x):
+        x = u.cast(x, dtype)
+    return ew.div(ew.add(x, u.H(x)), full((), 2, dtype))
 
 
 def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
@@ -356,7 +362,9 @@ def eigh(
     if implementation == EighImplementation.JACOBI:
         raise NotImplementedError("Jacobi implementation is not supported on CPU")
     n = u.shape(x)[-1] if aval_of(x).ndim else 0
-    if subset_by_index is not None and tuple(subset_by_index) != (0, n):
+    if subset_by_index is not None and tuple(
+        sequence(subset_by_index, "subset_by_index", "lax.linalg.eigh")
+    ) != (0, n):
         raise NotImplementedError("subset_by_index not supported on CPU and GPU")
     if symmetrize_input:
         x = symmetrize(x)
@@ -386,9 +394,10 @@ def svd(
     aval = aval_of(x)
     if subset_by_index is not None and aval.ndim >= 2:
         rank = min(aval.shape[-2:])
-        if full_matrices and tuple(subset_by_index) != (0, rank):
+        subset = tuple(sequence(subset_by_index, "subset_by_index", "lax.linalg.svd"))
+        if full_matrices and subset != (0, rank):
             raise ValueError("full_matrices and subset_by_index cannot both be set")
-        if tuple(subset_by_index) != (0, rank):
+        if subset != (0, rank):
             raise NotImplementedError("subset_by_index not implemented for CPU and GPU")
     if algorithm in (SvdAlgorithm.JACOBI, SvdAlgorithm.POLAR):
         raise NotImplementedError("The SVD Jacobi and Polar algorithms are not implemented on CPU.")

@@ -261,7 +261,7 @@ def _cpu_triangular_solve(a, b, *, left_side, lower, transpose_a, conjugate_a, u
     if aval_size(b) == 0:
         return [b]
     if conjugate_a and not transpose_a:  # trsm conjugates only together with transposing
-        a, conjugate_a = ew.conj(a), False
+        a, conjugate_a = u.conj(a), False
     (x,) = ffi_call(
         lapack_target("trsm", u.dtype(a)),
         [a, b],
@@ -303,7 +303,7 @@ def _xla_triangular_solve(a, b, *, left_side, lower, transpose_a, conjugate_a, u
         else ("TRANSPOSE" if transpose_a else "NO_TRANSPOSE")
     )
     if conjugate_a and not transpose_a:
-        a = ew.conj(a)
+        a = u.conj(a)
     op = mlir.emit(
         "stablehlo.triangular_solve",
         [_value(a), _value(b)],

@@ -103,6 +103,11 @@ def ragged_dot_general(
     if out_sharding is not None:
         raise NotImplementedError("ragged_dot_general: out_sharding is not supported")
     numbers = ragged_dot_dimension_numbers
+    if not isinstance(numbers, RaggedDotDimensionNumbers):
+        raise TypeError(
+            "lax.ragged_dot_general: ragged_dot_dimension_numbers must be a "
+            f"RaggedDotDimensionNumbers, got {type(numbers).__name__}"
+        )
     (lc, rc), (lb, rb) = numbers.dot_dimension_numbers
     gs = aval_of(group_sizes)
     if not dtypes.issubdtype(gs.dtype, np.integer):

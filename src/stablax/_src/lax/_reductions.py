@@ -7,7 +7,7 @@ indices) pairs with a comparator body. Also the region helpers shared by sort an
 
 from __future__ import annotations
 
-import operator
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +22,7 @@ from stablax._src.dispatch import batch_rules, bind, def_op, weak_scalar
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
+from stablax._src.lax._argcheck import int_sequence
 from stablax._src.lax._elementwise_common import ANY, BOOL, FLOAT, INT, INT_OR_BOOL, check_dtype
 from stablax._src.lax._shapes import (
     aval_of,
@@ -65,8 +66,7 @@ def identity_element(computation: str, dtype: np.dtype) -> np.ndarray:
 
 def _normalize_axes(axes: Sequence[int], ndim: int, opname: str) -> tuple[int, ...]:
     result = []
-    for a in axes:
-        a = operator.index(a)
+    for a in int_sequence(axes, "axes", f"lax.{opname}"):
         if not -ndim <= a < ndim:
             raise ValueError(
                 f"lax.{opname}: axis {a} is out of bounds for an array of rank {ndim}"
@@ -181,7 +181,9 @@ def _reduce_rule(*args: ShapedArray, computation: str, axes: tuple[int, ...]) ->
     (x,) = operands
     check_dtype(opname, x.dtype, MONOIDS[computation][1])
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    # As JAX: sums, products, max and min keep a weak type; the logical reductions do not.
+    weak = x.weak_type and computation in ("add", "mul", "max", "min")
+    return ShapedArray(shape, x.dtype, weak)
 
 
 def _arg_reduce_rule(
@@ -206,7 +208,7 @@ def _arg_reduce_rule(
             f"{x.str_short()} with axis {axis}{where}"
         )
     shape = tuple(d for i, d in enumerate(x.shape) if i != axis)
-    return ShapedArray(shape, x.dtype, x.weak_type), ShapedArray(shape, indices.dtype)
+    return ShapedArray(shape, x.dtype, False), ShapedArray(shape, indices.dtype)
 
 
 def _reduce_lowering(operands, in_avals, out_avals, *, computation, axes):
@@ -474,6 +476,11 @@ MONOID_FUNCTIONS = {
 }
 
 
+def monoid_name(computation: Any) -> str | None:
+    """The monoid ("add", "max", ...) a public lax function computes, or None."""
+    return MONOID_FUNCTIONS.get(inspect.unwrap(computation))  # public functions are wrapped
+
+
 def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequence[int]) -> Any:
     """Reduces `operands` over `dimensions` with a monoid `computation` (`stablehlo.reduce`).
 
@@ -491,7 +498,7 @@ def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequen
     single = not isinstance(operands, (tuple, list))
     operand_list = [operands] if single else list(operands)
     init_list = [init_values] if single else list(init_values)
-    name = MONOID_FUNCTIONS.get(computation)
+    name = monoid_name(computation)
     if name is None or len(operand_list) != 1 or len(init_list) != 1:
         raise NotImplementedError(
             "lax.reduce supports one operand with a monoid computation (lax.add, lax.mul, "

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from stablax._src import ir as mlir
+from stablax._src.lax._argcheck import int_sequence
 from stablax._src.lax._shapes import _ints, aval_of, broadcast, canonicalize_axis, reshape
 
 
@@ -56,6 +57,7 @@ def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
     Example: `expand_dims(x, (0, -1))` turns `float32[3]` into `float32[1,3,1]`.
     """
     aval = aval_of(array)
+    dimensions = int_sequence(dimensions, "dimensions", "lax.expand_dims")
     ndim_out = aval.ndim + len(dimensions)
     dims = set(_unique_axes(dimensions, ndim_out, "expand_dims"))
     rest = iter(aval.shape)

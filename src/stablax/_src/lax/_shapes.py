@@ -15,17 +15,12 @@ from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import attribute_lowering, bind, def_op, weak_scalar
+from stablax._src.lax._argcheck import int_sequence
 from stablax._src.lax._batch_rules import moveaxis
 
 
 def _ints(values: Any, what: str, opname: str) -> tuple[int, ...]:
-    try:
-        return tuple(operator.index(v) for v in values)
-    except TypeError:
-        raise TypeError(
-            f"lax.{opname}: {what} must be a sequence of integers, got {values!r}"
-            f"{mlir.where_suffix()}"
-        ) from None
+    return int_sequence(values, what, f"lax.{opname}")
 
 
 def _error(opname: str, message: str) -> TypeError:
@@ -37,8 +32,8 @@ def aval_of(x: Any) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray):
         return aval
-    if dtypes.is_python_scalar(x):
-        return ShapedArray((), dtypes.python_scalar_dtype(x), True)
+    if dtypes.is_python_scalar(x):  # weakly typed, except bools (as in JAX)
+        return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
     array = np.asarray(x)
     return ShapedArray(array.shape, dtypes.canonicalize_dtype(array.dtype), False)
 
@@ -318,6 +313,8 @@ def transpose(operand: Any, permutation: Sequence[int]) -> Any:
 
 
 def _iota_rule(*, dtype, shape, dimension) -> ShapedArray:
+    if dtype == np.bool_:
+        raise _error("iota", "does not accept dtype bool; use an integer, float or complex dtype")
     if not 0 <= dimension < len(shape):
         raise _error("iota", f"dimension {dimension} out of range for shape {shape}")
     return ShapedArray(shape, dtype, False)
@@ -351,6 +348,10 @@ def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
     """An array of `shape` counting 0, 1, ... along `dimension` (`stablehlo.iota`)."""
     dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "iota"))
     shape = _ints(shape, "shape", "iota")
+    if any(d < 0 for d in shape):  # JAX's class and words
+        raise TypeError(
+            f"iota shape must have every element be nonnegative, got {shape}.{mlir.where_suffix()}"
+        )
     return bind("stablehlo.iota", dtype=dtype, shape=shape, dimension=operator.index(dimension))
 
 

@@ -14,6 +14,7 @@ from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import attribute_lowering, bind, def_op, weak_scalar
+from stablax._src.lax._argcheck import sequence
 from stablax._src.lax._batch_rules import bdim_at_front
 from stablax._src.lax._elementwise import select, sub
 from stablax._src.lax._elementwise_common import _scalar_operand
@@ -97,7 +98,7 @@ dispatch.batch_rules["stablehlo.concatenate"] = _concatenate_batch
 
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
     """Joins arrays along `dimension` (`stablehlo.concatenate`)."""
-    operands = list(operands)
+    operands = sequence(operands, "operands", "lax.concatenate")
     if not operands:
         raise _error("concatenate", "needs at least one operand")
     if len(operands) == 1 and hasattr(operands[0], "aval"):
@@ -388,9 +389,10 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
     """
     try:
         config = tuple(tuple(operator.index(v) for v in triple) for triple in padding_config)
+        count = len(padding_config)
     except TypeError:
-        config = ()
-    if any(len(triple) != 3 for triple in config) or len(config) != len(padding_config):
+        config, count = (), -1
+    if any(len(triple) != 3 for triple in config) or len(config) != count:
         raise _error(
             "pad",
             f"padding_config must be a sequence of (low, high, interior) integer "

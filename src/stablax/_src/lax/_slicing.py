@@ -15,6 +15,7 @@ from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import attribute_lowering, bind, def_op, weak_scalar
+from stablax._src.lax._argcheck import sequence
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._elementwise import (
     add,
@@ -84,7 +85,7 @@ def _split_indices(start_indices: Any, opname: str) -> list[Any]:
     """A sequence of scalar indices, or a 1-D integer array, as a list of scalars."""
     aval = getattr(start_indices, "aval", None)
     if aval is None and not isinstance(start_indices, np.ndarray):
-        return list(start_indices)
+        return sequence(start_indices, "start_indices", f"lax.{opname}")
     aval = aval_of(start_indices)
     if aval.ndim != 1:
         raise _type_error(

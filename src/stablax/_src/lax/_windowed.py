@@ -15,11 +15,11 @@ from stablax._src.core import ShapedArray
 from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
+from stablax._src.lax._argcheck import int_sequence
 from stablax._src.lax._cumulative import cumulative_tangent, logaddexp
 from stablax._src.lax._elementwise_common import FLOAT, check_dtype
 from stablax._src.lax._reductions import (
     MONOID_COMBINE,
-    MONOID_FUNCTIONS,
     MONOIDS,
     batch_at,
     chooser_tangent,
@@ -31,6 +31,7 @@ from stablax._src.lax._reductions import (
     init_operand,
     int_tuple,
     is_undefined,
+    monoid_name,
     pad_pairs,
     reduce_sum,
     zeros_like,
@@ -68,6 +69,14 @@ def padtype_to_pads(
     'SAME' pads so that the output has ceil(in / stride) elements, with the extra element of an
     odd total on the high side; 'SAME_LOWER' puts it on the low side; 'VALID' pads nothing.
     """
+    in_shape = _ints(in_shape, "in_shape", opname)
+    window_shape = _ints(window_shape, "window_shape", opname)
+    window_strides = _ints(window_strides, "window_strides", opname)
+    if not len(in_shape) == len(window_shape) == len(window_strides):
+        raise ValueError(
+            f"lax.{opname}: in_shape {in_shape}, window_shape {window_shape} and window_strides "
+            f"{window_strides} must have the same length{mlir.where_suffix()}"
+        )
     kind = padding.upper() if isinstance(padding, str) else padding
     if kind == "VALID":
         return [(0, 0)] * len(in_shape)
@@ -86,13 +95,7 @@ def padtype_to_pads(
 
 
 def _ints(values: Any, what: str, opname: str) -> tuple[int, ...]:
-    try:
-        return tuple(operator.index(v) for v in values)
-    except TypeError:
-        raise TypeError(
-            f"lax.{opname}: {what} must be a sequence of integers, got {values!r}"
-            f"{mlir.where_suffix()}"
-        ) from None
+    return int_sequence(values, what, f"lax.{opname}")
 
 
 def normalize_padding(
@@ -129,9 +132,22 @@ def reduce_window_shape_tuple(
     window_dilation: Sequence[int] | None = None,
 ) -> tuple[int, ...]:
     """The result shape of `reduce_window` for explicit (low, high) `padding`."""
+    name = "reduce_window_shape_tuple"
+    operand_shape = _ints(operand_shape, "operand_shape", name)
     ones = (1,) * len(operand_shape)
-    base_dilation = ones if base_dilation is None else base_dilation
-    window_dilation = ones if window_dilation is None else window_dilation
+    window_dimensions = _ints(window_dimensions, "window_dimensions", name)
+    window_strides = _ints(window_strides, "window_strides", name)
+    base_dilation = ones if base_dilation is None else _ints(base_dilation, "base_dilation", name)
+    window_dilation = (
+        ones if window_dilation is None else _ints(window_dilation, "window_dilation", name)
+    )
+    padding = normalize_padding(padding, operand_shape, window_dimensions, window_strides, name)
+    lengths = {len(operand_shape), len(window_dimensions), len(window_strides), len(padding)}
+    if len(lengths | {len(base_dilation), len(window_dilation)}) != 1:
+        raise ValueError(
+            f"lax.{name}: operand_shape, window_dimensions, window_strides, padding and the "
+            f"dilations must have one entry per dimension{mlir.where_suffix()}"
+        )
     shape = []
     for n, w, s, (lo, hi), bd, wd in zip(
         operand_shape,
@@ -430,7 +446,7 @@ def reduce_window(
     Example:
       2x2 max pooling: `reduce_window(x, -inf, lax.max, (2, 2), (2, 2))`.
     """
-    name = MONOID_FUNCTIONS.get(computation)
+    name = monoid_name(computation)
     if name is None or isinstance(operand, (tuple, list)):
         raise NotImplementedError(
             "lax.reduce_window supports one operand with a monoid computation (lax.add, lax.mul, "

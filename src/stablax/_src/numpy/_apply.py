@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from stablax._src.lax._argcheck import check_callable, int_or_int_sequence
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._shape import expand_dims
 from stablax._src.transforms.vmap_api import vmap
@@ -15,8 +17,10 @@ def apply_along_axis(func1d: Callable, axis: int, arr: Any, *args: Any, **kwargs
 
     The output's dimensions from `func1d` replace `axis`, as in NumPy.
     """
+    check_callable("jnp.apply_along_axis", func1d, "func1d")
     arr = asarray(arr)
     ndim = arr.ndim
+    axis = operator.index(axis)
     if not -ndim <= axis < ndim:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     axis %= ndim
@@ -35,9 +39,14 @@ def apply_along_axis(func1d: Callable, axis: int, arr: Any, *args: Any, **kwargs
 
 def apply_over_axes(func: Callable[[Any, int], Any], a: Any, axes: Sequence[int]) -> Any:
     """Applies `func(a, axis)` for each axis in turn, keeping reduced axes as size 1."""
+    check_callable("jnp.apply_over_axes", func, "func")
     a = asarray(a)
-    for axis in axes:
+    for axis in int_or_int_sequence(axes, "axes", "jnp.apply_over_axes"):
         b = func(a, axis)
+        if not hasattr(b, "ndim"):
+            raise ValueError(
+                f"jnp.apply_over_axes: func must return an array, got {type(b).__name__}"
+            )
         if b.ndim == a.ndim - 1:
             b = expand_dims(b, axis)
         elif b.ndim != a.ndim:

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import core, dtypes, lax
+from stablax._src import ir as mlir
 from stablax._src.array import Array, from_host
 from stablax._src.core import Tracer
 from stablax._src.dispatch import weak_scalar
@@ -19,7 +20,16 @@ from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)) or hasattr(shape, "__index__"):
         return (operator.index(shape),)
-    return tuple(operator.index(d) for d in shape)
+    try:
+        if isinstance(shape, (str, bytes, bytearray)):  # iterable, but not of dimensions
+            raise TypeError
+        return tuple(operator.index(d) for d in shape)
+    except TypeError as error:
+        if type(error) is not TypeError:  # a tracer's concretization error says more
+            raise
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}"
+        ) from None
 
 
 def asarray(
@@ -194,6 +204,15 @@ def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
                 "jnp.arange: arguments must be concrete (not traced); use lax.iota for "
                 "traced sizes or mark them static"
             )
+    if start is None:
+        raise TypeError(f"jnp.arange: start must be a number, got None{mlir.where_suffix()}")
+    for v in (start, stop, step):
+        if v is not None and np.ndim(v) != 0:
+            raise ValueError(f"jnp.arange: arguments must be scalars, got {v!r}")
+        if isinstance(v, (complex, np.complexfloating)) or np.iscomplexobj(v):
+            raise ValueError("jnp.arange: complex start/stop/step are not supported")
+        if not (isinstance(v, (bool, int, float, np.generic, np.ndarray, Array)) or v is None):
+            raise TypeError(f"jnp.arange: arguments must be numbers, got {type(v).__name__}")
     if stop is None:
         start, stop = 0, start
     if step is None:
@@ -239,8 +258,10 @@ def linspace(
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"jnp.linspace: number of samples, {num}, must be non-negative")
-    dtype = dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
-    compute = dtype if dtypes.issubdtype(dtype, np.inexact) else dtypes.default_float_dtype()
+    if dtype is None:  # JAX's rule: the inexact type of start and stop together
+        dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+    dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "linspace"))
+    compute = dtypes.to_inexact_dtype(dtype)
     start_a, stop_a = asarray(start, compute), asarray(stop, compute)
     div = (num - 1) if endpoint else num
     step = uf.divide(uf.subtract(stop_a, start_a), max(div, 1))
@@ -270,6 +291,12 @@ def eye(
     device: Any = None,
 ) -> Any:
     """A 2-D array with ones on the k-th diagonal."""
+    for extent in (N, M):
+        if isinstance(extent, (int, np.integer)) and extent < 0:
+            raise ValueError(
+                f"jnp.eye: negative dimensions are not allowed, got {N} and {M}"
+                f"{mlir.where_suffix()}"
+            )
     M = N if M is None else M  # noqa: N806
     dtype = _dtype_or_default(dtype)
     rows = lax.broadcasted_iota(np.int32, (N, M), 0)

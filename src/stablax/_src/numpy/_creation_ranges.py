@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
+from stablax._src.core import Tracer
+from stablax._src.lax._argcheck import check_callable, int_or_int_sequence
 from stablax._src.numpy import _ufuncs
 from stablax._src.numpy._creation import asarray, linspace
 from stablax._src.numpy._shape import moveaxis, reshape
@@ -18,6 +20,15 @@ def _out_dtype(dtype: Any, name: str) -> np.dtype | None:
     if dtype is None:
         return None
     return dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, name))
+
+
+def _log_dtypes(start: Any, stop: Any, dtype: Any, name: str) -> tuple[np.dtype, np.dtype]:
+    """(result dtype, computation dtype) of logspace/geomspace, JAX's rule: the inexact type of
+    start and stop together, unless `dtype` is given."""
+    if dtype is None:
+        dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+    dtype = _out_dtype(dtype, name)
+    return dtype, dtypes.to_inexact_dtype(dtype)
 
 
 def logspace(
@@ -30,15 +41,14 @@ def logspace(
     axis: int = 0,
 ) -> Any:
     """`base ** linspace(start, stop, num)` (`np.logspace`)."""
-    dtype = _out_dtype(dtype, "jnp.logspace")
     start, stop, base = asarray(start), asarray(stop), asarray(base)
-    compute = dtypes.result_type(start, stop, base, float)
+    dtype, compute = _log_dtypes(start, stop, dtype, "jnp.logspace")
     exponents = linspace(start, stop, num, endpoint=endpoint, dtype=compute, axis=axis)
     base = asarray(base, compute)
     if base.aval.ndim:
         base = moveaxis(reshape(base, base.aval.shape + (1,)), -1, axis)
     out = _ufuncs.power(base, exponents)
-    return out if dtype is None else _cast(out, dtype)
+    return _cast(out, dtype)
 
 
 def geomspace(
@@ -48,12 +58,12 @@ def geomspace(
 
     Negative and complex endpoints follow NumPy: the spacing is along the shortest log path.
     """
-    dtype = _out_dtype(dtype, "jnp.geomspace")
     start, stop = asarray(start), asarray(stop)
-    compute = dtypes.result_type(start, stop, float)
+    dtype, compute = _log_dtypes(start, stop, dtype, "jnp.geomspace")
     start_a, stop_a = asarray(start, compute), asarray(stop, compute)
-    if np.any(np.asarray(start_a) == 0) or np.any(np.asarray(stop_a) == 0):
-        raise ValueError("jnp.geomspace: geometric sequence cannot include zero")
+    concrete = not any(isinstance(v, Tracer) for v in (start_a, stop_a))
+    if concrete and (np.any(np.asarray(start_a) == 0) or np.any(np.asarray(stop_a) == 0)):
+        raise ValueError("jnp.geomspace: geometric sequence cannot include zero")  # as NumPy
     if dtypes.issubdtype(compute, np.complexfloating):
         log_start, log_stop = _ufuncs.log10(start_a), _ufuncs.log10(stop_a)
         out = logspace(log_start, log_stop, num, endpoint, 10.0, compute, axis=0)
@@ -69,7 +79,7 @@ def geomspace(
             out = _set_index(out, num - 1, stop_a)
     if axis:
         out = moveaxis(out, 0, axis)
-    return out if dtype is None else _cast(out, dtype)
+    return _cast(out, dtype)
 
 
 def _set_index(x: Any, i: int, value: Any) -> Any:
@@ -141,7 +151,8 @@ def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float
     """
     from stablax._src.transforms.vmap_api import vmap
 
-    shape = tuple(operator.index(d) for d in shape)
+    check_callable("jnp.fromfunction", function, "function")
+    shape = int_or_int_sequence(shape, "shape", "jnp.fromfunction")
     dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "jnp.fromfunction"))
     mapped = functools.partial(function, **kwargs)
     for i in reversed(range(len(shape))):

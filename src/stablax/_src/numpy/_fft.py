@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
+from stablax._src.lax._argcheck import int_sequence, sequence
 from stablax._src.lax._fft import FftType
 from stablax._src.numpy._creation import asarray
 
@@ -41,6 +42,10 @@ def _axes_and_lengths(
     a: Any, s: Sequence[int] | None, axes: Sequence[int] | None, name: str
 ) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
     ndim = a.aval.ndim
+    if s is not None:
+        s = int_sequence(s, "s", f"jnp.fft.{name}")
+    if axes is not None:
+        axes = int_sequence(axes, "axes", f"jnp.fft.{name}")
     if axes is None:
         axes = range(ndim) if s is None else range(ndim - len(s), ndim)
     normalized = [_axis(axis, ndim, name) for axis in axes]
@@ -311,7 +316,8 @@ def _frequencies(k: np.ndarray, n: int, d: Any, dtype: Any, device: Any) -> Any:
     dtype = dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
     k = asarray(k.astype(dtype))
     if dtypes.is_python_scalar(d):
-        out = lax.mul(k, lax.full((), 1.0 / (d * n), dtype))
+        scale = 1.0 / (d * n) if d * n != 0 else float("inf")  # 0 * inf is NaN, as JAX's 0 / 0
+        out = lax.mul(k, lax.full((), scale, dtype))
     else:
         spacing = lax.convert_element_type(asarray(d), dtype)
         out = lax.div(k, lax.mul(spacing, lax.full((), n, dtype)))
@@ -329,7 +335,7 @@ def _shift(x: Any, axes: int | Sequence[int] | None, inverse: bool, name: str) -
         axes = tuple(range(ndim))
     elif isinstance(axes, (int, np.integer)):
         axes = (axes,)
-    for axis in axes:
+    for axis in sequence(axes, "axes", f"jnp.fft.{name}"):
         axis = _axis(axis, ndim, name)
         size = x.aval.shape[axis]
         shift = size - size // 2 if inverse else size // 2

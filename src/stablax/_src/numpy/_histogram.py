@@ -17,7 +17,13 @@ from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import promote_dtypes, promote_dtypes_inexact
-from stablax._src.numpy._sorting import concrete_value, index_dtype, searchsorted, size_hint
+from stablax._src.numpy._sorting import (
+    concrete_value,
+    index_dtype,
+    searchsorted,
+    size_hint,
+    sort_less,
+)
 
 
 def _scatter_add_1d(length: int, indices: Any, updates: Any) -> Any:
@@ -70,6 +76,8 @@ def bincount(
         updates = lax.full(x.aval.shape, 1, index_dtype())
     else:
         (updates,) = promote_dtypes(asarray(weights))
+        if updates.aval.dtype == np.bool_:  # summing booleans has no meaning (JAX raises too)
+            raise TypeError(f"jnp.bincount: weights must be numbers, got bool{mlir.where_suffix()}")
         if updates.aval.shape != x.aval.shape:
             raise ValueError(
                 f"jnp.bincount: weights of shape {updates.aval.shape} must match x of shape "
@@ -88,16 +96,16 @@ def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = Non
         raise ValueError(f"jnp.digitize: bins must be a 1-dimensional array, got {bins.aval.ndim}")
     n = bins.aval.shape[0]
     if n == 0:
-        return lax.full(x.aval.shape, 0, index_dtype())
+        return lax.full(x.aval.shape, 0, np.int32)
     side = "left" if right else "right"
     kwargs = {} if method is None else {"method": method}
     ascending = searchsorted(bins, x, side=side, **kwargs)
     descending = lax.sub(
-        lax.full(x.aval.shape, n, index_dtype()),
+        lax.full(x.aval.shape, n, ascending.aval.dtype),
         searchsorted(lax.rev(bins, (0,)), x, side=side, **kwargs),
     )
     last, first = lax.slice(bins, (n - 1,), (n,)), lax.slice(bins, (0,), (1,))
-    increasing = lax.reshape(lax.bitwise_not(lax.lt(last, first)), ())
+    increasing = lax.reshape(lax.bitwise_not(sort_less(last, first)), ())
     return lax.select(lax.broadcast_in_dim(increasing, x.aval.shape, ()), ascending, descending)
 
 
@@ -109,8 +117,10 @@ def _range_of(a: Any, value_range: Any) -> tuple[Any, Any]:
         else:
             lo, hi = lax.reduce_min(flat, (0,)), lax.reduce_max(flat, (0,))
     else:
-        if len(value_range) != 2:
-            raise ValueError(f"jnp.histogram: range must be (min, max), got {value_range!r}")
+        if not isinstance(value_range, (list, tuple)) or len(value_range) != 2:
+            raise ValueError(
+                f"jnp.histogram: range must be None or a (min, max) pair, got {value_range!r}"
+            )
         lo = lax.convert_element_type(asarray(value_range[0]), a.aval.dtype)
         hi = lax.convert_element_type(asarray(value_range[1]), a.aval.dtype)
     # An empty range widens to one unit around its value, as in NumPy.
@@ -138,8 +148,7 @@ def histogram_bin_edges(
         edges = asarray(bins)
         if edges.aval.ndim != 1:
             raise ValueError("jnp.histogram: bins must be an integer or a 1-D array of edges")
-        (edges,) = promote_dtypes_inexact(edges)
-        return edges
+        return lax.convert_element_type(edges, a.aval.dtype)  # the data's inexact type, as JAX
     bins = operator.index(bins)
     if bins < 1:
         raise ValueError(f"jnp.histogram: bins must be a positive integer, got {bins}")
@@ -156,7 +165,7 @@ def _bin_indices(values: Any, edges: Any) -> Any:
     """Per value: 0 below the first edge, i for [edges[i-1], edges[i]), len(edges) above the
     last; values equal to the last edge belong to the last bin."""
     n = edges.aval.shape[0]
-    index = searchsorted(edges, values, side="right")
+    index = lax.convert_element_type(searchsorted(edges, values, side="right"), index_dtype())
     at_end = lax.eq(
         values,
         lax.broadcast_in_dim(

@@ -14,6 +14,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import ConcretizationTypeError, Tracer
+from stablax._src.lax._argcheck import check_callable, int_or_int_sequence, sequence
 from stablax._src.numpy import _shape, _ufuncs
 from stablax._src.numpy._creation import asarray, zeros
 
@@ -314,9 +315,13 @@ def diag_indices_from(arr: Any) -> tuple[Any, ...]:
 
 
 def _triangle_indices(np_fn: Callable, n: int, k: int, m: int | None) -> tuple[Any, Any]:
-    rows, cols = np_fn(
-        operator.index(n), operator.index(k), None if m is None else operator.index(m)
-    )
+    n, k, m = operator.index(n), operator.index(k), None if m is None else operator.index(m)
+    if n < 0 or (m is not None and m < 0):  # JAX builds them from a mask of shape (n, m)
+        raise TypeError(
+            f"jnp.{np_fn.__name__}: shape must have every element be nonnegative, got "
+            f"{(n, n if m is None else m)}{mlir.where_suffix()}"
+        )
+    rows, cols = np_fn(n, k, m)
     return _index_array(rows), _index_array(cols)
 
 
@@ -353,6 +358,8 @@ def mask_indices(
     n: int, mask_func: Callable[[Any, int], Any], k: int = 0, *, size: int | None = None
 ) -> tuple[Any, Any]:
     """`np.mask_indices`: the indices where `mask_func(ones((n, n)), k)` is non-zero."""
+    check_callable("jnp.mask_indices", mask_func, "mask_func")
+    n = operator.index(n)
     mask = np.asarray(mask_func(np.ones((n, n), np.int32), k)) != 0
     rows, cols = np.nonzero(mask)
     if size is not None:
@@ -410,7 +417,10 @@ def ravel_multi_index(
 
     mode "raise" checks the coordinates, so they must be concrete; "clip"/"wrap" work traced.
     """
-    dims = tuple(operator.index(d) for d in dims)
+    dims = int_or_int_sequence(dims, "dims", "jnp.ravel_multi_index")
+    if hasattr(multi_index, "aval") or isinstance(multi_index, np.ndarray):
+        multi_index = list(asarray(multi_index)) if np.ndim(multi_index) else [multi_index]
+    multi_index = sequence(multi_index, "multi_index", "jnp.ravel_multi_index")
     if len(multi_index) != len(dims):
         raise ValueError(
             f"jnp.ravel_multi_index: {len(multi_index)} coordinate arrays for {len(dims)} dims"

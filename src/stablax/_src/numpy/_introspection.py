@@ -3,10 +3,12 @@ isrealobj, iterable, can_cast, broadcast_shapes. None of them emits an op."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 from stablax._src import dtypes
+from stablax._src.lax._argcheck import int_or_int_sequence
 from stablax._src.numpy._promotion import broadcast_shapes as _broadcast_shapes
 
 
@@ -33,7 +35,10 @@ def size(a: Any, axis: Any = None) -> int:
     dims = shape(a)
     if axis is None:
         return int(np.prod(dims, dtype=np.int64))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = (axis,) if hasattr(axis, "__index__") else tuple(axis)
+    for a in axes:
+        if not -len(dims) <= operator.index(a) < len(dims):
+            raise ValueError(f"axis {a} is out of bounds for array of dimension {len(dims)}")
     return int(np.prod([dims[i] for i in axes], dtype=np.int64))
 
 
@@ -85,7 +90,7 @@ def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
 
 def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
     """The shape NumPy's broadcasting gives `shapes` (ints count as 1-D shapes)."""
-    shapes = [(s,) if isinstance(s, (int, np.integer)) else tuple(s) for s in shapes]
+    shapes = [int_or_int_sequence(s, "each shape", "jnp.broadcast_shapes") for s in shapes]
     if not shapes:
         return ()
     return _broadcast_shapes("jnp.broadcast_shapes", *shapes)

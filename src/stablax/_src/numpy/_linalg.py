@@ -198,17 +198,32 @@ def _lu_parts(a):
     return diagonal, parity
 
 
+def _half_in_float32(a: Any) -> tuple[Any, Any]:
+    """float16/bfloat16 matrices widened to float32 (LAPACK has no half precision) and the
+    function narrowing results back."""
+    dtype = u.dtype(a)
+    if dtype.itemsize >= 4 or dtype.kind == "c":
+        return a, lambda x: x
+    return u.cast(a, np.dtype(np.float32)), lambda x: u.cast(x, dtype)
+
+
 @_eager
 def det(a: Any) -> Any:
     """Determinants of square matrices, from an LU decomposition (numpy.linalg.det)."""
-    diagonal, parity = _lu_parts(matrices("det", a))
-    return ew.mul(parity, reduce_prod(diagonal, (len(u.shape(diagonal)) - 1,)))
+    a, narrow = _half_in_float32(matrices("det", a))
+    diagonal, parity = _lu_parts(a)
+    return narrow(ew.mul(parity, reduce_prod(diagonal, (len(u.shape(diagonal)) - 1,))))
 
 
 def _slogdet_impl(a, method=None):
     if method not in (None, "lu"):
         raise ValueError(f"jnp.linalg.slogdet: unsupported method {method!r}{mlir.where_suffix()}")
-    a = matrices("slogdet", a)
+    a, narrow = _half_in_float32(matrices("slogdet", a))
+    sign, logabsdet = _slogdet_parts(a)
+    return SlogdetResult(narrow(sign), narrow(logabsdet))
+
+
+def _slogdet_parts(a):
     diagonal, parity = _lu_parts(a)
     axis = (len(u.shape(diagonal)) - 1,)
     magnitude = unary.abs(diagonal)
@@ -227,7 +242,7 @@ def _slogdet_impl(a, method=None):
     logabsdet = ew.select(
         singular, lax.full(u.shape(logabsdet), -np.inf, u.dtype(logabsdet)), logabsdet
     )
-    return SlogdetResult(sign, logabsdet)
+    return sign, logabsdet
 
 
 slogdet = _eager(_slogdet_impl, static_argnames=("method",))
@@ -291,7 +306,10 @@ def _pinv_impl(a, rtol=None, hermitian=False):
     left, s, right = _svd_impl(a, full_matrices=False, hermitian=hermitian)
     rtol = 10.0 * _default_rtol(a.aval.shape, a.aval.dtype) if rtol is None else rtol
     largest = lax.slice_in_dim(s, 0, 1, axis=len(batch))
-    cutoff = multiply(u.cast(asarray(rtol), u.dtype(s)), largest)  # rtol broadcasts over batch
+    rtol = asarray(rtol)
+    if rtol.aval.ndim:  # one tolerance per matrix: aligned with the batch dimensions
+        rtol = lax.expand_dims(rtol, (rtol.aval.ndim,))
+    cutoff = multiply(u.cast(rtol, u.dtype(s)), largest)
     cutoff = broadcast_to_shape(cutoff, u.shape(s))
     kept = ew.gt(s, cutoff)
     ones = lax.full(u.shape(s), 1, u.dtype(s))

@@ -4,11 +4,13 @@ tensordot, kron, cross, vecdot, matvec, vecmat."""
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._argcheck import int_or_int_sequence
 from stablax._src.lax._shapes import canonicalize_axis
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, promote_dtypes
@@ -100,7 +102,7 @@ dot = _eager(_dot_impl, static_argnames=("precision", "preferred_element_type"))
 
 def _vdot_impl(a, b, precision=None, preferred_element_type=None):
     a, b = promote_dtypes(asarray(a), asarray(b))
-    a = lax.reshape(lax.conj(a), (a.aval.size,))
+    a = lax.reshape(lax.conj(a) if _is_complex(a) else a, (a.aval.size,))
     b = lax.reshape(b, (b.aval.size,))
     return lax.dot_general(
         a, b, (((0,), (0,)), ((), ())), precision, preferred_element_type=preferred_element_type
@@ -149,11 +151,11 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
             )
         a_axes, b_axes = tuple(range(a_nd - n, a_nd)), tuple(range(n))
     else:
-        if len(axes) != 2:
+        if not isinstance(axes, (list, tuple)) or len(axes) != 2:
             raise TypeError(
-                f"jnp.tensordot: axes must be an int or a pair of sequences, got {axes}"
+                f"jnp.tensordot: axes must be an int or a pair of sequences, got {axes!r}"
             )
-        a_axes, b_axes = (np.atleast_1d(np.asarray(x)).tolist() for x in axes)
+        a_axes, b_axes = (int_or_int_sequence(x, "axes", "jnp.tensordot") for x in axes)
         if len(a_axes) != len(b_axes):
             raise TypeError(
                 f"jnp.tensordot: axes lists must have the same length, got {axes}"
@@ -185,6 +187,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = promote_dtypes(asarray(a), asarray(b))
+    if a.aval.ndim == 0 or b.aval.ndim == 0:
+        raise ValueError(f"jnp.cross: inputs must be at least 1-D arrays{mlir.where_suffix()}")
     a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
     if a.aval.shape[-1] not in (2, 3) or b.aval.shape[-1] not in (2, 3):
         raise ValueError(
@@ -214,13 +218,9 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     from stablax._src.numpy._shape import broadcast_arrays, moveaxis
 
     x1, x2 = promote_dtypes(asarray(x1), asarray(x2))
-    if x1.aval.shape[axis] != x2.aval.shape[axis]:
-        raise ValueError(
-            f"jnp.vecdot: axes of size {x1.aval.shape[axis]} and {x2.aval.shape[axis]} differ"
-            f"{mlir.where_suffix()}"
-        )
-    x1, x2 = (moveaxis(x, axis, -1) for x in (x1, x2))
-    x1, x2 = broadcast_arrays(x1, x2)
+    x1, x2 = broadcast_arrays(x1, x2)  # first, as JAX: `axis` counts in the broadcast shape
+    axis = canonicalize_axis(axis, x1.aval.ndim, "vecdot")
+    x1, x2 = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
     nb = x1.aval.ndim - 1
     batch = tuple(range(nb))
     return lax.dot_general(
@@ -232,15 +232,26 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     )
 
 
+def _core_ranks(name: str, x1: Any, x2: Any, ranks: tuple[int, int]) -> None:
+    for x, rank, which in ((x1, ranks[0], "x1"), (x2, ranks[1], "x2")):
+        if x.aval.ndim < rank:
+            raise ValueError(
+                f"jnp.{name}: {which} of shape {x.aval.shape} needs at least {rank} dimensions"
+                f"{mlir.where_suffix()}"
+            )
+
+
 def matvec(x1, x2, /):
     """Matrix-vector products over broadcast batches: (..., m, n) x (..., n) -> (..., m)."""
     x1, x2 = asarray(x1), asarray(x2)
+    _core_ranks("matvec", x1, x2, (2, 1))
     return matmul(x1, x2[..., None])[..., 0]
 
 
 def vecmat(x1, x2, /):
     """Conjugated vector-matrix products: (..., m) x (..., m, n) -> (..., n)."""
     x1, x2 = promote_dtypes(asarray(x1), asarray(x2))
+    _core_ranks("vecmat", x1, x2, (1, 2))
     x1 = lax.conj(x1) if _is_complex(x1) else x1
     return matmul(x1[..., None, :], x2)[..., 0, :]
 

@@ -14,6 +14,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._argcheck import int_or_int_sequence, int_sequence
 from stablax._src.numpy import _reductions as red
 from stablax._src.numpy import _ufuncs as uf
 from stablax._src.numpy._creation import asarray
@@ -118,22 +119,34 @@ def vector_norm(
     keepdims: bool = False,
     ord: Any = 2,  # noqa: A002 (NumPy's name)
 ) -> Any:
-    """The vector norm of order `ord` over `axis` (all axes, flattened, by default)."""
-    if axis is None:
-        x = asarray(x)
-        out = norm(lax.reshape(x, (x.aval.size,)), ord=ord)
-        return lax.reshape(out, (1,) * x.aval.ndim) if keepdims else out
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    return _vector_norm_axes(x, axes, bool(keepdims), ord)
+    """The vector norm of order `ord` over `axis` (all axes, flattened, by default).
 
-
-def _vector_norm_axes_impl(x, axes, keepdims, ord):  # noqa: A002
-    (x,) = promote_dtypes_inexact(asarray(x))
-    axes = tuple(_axis(a, x.aval.ndim, "vector_norm") for a in axes)
-    return _vector_norm(x, axes, keepdims, ord)
-
-
-_vector_norm_axes = _eager(_vector_norm_axes_impl, static_argnums=(1, 2, 3))
+    Composed as JAX composes it, so integer inputs keep JAX's result types (the sum's type for
+    the 2-norm and the 1-norm, the input's for the infinity norms).
+    """
+    x = asarray(x)
+    if axis is not None:
+        axis = tuple(
+            _axis(a, x.aval.ndim, "vector_norm")
+            for a in int_or_int_sequence(axis, "axis", "jnp.linalg.vector_norm")
+        )
+    if ord is None or ord == 2:
+        squares = uf.real(uf.multiply(x, uf.conj(x)))
+        return uf.sqrt(red.sum(squares, axis=axis, keepdims=keepdims))
+    if ord == np.inf:
+        return red.max(uf.abs(x), axis=axis, keepdims=keepdims, initial=0)
+    if ord == -np.inf:
+        return red.min(uf.abs(x), axis=axis, keepdims=keepdims)
+    if ord == 0:
+        (x,) = promote_dtypes_inexact(x)
+        return red.sum(uf.not_equal(x, 0), axis=axis, keepdims=keepdims, dtype=x.aval.dtype)
+    if ord == 1:
+        return red.sum(uf.abs(x), axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        raise ValueError(f"jnp.linalg.vector_norm: invalid order {ord!r} for a vector norm")
+    magnitude = uf.abs(x)
+    out = red.sum(uf.power(magnitude, float(ord)), axis=axis, keepdims=keepdims)
+    return uf.power(out, 1.0 / float(ord))
 
 
 def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:  # noqa: A002
@@ -169,7 +182,7 @@ def _matrix_rank_impl(M, rtol=None, hermitian=False, tol=None):  # noqa: N803 (N
     tol = asarray(tol)
     if tol.aval.ndim:  # one tolerance per matrix
         tol = lax.expand_dims(tol, (tol.aval.ndim,))
-    return red.sum(uf.greater(s, tol), axis=-1, dtype=np.int32)
+    return red.sum(uf.greater(s, tol), axis=-1)  # the default int type, as JAX
 
 
 matrix_rank = _eager(_matrix_rank_impl, static_argnames=("hermitian",))
@@ -188,6 +201,13 @@ def multi_dot(arrays: Sequence[Any], *, precision: Any = None) -> Any:
     if len(arrays) < 2:
         raise ValueError(f"jnp.linalg.multi_dot: expected at least two arrays{mlir.where_suffix()}")
     first_vector, last_vector = arrays[0].ndim == 1, arrays[-1].ndim == 1
+    inner_ok = all(a.ndim == 2 for a in arrays[1:-1])
+    if not (inner_ok and arrays[0].ndim in (1, 2) and arrays[-1].ndim in (1, 2)):
+        raise ValueError(
+            "jnp.linalg.multi_dot: input arrays must all be two-dimensional, except for the first "
+            "and last array which may be 1 or 2 dimensional. Got array shapes "
+            f"{[a.shape for a in arrays]}{mlir.where_suffix()}"
+        )
     if first_vector:
         arrays[0] = lax.expand_dims(arrays[0], (0,))
     if last_vector:
@@ -241,7 +261,7 @@ def tensorsolve(a: Any, b: Any, axes: tuple[int, ...] | None = None) -> Any:
     """Solves tensordot(a, x, x.ndim) = b for x (numpy.linalg.tensorsolve)."""
     a, b = asarray(a), asarray(b)
     if axes is not None:
-        moved = [i % a.ndim for i in axes]
+        moved = [_axis(i, a.ndim, "tensorsolve") for i in int_sequence(axes, "axes", "tensorsolve")]
         keep = [i for i in range(a.ndim) if i not in moved]
         a = lax.transpose(a, (*keep, *moved))
     x_shape = a.shape[b.ndim :]
@@ -303,7 +323,8 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     from stablax._src.numpy._linalg_basic import cross as cross_
 
     x1, x2 = asarray(x1), asarray(x2)
-    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+    axis1, axis2 = (_axis(axis, x.ndim, "cross") for x in (x1, x2))
+    if x1.shape[axis1] != 3 or x2.shape[axis2] != 3:
         raise ValueError(
             f"jnp.linalg.cross: both inputs must have size 3 along axis {axis}, got {x1.shape} "
             f"and {x2.shape}{mlir.where_suffix()}"

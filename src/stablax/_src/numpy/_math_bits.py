@@ -8,7 +8,7 @@ import numpy as np
 from stablax._src import lax
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
-from stablax._src.numpy._reductions import _axes
+from stablax._src.numpy._reductions import single_axis
 
 _ORDERS = ("big", "little")
 
@@ -35,7 +35,7 @@ def _packbits_impl(a, axis=None, bitorder="big"):
     if axis is None:
         bits = lax.reshape(bits, (bits.aval.size,))
         axis = 0
-    axis = _axes(axis, bits.aval.ndim, "packbits")[0]
+    axis = single_axis(axis, bits.aval.ndim, "packbits")
     size = bits.aval.shape[axis]
     groups = -(-size // 8)
     padding = [(0, 0, 0)] * bits.aval.ndim
@@ -63,7 +63,7 @@ def _unpackbits_impl(a, axis=None, count=None, bitorder="big"):
     if axis is None:
         a = lax.reshape(a, (a.aval.size,))
         axis = 0
-    axis = _axes(axis, a.aval.ndim, "unpackbits")[0]
+    axis = single_axis(axis, a.aval.ndim, "unpackbits")
     shape = a.aval.shape
     expanded = (*shape[: axis + 1], 8, *shape[axis + 1 :])
     dims = tuple(i for i in range(len(expanded)) if i != axis + 1)

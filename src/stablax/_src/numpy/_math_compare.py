@@ -81,7 +81,10 @@ def array_equiv(a1: Any, a2: Any) -> Any:
         np.broadcast_shapes(a1.aval.shape, a2.aval.shape)
     except ValueError:
         return asarray(False)
-    return _all_equal(a1, a2, False)
+    try:
+        return _all_equal(a1, a2, False)
+    except ValueError:  # no promotion path between the dtypes (TypePromotionError): unequal
+        return asarray(False)
 
 
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv"]

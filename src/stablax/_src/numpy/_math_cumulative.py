@@ -10,20 +10,22 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
+from stablax._src.numpy import _ufuncs
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import (
     broadcast_to_shape,
+    check_arraylike,
     promote_dtypes,
     promote_dtypes_inexact,
 )
-from stablax._src.numpy._reductions import _axes, _check_out, _sum_dtype
+from stablax._src.numpy._reductions import _axes, _check_out, _sum_dtype, single_axis
 from stablax._src.numpy._ufuncs import _mod
 
 _STATIC = ("axis", "dtype", "include_initial", "n", "edge_order")
 
 
 def _axis(axis: int, ndim: int, name: str) -> int:
-    return _axes(axis, ndim, name)[0]
+    return single_axis(axis, ndim, name)
 
 
 def _cumulative_dtype(dt: np.dtype, dtype: Any, name: str) -> np.dtype:
@@ -127,9 +129,12 @@ def cumulative_prod(
 
 
 def _shifted_pair(a: Any, axis: int) -> tuple[Any, Any]:
-    """(a[1:], a[:-1]) along `axis`."""
+    """(a[1:], a[:-1]) along `axis` (both empty when `a` is)."""
     size = a.aval.shape[axis]
-    return lax.slice_in_dim(a, 1, size, axis=axis), lax.slice_in_dim(a, 0, size - 1, axis=axis)
+    start = min(1, size)
+    return lax.slice_in_dim(a, start, size, axis=axis), lax.slice_in_dim(
+        a, 0, size - start, axis=axis
+    )
 
 
 def _as_slab(value: Any, like: Any, axis: int) -> Any:
@@ -151,6 +156,8 @@ def _diff_impl(a, n=1, axis=-1, prepend=None, append=None):
     if n < 0:
         raise ValueError(f"jnp.diff: order must be non-negative but got {n}{mlir.where_suffix()}")
     axis = _axis(axis, a.aval.ndim, "diff")
+    if n == 0:  # prepend and append are ignored, as in NumPy
+        return a
     parts = [a]
     if prepend is not None:
         parts.insert(0, _as_slab(prepend, a, axis))
@@ -325,26 +332,30 @@ def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
 
 
 def _unwrap_impl(p, discont=None, axis=-1, period=2 * math.pi):
-    (p,) = promote_dtypes_inexact(p)
+    # p and period promote together (JAX's rule): integers stay integers for an integer period.
+    check_arraylike("unwrap", p)
+    p, period = promote_dtypes(p, period)
+    if p.aval.dtype.kind == "c":
+        raise ValueError(f"jnp.unwrap does not support complex inputs{mlir.where_suffix()}")
     axis = _axis(axis, p.aval.ndim, "unwrap")
     if p.aval.shape[axis] < 2:
         return p
-    period = lax.convert_element_type(asarray(period), p.aval.dtype)
-    half = lax.div(period, 2.0)
-    discont = half if discont is None else lax.convert_element_type(asarray(discont), p.aval.dtype)
+    half = _ufuncs.floor_divide(period, 2) if p.aval.dtype.kind in "iub" else lax.div(period, 2.0)
+    discont = _ufuncs.true_divide(period, 2) if discont is None else discont
     later, earlier = _shifted_pair(p, axis)
     dd = lax.sub(later, earlier)
     shape = dd.aval.shape
-    half, discont, period = (broadcast_to_shape(v, shape) for v in (half, discont, period))
+    half, period = (broadcast_to_shape(v, shape) for v in (half, period))
     low = lax.neg(half)
     wrapped = lax.add(_mod(lax.sub(dd, low), period), low)
     # A jump of exactly +period/2 stays positive, as in NumPy.
-    wrapped = lax.select(lax.bitwise_and(lax.eq(wrapped, low), lax.gt(dd, 0.0)), half, wrapped)
-    correction = lax.select(
-        lax.lt(lax.abs(dd), discont), lax.full_like(dd, 0), lax.sub(wrapped, dd)
-    )
+    positive = lax.gt(dd, lax.full_like(dd, 0))
+    wrapped = lax.select(lax.bitwise_and(lax.eq(wrapped, low), positive), half, wrapped)
+    small = broadcast_to_shape(_ufuncs.less(_ufuncs.absolute(dd), discont), shape)
+    correction = lax.select(small, lax.full_like(dd, 0), lax.sub(wrapped, dd))
     head = lax.slice_in_dim(p, 0, 1, axis=axis)
-    return lax.concatenate([head, lax.add(later, lax.cumsum(correction, axis))], axis)
+    out = lax.concatenate([head, lax.add(later, lax.cumsum(correction, axis))], axis)
+    return lax.convert_element_type(out, out.aval.dtype, weak_type=False)  # strong, as JAX
 
 
 _unwrap = _eager(_unwrap_impl, static_argnames=_STATIC)

@@ -8,6 +8,7 @@ import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._argcheck import sequence
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import (
     broadcast_shapes,
@@ -188,6 +189,8 @@ _interp_static = _eager(_interp_impl, static_argnames=("left", "right"))
 
 def select(condlist: Any, choicelist: Any, default: Any = 0) -> Any:
     """Elementwise the choice of the first true condition, else `default` (NumPy's `select`)."""
+    condlist = sequence(condlist, "condlist", "jnp.select")
+    choicelist = sequence(choicelist, "choicelist", "jnp.select")
     if len(condlist) != len(choicelist):
         raise ValueError(
             "jnp.select: condlist must have length equal to choicelist "
@@ -200,13 +203,7 @@ def select(condlist: Any, choicelist: Any, default: Any = 0) -> Any:
 
 @_eager
 def _select(condlist, choicelist, default):
-    conds = [asarray(c) for c in condlist]
-    for c in conds:
-        if c.aval.dtype != np.bool_:
-            raise TypeError(
-                f"jnp.select: condlist entries must be boolean arrays, got {c.aval.dtype.name}"
-                f"{mlir.where_suffix()}"
-            )
+    conds = [asarray(c) for c in condlist]  # any dtype: nonzero is true, as in JAX
     values = promote_dtypes(default, *choicelist)
     shape = broadcast_shapes(
         "jnp.select", *[asarray(v).aval.shape for v in values], *[c.aval.shape for c in conds]

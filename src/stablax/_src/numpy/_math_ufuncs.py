@@ -66,7 +66,7 @@ def signbit(x):
     if kind == "b" or kind == "u":
         return lax.full_like(x, False, dtype=np.bool_)
     if kind == "i":
-        return lax.lt(x, 0)
+        return lax.lt(x, lax.full_like(x, 0, dtype=x.aval.dtype))  # strongly typed, as JAX
     return _ufuncs.sign_bit(x)
 
 
@@ -94,7 +94,7 @@ def _inf_test(sign: float, name: str):
         _reject_complex(name, x, error=ValueError)
         if not _is_floating(x):
             return lax.full_like(x, False, dtype=np.bool_)
-        return lax.eq(x, sign * np.inf)
+        return lax.eq(x, lax.full_like(x, sign * np.inf, dtype=x.aval.dtype))  # strong
 
     fn.__name__ = name
     fn.__doc__ = f"Elementwise x == {'+' if sign > 0 else '-'}inf (False for integers)."
@@ -266,7 +266,8 @@ def ldexp(x1, x2):
 @_eager
 def spacing(x):
     """Distance from x to its nearest neighbour away from zero (negative for negative x)."""
-    x = _to_default_float(x)
+    (x,) = promote_args_inexact("spacing", x)
+    x = lax.convert_element_type(x, x.aval.dtype)  # strongly typed, as in JAX
     _reject_complex("spacing", x, error=ValueError)
     away = lax.select(lax.lt(x, 0.0), lax.full_like(x, -np.inf), lax.full_like(x, np.inf))
     neighbour = lax.nextafter(x, away)
@@ -292,11 +293,21 @@ def hypot(x1, x2):
     return lax.select(lax.bitwise_or(lax.eq(a, np.inf), lax.eq(b, np.inf)), lax.abs(big), out)
 
 
-def _logaddexp_impl(x1: Any, x2: Any, log1p_of_exp) -> Any:
+def _logaddexp_impl(x1: Any, x2: Any, log1p_of_exp, period: float = 2 * math.pi) -> Any:
     if x1.aval.dtype.kind == "c":
         big = lax.select(lax.gt(lax.real(x1), lax.real(x2)), x1, x2)
         other = lax.sub(lax.add(x1, x2), big)
-        return lax.add(big, log1p_of_exp(lax.sub(other, big)))
+        out = lax.add(big, log1p_of_exp(lax.sub(other, big)))
+        # The imaginary part on the principal branch, (-period/2, period/2], as JAX.
+        half = _const(lax.imag(out), period / 2)
+        imag = lax.sub(
+            lax.imag(out),
+            lax.mul(
+                _ufuncs.floor_divide(lax.add(lax.imag(out), half), _const(half, period)),
+                _const(half, period),
+            ),
+        )
+        return lax.complex(lax.real(out), imag)
     big = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
     stable = lax.add(big, log1p_of_exp(lax.neg(lax.abs(delta))))
@@ -316,7 +327,12 @@ def _logaddexp_base_e(x1, x2):
 
 def _logaddexp_base_2(x1, x2):
     ln2 = _const(x1, math.log(2))
-    return _logaddexp_impl(x1, x2, lambda d: lax.div(lax.log1p(lax.exp(lax.mul(d, ln2))), ln2))
+    return _logaddexp_impl(
+        x1,
+        x2,
+        lambda d: lax.div(lax.log1p(lax.exp(lax.mul(d, ln2))), ln2),
+        2 * math.pi / math.log(2),
+    )
 
 
 def _logaddexp_rule(impl, exp):

@@ -140,11 +140,10 @@ def polyder(p: Any, m: int = 1) -> Any:
 def _polyint_impl(p, m=1, k=None):
     if m < 0:
         raise ValueError(f"jnp.polyint: order of integral must be positive{mlir.where_suffix()}")
-    (p,) = promote_dtypes_inexact(_vector(p, "polyint"))
+    # p and k promote together, k = 0 as a weak Python int (JAX's rule).
+    p, ks = promote_dtypes_inexact(_vector(p, "polyint"), 0 if k is None else asarray(k))
     if m == 0:
         return p
-    ks = lax.full((m,), 0, p.aval.dtype) if k is None else asarray(k)
-    ks = lax.convert_element_type(ks, p.aval.dtype)
     if ks.aval.ndim == 0:
         ks = lax.broadcast_in_dim(ks, (m,), ())
     if ks.aval.shape != (m,):
@@ -170,6 +169,8 @@ def poly(seq_of_zeros):
     """Coefficients of the monic polynomial with the given roots (or a square matrix's
     characteristic polynomial)."""
     zeros = asarray(seq_of_zeros)
+    if zeros.aval.ndim == 0:  # one root, as NumPy
+        zeros = lax.reshape(zeros, (1,))
     if zeros.aval.ndim == 2 and zeros.aval.shape[0] == zeros.aval.shape[1] and zeros.aval.shape[0]:
         from stablax._src.numpy._linalg import eigvals
 

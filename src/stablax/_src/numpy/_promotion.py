@@ -9,12 +9,35 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.config import config
+from stablax._src.core import ShapedArray
 from stablax._src.dispatch import weak_scalar
+from stablax._src.lax._elementwise_common import aval_or_none
 from stablax._src.lax._shapes import aval_of
+
+
+def check_arraylike(name: str, *args: Any) -> None:
+    """Raises TypeError unless every argument is an array or a scalar (lists are not, as in
+    JAX: converting them element by element is slow and usually unintended)."""
+    for position, arg in enumerate(args):
+        if not _is_arraylike(arg):
+            raise TypeError(
+                f"{name} requires ndarray or scalar arguments, got {type(arg)} at position "
+                f"{position}.{mlir.where_suffix()}"
+            )
+
+
+def _is_arraylike(x: Any) -> bool:
+    return (
+        isinstance(aval_or_none(x), ShapedArray)
+        or isinstance(x, (np.ndarray, np.generic))
+        or dtypes.is_python_scalar(x)
+        or hasattr(x, "__jax_array__")
+    )
 
 
 def promote_dtypes(*args: Any) -> list[Any]:
     """Converts all arguments to their common JAX result type (weak if all inputs are weak)."""
+    check_arraylike("promote_dtypes", *args)
     if len(args) < 2:
         return [_as_operand(a) for a in args]
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
@@ -22,16 +45,34 @@ def promote_dtypes(*args: Any) -> list[Any]:
 
 
 def promote_dtypes_inexact(*args: Any) -> list[Any]:
-    """Like promote_dtypes, then to the default float (or complex) type if integral or bool."""
+    """Like promote_dtypes, then to a float (or complex) type if integral or bool: 32 bits for
+    bool and integers of up to 32 bits, 64 for 64-bit integers (JAX's `to_inexact_dtype`)."""
+    check_arraylike("promote_dtypes_inexact", *args)
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    if not (dtypes.issubdtype(dtype, np.inexact)):
-        dtype = dtypes.default_float_dtype()
+    return [_convert(a, dtypes.to_inexact_dtype(dtype), weak) for a in args]
+
+
+def promote_dtypes_numeric(*args: Any) -> list[Any]:
+    """Like promote_dtypes, with bool promoted to int32 (JAX's `to_numeric_dtype`)."""
+    check_arraylike("promote_dtypes_numeric", *args)
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if dtype == np.bool_:
+        dtype = np.dtype(np.int32)
     return [_convert(a, dtype, weak) for a in args]
 
 
+def promote_dtypes_as_given(*args: Any) -> list[Any]:
+    """The arguments as operands with their own dtypes (Python scalars weakly typed)."""
+    return [_as_operand(a) for a in args]
+
+
 def _as_operand(x: Any) -> Any:
-    if dtypes.is_python_scalar(x):
-        return weak_scalar(x, dtypes.python_scalar_dtype(x))
+    if dtypes.is_python_scalar(x):  # weakly typed, except bools (as in JAX)
+        return weak_scalar(x, dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
+    if aval_or_none(x) is None:
+        from stablax._src.numpy._creation import asarray
+
+        return asarray(x)
     return x
 
 
@@ -92,22 +133,37 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
     return lax.broadcast_in_dim(x, shape, dims)
 
 
-def promote_args(name: str, *args: Any) -> list[Any]:
-    """JAX dtype promotion followed by NumPy broadcasting, as every binary ufunc needs."""
-    args = promote_dtypes(*args)
+def _broadcast_args(name: str, args: list[Any]) -> list[Any]:
+    # Operands of an elementwise function that do not broadcast are a TypeError, as in JAX.
     shapes = [aval_of(a).shape for a in args]
     if len(set(shapes)) <= 1:
         return args
     check_rank_promotion(name, shapes)
-    shape = broadcast_shapes(name, *shapes)
+    try:
+        shape = tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise TypeError(
+            f"{name} got incompatible shapes for broadcasting: "
+            f"{', '.join(str(tuple(s)) for s in shapes)}{mlir.where_suffix()}"
+        ) from None
     return [broadcast_to_shape(a, shape) for a in args]
+
+
+def promote_args(name: str, *args: Any) -> list[Any]:
+    """JAX dtype promotion followed by NumPy broadcasting, as every binary ufunc needs."""
+    check_arraylike(name, *args)
+    args = promote_dtypes(*args)
+    return _broadcast_args(name, args)
+
+
+def promote_args_numeric(name: str, *args: Any) -> list[Any]:
+    """promote_args with bool promoted to int32 (integer arithmetic on booleans, as JAX)."""
+    check_arraylike(name, *args)
+    args = promote_dtypes_numeric(*args)
+    return _broadcast_args(name, args)
 
 
 def promote_args_inexact(name: str, *args: Any) -> list[Any]:
+    check_arraylike(name, *args)
     args = promote_dtypes_inexact(*args)
-    shapes = [aval_of(a).shape for a in args]
-    if len(set(shapes)) <= 1:
-        return args
-    check_rank_promotion(name, shapes)
-    shape = broadcast_shapes(name, *shapes)
-    return [broadcast_to_shape(a, shape) for a in args]
+    return _broadcast_args(name, args)

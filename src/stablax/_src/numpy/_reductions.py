@@ -21,10 +21,20 @@ _STATIC = ("axis", "dtype", "keepdims", "ddof", "correction", "promote_integers"
 def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    try:
+        if isinstance(axis, (str, bytes)):
+            raise TypeError
+        axes = (axis,) if hasattr(axis, "__index__") else tuple(axis)
+        axes = tuple(operator.index(a) for a in axes)
+    except TypeError as error:
+        if type(error) is not TypeError:  # a tracer's concretization error says more
+            raise
+        raise TypeError(
+            f"jnp.{name}: axis must be an integer, a tuple of integers or None, got {axis!r}"
+            f"{mlir.where_suffix()}"
+        ) from None
     out = []
     for a in axes:
-        a = operator.index(a)
         if not -ndim <= a < ndim:
             raise ValueError(
                 f"jnp.{name}: axis {a} is out of bounds for array of dimension "
@@ -34,6 +44,13 @@ def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
     if len(set(out)) != len(out):
         raise ValueError(f"jnp.{name}: duplicate value in 'axis': {axis}{mlir.where_suffix()}")
     return tuple(out)
+
+
+def single_axis(axis: Any, ndim: int, name: str) -> int:
+    """One axis (an integer, not a tuple), normalised to [0, ndim)."""
+    if not hasattr(axis, "__index__"):
+        raise TypeError(f"jnp.{name}: axis must be an integer, got {axis!r}{mlir.where_suffix()}")
+    return _axes(axis, ndim, name)[0]
 
 
 def _keepdims_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
@@ -79,7 +96,11 @@ def _finish(out: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: b
 
 def _mask(where: Any, shape: tuple[int, ...], name: str) -> Any:
     where = _to_bool(asarray(where))
-    broadcast_shapes(f"jnp.{name}", where.aval.shape, shape)
+    if broadcast_shapes(f"jnp.{name}", where.aval.shape, shape) != tuple(shape):
+        raise ValueError(
+            f"jnp.{name}: where of shape {where.aval.shape} does not broadcast to the array's "
+            f"shape {tuple(shape)}{mlir.where_suffix()}"
+        )
     return broadcast_to_shape(where, shape)
 
 
@@ -111,8 +132,8 @@ def _sum_like(name: str, lax_reduce, combine, identity: int):
             target = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, name))
         else:
             target = _sum_dtype(a.aval.dtype) if promote_integers else a.aval.dtype
-            if target == np.bool_:
-                target = dtypes.default_int_dtype()
+            if target == np.bool_:  # int32 with x64 on too, as in JAX
+                target = np.dtype(np.int32)
         compute = _accumulation_dtype(target)
         a = lax.convert_element_type(a, compute) if a.aval.dtype != compute else a
         out = lax_reduce(_masked(a, where, identity, name), axes)
@@ -251,7 +272,7 @@ def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, wh
 
 
 def _inexact_dtype(dt: np.dtype) -> np.dtype:
-    return dt if dtypes.issubdtype(dt, np.inexact) else dtypes.default_float_dtype()
+    return dtypes.to_inexact_dtype(dt)
 
 
 def _sum_and_count(a: Any, axes: tuple[int, ...], where: Any, compute: np.dtype, name: str):
@@ -272,6 +293,15 @@ def _mean_impl(a, axis=None, dtype=None, keepdims=False, where=None):
         if dtype is None
         else dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "mean"))
     )
+    if (
+        where is None
+        and _count(a.aval.shape, axes) == 0
+        and not dtypes.issubdtype(target, np.inexact)
+    ):
+        raise ValueError(
+            f"jnp.mean: the mean of an empty slice of {a.aval.str_short()} over axes {axes} has "
+            f"no value in dtype {np.dtype(target).name}{mlir.where_suffix()}"
+        )
     total, count = _sum_and_count(a, axes, where, _accumulation_dtype(target), "mean")
     out = lax.convert_element_type(lax.div(total, count), target)
     return _finish(out, a.aval.shape, axes, keepdims)
@@ -300,6 +330,8 @@ def _var_impl(
     a = asarray(a)
     if correction is not None:
         ddof = correction
+    if not isinstance(ddof, (int, float, np.number)) and not hasattr(ddof, "aval"):
+        raise ValueError(f"jnp.var: ddof must be a number, got {ddof!r}{mlir.where_suffix()}")
     axes = _axes(axis, a.aval.ndim, "var")
     inexact = _inexact_dtype(a.aval.dtype)
     compute = _accumulation_dtype(inexact)
@@ -386,8 +418,8 @@ def _arg_extremum(name: str, lax_fn):
             axes = tuple(range(len(shape)))
             reduce_axis = 0
         else:
-            axes = _axes(axis, len(shape), name)
-            reduce_axis = axes[0]
+            reduce_axis = single_axis(axis, len(shape), name)
+            axes = (reduce_axis,)
         if a.aval.shape[reduce_axis] == 0:
             raise ValueError(
                 f"jnp.{name}: attempt to get {name} of an empty sequence{mlir.where_suffix()}"

@@ -15,7 +15,7 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
-from stablax._src.numpy._promotion import promote_dtypes
+from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, promote_dtypes
 from stablax._src.numpy._sorting import (
     _flat_nonzero_positions,
     concrete_value,
@@ -103,6 +103,18 @@ def _take_rows(rows: Any, indices: Any) -> Any:
     return lax.gather(rows, lax.expand_dims(indices, (1,)), dnums, (1, features), mode="clip")
 
 
+def _fill_like(fill_value: Any, values: Any, name: str) -> Any:
+    """`fill_value` broadcast (NumPy's rules) to the shape and dtype of `values`."""
+    fill = lax.convert_element_type(asarray(fill_value), values.aval.dtype)
+    shape = values.aval.shape
+    if broadcast_shapes(f"jnp.{name}", fill.aval.shape, shape) != shape:
+        raise ValueError(
+            f"jnp.{name}: fill_value of shape {fill.aval.shape} does not broadcast to the "
+            f"result's shape {shape}{mlir.where_suffix()}"
+        )
+    return broadcast_to_shape(fill, shape)
+
+
 def _unique_impl(x, fill_value, axis, equal_nan, size):
     dtype = index_dtype()
     rows = _rows(x, axis)
@@ -118,9 +130,8 @@ def _unique_impl(x, fill_value, axis, equal_nan, size):
     indices = take_1d(perm, first)  # the first occurrence of each value (the sort is stable)
     values = _take_rows(rows, indices)
     if fill_value is not None:
-        fill = lax.convert_element_type(asarray(fill_value), x.aval.dtype)
         mask = lax.broadcast_in_dim(valid, values.aval.shape, (0,))
-        values = lax.select(mask, values, lax.broadcast_in_dim(fill, values.aval.shape, ()))
+        values = lax.select(mask, values, _fill_like(fill_value, values, "unique"))
     group = lax.sub(lax.cumsum(lax.convert_element_type(is_new, dtype)), lax.full((n,), 1, dtype))
     inverse = lax.sort((perm, group), num_keys=1)[1]  # back to the input's order
     if axis is None:
@@ -158,7 +169,9 @@ def _empty_unique(ar, axis, size, fill_value, name):
             f"specified{mlir.where_suffix()}"
         )
     shape = (size,) if axis is None else (*ar.aval.shape[:axis], size, *ar.aval.shape[axis + 1 :])
-    values = lax.full(shape, 0 if fill_value is None else fill_value, ar.aval.dtype)
+    values = lax.full(shape, 0, ar.aval.dtype)
+    if fill_value is not None:
+        values = _fill_like(fill_value, values, name)
     empty = lax.full((size,), 0, dtype)
     inverse_shape = ar.aval.shape if axis is None else (0,)
     return values, empty, lax.full(inverse_shape, 0, dtype), empty
@@ -343,7 +356,7 @@ def setdiff1d(
 ) -> Any:
     """The sorted distinct values of `ar1` that are not in `ar2` (NumPy's `setdiff1d`)."""
     del assume_unique
-    ar1, ar2 = promote_dtypes(_flat(ar1), _flat(ar2))
+    ar1, ar2 = _flat(ar1), _flat(ar2)  # the values keep ar1's dtype, as in JAX
     keep = isin(ar1, ar2, invert=True)
     return _keep_distinct(ar1, keep, size, fill_value, "setdiff1d")
 

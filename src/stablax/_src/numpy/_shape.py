@@ -11,6 +11,7 @@ import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.jit import jit
+from stablax._src.lax._argcheck import int_or_int_sequence
 from stablax._src.lax._shapes import aval_of
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, promote_dtypes
@@ -49,6 +50,8 @@ def reshape(
     """Reshapes (row-major; -1 infers one dimension). Arrays are immutable, so `copy` is moot."""
     if shape is None:
         shape = newshape
+    if shape is None:
+        raise TypeError("jnp.reshape: missing the shape argument")
     a = asarray(a)
     shape = _resolve_shape(shape, a.aval.size, "jnp.reshape")
     if math.prod(shape) != a.aval.size:
@@ -74,6 +77,7 @@ def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:
     ndim = a.aval.ndim
     if axes is None:
         axes = tuple(range(ndim))[::-1]
+    axes = int_or_int_sequence(axes, "axes", "jnp.transpose")
     axes = tuple(normalize_axis(x, ndim, "jnp.transpose") for x in axes)
     return lax.transpose(a, axes)
 

@@ -77,7 +77,7 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # 
     """An (N, M) array with ones at and below the k-th diagonal (float32 by default)."""
     M = N if M is None else M  # noqa: N806
     dtype = (
-        dtypes.default_float_dtype()
+        np.dtype(np.float32)  # float32 whatever x64 says, as JAX
         if dtype is None
         else dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "jnp.tri"))
     )

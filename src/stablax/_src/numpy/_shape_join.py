@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.core import Tracer
 from stablax._src.numpy._creation import asarray
@@ -30,7 +31,7 @@ def take_static(x: Any, indices: np.ndarray, axis: int) -> Any:
 
 
 def _stack_along(tup: Any, axis: int, promote: Any, dtype: Any, name: str) -> Any:
-    arrays = _as_list(tup)
+    arrays = _as_list(tup, name)
     if not arrays:
         raise ValueError(f"{name}: need at least one array to concatenate")
     arrays = [promote(asarray(a)) for a in arrays]
@@ -39,19 +40,19 @@ def _stack_along(tup: Any, axis: int, promote: Any, dtype: Any, name: str) -> An
 
 def hstack(tup: Sequence[Any], dtype: Any = None) -> Any:
     """Concatenates along axis 1 (axis 0 for 1-D inputs) (`np.hstack`)."""
-    arrays = [atleast_1d(a) for a in _as_list(tup)]
+    arrays = [atleast_1d(a) for a in _as_list(tup, "jnp.hstack")]
     axis = 0 if arrays and arrays[0].aval.ndim == 1 else 1
     return _stack_along(arrays, axis, lambda a: a, dtype, "jnp.hstack")
 
 
 def vstack(tup: Sequence[Any], dtype: Any = None) -> Any:
     """Concatenates along axis 0 after raising inputs to 2-D (`np.vstack`)."""
-    return _stack_along(_as_list(tup), 0, atleast_2d, dtype, "jnp.vstack")
+    return _stack_along(_as_list(tup, "jnp.vstack"), 0, atleast_2d, dtype, "jnp.vstack")
 
 
 def dstack(tup: Sequence[Any], dtype: Any = None) -> Any:
     """Concatenates along axis 2 after raising inputs to 3-D (`np.dstack`)."""
-    return _stack_along(_as_list(tup), 2, atleast_3d, dtype, "jnp.dstack")
+    return _stack_along(_as_list(tup, "jnp.dstack"), 2, atleast_3d, dtype, "jnp.dstack")
 
 
 def column_stack(tup: Sequence[Any]) -> Any:
@@ -60,12 +61,18 @@ def column_stack(tup: Sequence[Any]) -> Any:
     def as_columns(a: Any) -> Any:
         return reshape(a, (-1, 1)) if a.aval.ndim < 2 else a
 
-    return _stack_along(_as_list(tup), 1, as_columns, None, "jnp.column_stack")
+    return _stack_along(_as_list(tup, "jnp.column_stack"), 1, as_columns, None, "jnp.column_stack")
 
 
-def _as_list(tup: Any) -> list[Any]:
+def _as_list(tup: Any, name: str) -> list[Any]:
     if hasattr(tup, "aval"):  # an array: its slices along the leading axis
+        if tup.aval.ndim == 0:
+            raise ValueError(
+                f"{name}: a sequence of arrays is expected, got a 0-d array{mlir.where_suffix()}"
+            )
         return [tup[i] for i in range(tup.aval.shape[0])]
+    if not isinstance(tup, (list, tuple)) and not hasattr(tup, "__iter__"):
+        raise TypeError(f"{name}: a sequence of arrays is expected, got {type(tup).__name__}")
     return list(tup)
 
 

@@ -164,7 +164,7 @@ def _pad_ramp(x: Any, axis: int, before: int, after: int, ends: tuple) -> Any:
         edge_c = lax.convert_element_type(edge, compute)
         end_c = lax.convert_element_type(asarray(end), compute)
         ramp = _ufuncs.add(end_c, _ufuncs.multiply(_ufuncs.subtract(edge_c, end_c), frac_a))
-        if compute != dtype:
+        if compute != dtype and dtype != np.bool_:  # booleans: nonzero is True, as NumPy
             ramp = lax.floor(ramp)
         out_shape = list(x.aval.shape)
         out_shape[axis] = width

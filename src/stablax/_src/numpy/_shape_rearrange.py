@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src.core import Tracer
+from stablax._src.lax._argcheck import int_or_int_sequence, int_sequence
 from stablax._src.numpy import _reductions
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._shape import (
@@ -24,7 +25,7 @@ from stablax._src.numpy._shape_join import take_static
 def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = int_or_int_sequence(axis, "axis", name)
     return tuple(normalize_axis(a, ndim, name) for a in axes)
 
 
@@ -74,13 +75,15 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     a = asarray(a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), a.aval.shape)
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = int_or_int_sequence(axis, "axis", "jnp.roll")
     axes = [normalize_axis(x, a.aval.ndim, "jnp.roll") for x in axes]
     if isinstance(shift, (Tracer,)) or hasattr(shift, "aval"):
         shifts_arr = asarray(shift)
+        if shifts_arr.aval.dtype.kind not in "iu" or shifts_arr.aval.ndim > 1:
+            raise TypeError(f"jnp.roll: shift must be integers, got {shifts_arr.aval.str_short()}")
         shifts = [shifts_arr] if shifts_arr.aval.ndim == 0 else list(shifts_arr)
     else:
-        shifts = list(np.atleast_1d(np.asarray(shift)).tolist())
+        shifts = list(int_or_int_sequence(shift, "shift", "jnp.roll"))
     if len(shifts) == 1:
         shifts = shifts * len(axes)
     if len(axes) == 1:
@@ -109,6 +112,7 @@ def rot90(m: Any, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
     """Rotates by 90 degrees `k` times in the plane of `axes`, from the first towards the second."""
     m = asarray(m)
     ndim = m.aval.ndim
+    axes = int_sequence(axes, "axes", "jnp.rot90")
     if len(axes) != 2:
         raise ValueError("jnp.rot90: len(axes) must be 2")
     ax0, ax1 = (normalize_axis(x, ndim, "jnp.rot90") for x in axes)
@@ -208,14 +212,12 @@ def resize(a: Any, new_shape: Any) -> Any:
 
 def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
     """Drops leading ('f') and/or trailing ('b') zeros along the axes; needs concrete values."""
-    if isinstance(filt, Tracer):
-        raise TypeError(
-            "jnp.trim_zeros: the output shape depends on the values; call it outside jit or "
-            "on concrete arrays"
-        )
+    from stablax._src.numpy._sorting import concrete_value
+
     a = asarray(filt)
     trim = trim.lower()
-    nonzero = np.asarray(a) != 0
+    hint = "jnp.trim_zeros: the output shape depends on the values; call it outside jit."
+    nonzero = concrete_value(a, "jnp.trim_zeros", hint) != 0  # concrete under eager grad too
     ndim = nonzero.ndim
     axes = _axes(axis, ndim, "jnp.trim_zeros")
     start, stop = [0] * ndim, list(nonzero.shape)

@@ -7,6 +7,7 @@ outside jit; under jit they take a static `size=` (and `fill_value=`), as in JAX
 
 from __future__ import annotations
 
+import builtins
 import operator
 from typing import Any
 
@@ -15,6 +16,7 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import ConcretizationTypeError, Tracer
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._argcheck import sequence
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import promote_dtypes
 
@@ -175,7 +177,15 @@ _lexsort = _eager(_lexsort_impl, static_argnames=("axis",))
 
 def lexsort(keys: Any, axis: int = -1) -> Any:
     """Indices sorting by several keys, the last one primary (NumPy's `lexsort`)."""
-    keys = tuple(asarray(k) for k in keys) if not hasattr(keys, "aval") else tuple(keys)
+    if hasattr(keys, "aval") or isinstance(keys, np.ndarray):
+        keys = asarray(keys)
+        if keys.aval.ndim == 0:
+            raise TypeError(
+                f"jnp.lexsort: keys must be at least 1-dimensional{mlir.where_suffix()}"
+            )
+        keys = tuple(keys)
+    else:
+        keys = tuple(asarray(k) for k in sequence(keys, "keys", "jnp.lexsort"))
     if not keys:
         raise TypeError("jnp.lexsort: need at least one key to sort by")
     shapes = {k.aval.shape for k in keys}
@@ -276,17 +286,21 @@ def _sort_search(a, v, right):
 
 
 def _searchsorted_impl(a, v, sorter, side, method):
+    # Indices are int32 whenever `a` is short enough, with x64 on too (as JAX).
+    out_dtype = dtypes.canonicalize_dtype(np.int32 if a.aval.shape[0] < 2**31 else np.int64)
     if sorter is not None:
         a = take_1d(a, sorter)
     a, v = promote_dtypes(a, v)
     right = side == "right"
     if a.aval.shape[0] == 0:
-        return lax.full(v.aval.shape, 0, index_dtype())
+        return lax.full(v.aval.shape, 0, out_dtype)
     if method == "compare_all":
-        return _compare_all(a, v, right)
-    if method == "sort":
-        return _sort_search(a, v, right)
-    return _binary_search(a, v, right)
+        out = _compare_all(a, v, right)
+    elif method == "sort":
+        out = _sort_search(a, v, right)
+    else:
+        out = _binary_search(a, v, right)
+    return lax.convert_element_type(out, out_dtype)
 
 
 _searchsorted = _eager(_searchsorted_impl, static_argnames=("side", "method"))
@@ -357,9 +371,10 @@ def _nonzero_impl(a, fill_value, size):
     coords = []
     stride = 1
     for axis in reversed(range(len(shape))):
-        extent = lax.full((size,), shape[axis], dtype)
+        # An empty array has no valid position: extents of 1 keep the divisions defined.
+        extent = lax.full((size,), builtins.max(shape[axis], 1), dtype)
         coord = lax.rem(lax.div(flat, lax.full((size,), stride, dtype)), extent)
-        stride *= shape[axis]
+        stride *= builtins.max(shape[axis], 1)
         fill = lax.convert_element_type(asarray(fills[axis]), dtype)
         coords.append(lax.select(valid, coord, lax.broadcast_in_dim(fill, (size,), ())))
     return tuple(coords[::-1])
@@ -391,8 +406,13 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
     if size is None:
         size = _count_for(a, "jnp.nonzero")
     size = operator.index(size)
-    if fill_value is None:
+    if fill_value is None or size == 0:  # nothing to pad
         fill_value = 0
+    elif np.ndim(fill_value) != 0 and not isinstance(fill_value, (tuple, list)):
+        raise ValueError(
+            f"jnp.nonzero: fill_value must be a scalar or a tuple of length {a.aval.ndim}; "
+            f"got an array of shape {np.shape(fill_value)}{mlir.where_suffix()}"
+        )
     elif isinstance(fill_value, (tuple, list)):
         if len(fill_value) != a.aval.ndim:
             raise ValueError(

@@ -53,8 +53,9 @@ def _quantile_impl(a, q, axis=None, method="linear", keepdims=False, ignore_nan=
         )
     if q.aval.ndim > 1:
         raise ValueError(f"jnp.{name}: q must be zero- or one-dimensional{mlir.where_suffix()}")
-    a, q = promote_dtypes_inexact(a, q)
+    (a,) = promote_dtypes_inexact(a)  # q does not take part in the promotion, as in JAX
     a = lax.convert_element_type(a, a.aval.dtype)  # results are strongly typed, as in JAX
+    q = lax.convert_element_type(q, a.aval.dtype)
     axes = _axes(axis, a.aval.ndim, name)
     shape = a.aval.shape
     lanes = lax.sort(_lanes_last(a, axes), dimension=1)

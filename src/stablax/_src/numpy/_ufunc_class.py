@@ -5,6 +5,7 @@ Calls broadcast through `vectorize`; reductions of arbitrary binary functions ar
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +13,7 @@ import numpy as np
 from stablax._src import lax
 from stablax._src.api import eval_shape
 from stablax._src.jit import ShapeDtypeStruct
+from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._shapes import aval_of
 from stablax._src.numpy._creation import arange, asarray, full
 from stablax._src.numpy._reductions import _axes
@@ -64,10 +66,10 @@ class ufunc:  # noqa: N801 - the public name is NumPy's
         reduceat: Callable[..., Any] | None = None,
     ) -> None:
         self.__name__ = name if name is not None else getattr(func, "__name__", repr(func))
-        self._func = func
-        self.nin = int(nin)
-        self.nout = int(nout)
-        self.nargs = int(nargs if nargs is not None else nin)
+        self._func = check_callable("jnp.ufunc", func, "func")
+        self.nin = operator.index(nin)
+        self.nout = operator.index(nout)
+        self.nargs = operator.index(nargs if nargs is not None else nin)
         self.identity = identity
         self._call = call
         self._reduce = reduce

@@ -6,13 +6,24 @@ promotion and broadcasting included; under a trace they inline.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
+from stablax._src.array import Array
 from stablax._src.jit import jit as _eager
-from stablax._src.numpy._promotion import promote_args, promote_args_inexact, promote_dtypes
+from stablax._src.numpy._complex_special import complex_function
+from stablax._src.numpy._promotion import (
+    check_arraylike,
+    promote_args,
+    promote_args_inexact,
+    promote_args_numeric,
+    promote_dtypes,
+    promote_dtypes_as_given,
+    promote_dtypes_numeric,
+)
 
 
 def _unary_inexact(lax_fn):
@@ -27,6 +38,7 @@ def _unary_inexact(lax_fn):
 
 def _unary_same(lax_fn, name=None):
     def fn(x):
+        check_arraylike(fn.__name__, x)
         (x,) = promote_dtypes(x)
         return lax_fn(x)
 
@@ -44,19 +56,28 @@ def _binary(lax_fn, name):
     return _eager(fn)
 
 
+def _special_complex(lax_fn, name):
+    # Complex operands: C99's values at infinities, NaNs and signed zeros (_complex_special).
+    def fn(x):
+        return complex_function(name, x) if x.aval.dtype.kind == "c" else lax_fn(x)
+
+    fn.__name__ = lax_fn.__name__
+    return fn
+
+
 sin = _unary_inexact(lax.sin)
 cos = _unary_inexact(lax.cos)
 tan = _unary_inexact(lax.tan)
 arcsin = _unary_inexact(lax.asin)
-arccos = _unary_inexact(lax.acos)
+arccos = _unary_inexact(_special_complex(lax.acos, "acos"))
 arctan = _unary_inexact(lax.atan)
-sinh = _unary_inexact(lax.sinh)
-cosh = _unary_inexact(lax.cosh)
-tanh = _unary_inexact(lax.tanh)
-arcsinh = _unary_inexact(lax.asinh)
-arccosh = _unary_inexact(lax.acosh)
-arctanh = _unary_inexact(lax.atanh)
-exp = _unary_inexact(lax.exp)
+sinh = _unary_inexact(_special_complex(lax.sinh, "sinh"))
+cosh = _unary_inexact(_special_complex(lax.cosh, "cosh"))
+tanh = _unary_inexact(_special_complex(lax.tanh, "tanh"))
+arcsinh = _unary_inexact(_special_complex(lax.asinh, "asinh"))
+arccosh = _unary_inexact(_special_complex(lax.acosh, "acosh"))
+arctanh = _unary_inexact(_special_complex(lax.atanh, "atanh"))
+exp = _unary_inexact(_special_complex(lax.exp, "exp"))
 
 
 def _exp2(x):
@@ -67,10 +88,10 @@ def _exp2(x):
 
 _exp2.__name__ = "exp2"
 exp2 = _unary_inexact(_exp2)
-expm1 = _unary_inexact(lax.expm1)
-log = _unary_inexact(lax.log)
-log1p = _unary_inexact(lax.log1p)
-sqrt = _unary_inexact(lax.sqrt)
+expm1 = _unary_inexact(_special_complex(lax.expm1, "expm1"))
+log = _unary_inexact(_special_complex(lax.log, "log"))
+log1p = _unary_inexact(_special_complex(lax.log1p, "log1p"))
+sqrt = _unary_inexact(_special_complex(lax.sqrt, "sqrt"))
 cbrt = _unary_inexact(lax.cbrt)
 negative = _unary_same(lax.neg, "negative")
 
@@ -85,7 +106,9 @@ sign = _unary_same(_sign, "sign")
 abs = absolute = _unary_same(  # noqa: A001 (booleans and unsigned integers are their own abs)
     lambda x: x if x.aval.dtype.kind in "bu" else lax.abs(x), "absolute"
 )
-conjugate = conj = _unary_same(lax.conj, "conjugate")
+conjugate = conj = _unary_same(
+    lambda x: lax.conj(x) if x.aval.dtype.kind == "c" else x, "conjugate"
+)
 real = _unary_same(lambda x: lax.real(x) if x.aval.dtype.kind == "c" else x, "real")
 imag = _unary_same(
     lambda x: lax.imag(x) if x.aval.dtype.kind == "c" else lax.full_like(x, 0), "imag"
@@ -135,14 +158,27 @@ maximum = _binary(lax.max, "maximum")
 minimum = _binary(lax.min, "minimum")
 equal = _binary(lax.eq, "equal")
 not_equal = _binary(lax.ne, "not_equal")
-less = _binary(lax.lt, "less")
-less_equal = _binary(lax.le, "less_equal")
-greater = _binary(lax.gt, "greater")
-greater_equal = _binary(lax.ge, "greater_equal")
+
+
+def _ordering(lax_fn, name):
+    # Complex numbers compare lexicographically: by real part, then by imaginary part (as JAX).
+    def compare(x, y):
+        if x.aval.dtype.kind != "c":
+            return lax_fn(x, y)
+        xr, yr = lax.real(x), lax.real(y)
+        return lax.select(lax.eq(xr, yr), lax_fn(lax.imag(x), lax.imag(y)), lax_fn(xr, yr))
+
+    return _binary(compare, name)
+
+
+less = _ordering(lax.lt, "less")
+less_equal = _ordering(lax.le, "less_equal")
+greater = _ordering(lax.gt, "greater")
+greater_equal = _ordering(lax.ge, "greater_equal")
 bitwise_and = _binary(lax.bitwise_and, "bitwise_and")
 bitwise_or = _binary(lax.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(lax.bitwise_xor, "bitwise_xor")
-left_shift = _binary(lax.shift_left, "left_shift")
+left_shift = _eager(lambda x, y: lax.shift_left(*promote_args_numeric("left_shift", x, y)))
 arctan2 = _eager(lambda x, y: lax.atan2(*promote_args_inexact("arctan2", x, y)))
 nextafter = _eager(lambda x, y: lax.nextafter(*promote_args_inexact("nextafter", x, y)))
 
@@ -159,7 +195,7 @@ def subtract(x, y):
 @_eager
 def right_shift(x, y):
     """Elementwise x >> y: arithmetic for signed, logical for unsigned integers."""
-    x, y = promote_args("right_shift", x, y)
+    x, y = promote_args_numeric("right_shift", x, y)
     if x.aval.dtype.kind == "u":
         return lax.shift_right_logical(x, y)
     return lax.shift_right_arithmetic(x, y)
@@ -175,34 +211,38 @@ divide = true_divide
 
 
 def _int_floor_div(x, y):
+    # x // 0 is 0, as in NumPy (JAX gives -2 here, an artefact of XLA's x / 0 = -1).
+    zero = lax.full_like(y, 0)
     q = lax.div(x, y)
-    if x.aval.dtype.kind == "u":
-        return q
-    r = lax.rem(x, y)
-    fix = lax.bitwise_and(
-        lax.ne(r, lax.full_like(r, 0)),
-        lax.ne(lax.lt(r, lax.full_like(r, 0)), lax.lt(y, lax.full_like(y, 0))),
-    )
-    return lax.select(fix, lax.sub(q, lax.full_like(q, 1)), q)
+    if x.aval.dtype.kind == "i":
+        r = lax.rem(x, y)
+        fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
+        q = lax.select(fix, lax.sub(q, lax.full_like(q, 1)), q)
+    return lax.select(lax.eq(y, zero), zero, q)
 
 
 @_eager
 def floor_divide(x, y):
-    """Elementwise floor(x / y) with NumPy's rounding toward minus infinity."""
-    x, y = promote_args("floor_divide", x, y)
+    """Elementwise floor(x / y) with NumPy's rounding toward minus infinity; integer x // 0 is
+    0, as in NumPy (booleans divide as int32, as in JAX)."""
+    x, y = promote_args_numeric("floor_divide", x, y)
     dt = x.aval.dtype
-    if dt == np.bool_:
-        return lax.bitwise_and(x, y)
     if dt.kind in "iu":
         return _int_floor_div(x, y)
     if dt.kind == "c":
         raise TypeError("jnp.floor_divide does not support complex inputs")
-    return _float_divmod(x, y)[0]
+    # One infinite operand: the Array API's quotient, x / y (NumPy and JAX give NaN and -1).
+    one_infinite = lax.ne(_isinf_float(x), _isinf_float(y))
+    return lax.select(one_infinite, lax.div(x, y), _float_divmod(x, y)[0])
+
+
+def _isinf_float(x):
+    return lax.eq(lax.abs(x), lax.full_like(x, np.inf))
 
 
 def sign_bit(x):
     """True where the float's sign bit is set (-0.0 included)."""
-    as_int = {2: np.int16, 4: np.int32, 8: np.int64}[x.aval.dtype.itemsize]
+    as_int = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[x.aval.dtype.itemsize]
     bits = lax.bitcast_convert_type(x, as_int)
     return lax.lt(bits, lax.full_like(bits, 0))
 
@@ -236,17 +276,17 @@ def _mod(x, y):
     if x.aval.dtype.kind == "f" or dtypes.issubdtype(x.aval.dtype, np.floating):
         return _float_divmod(x, y)[1]
     r = lax.rem(x, y)
-    if x.aval.dtype.kind == "u":
-        return r
     zero = lax.full_like(r, 0)
-    fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, lax.full_like(y, 0))))
-    return lax.select(fix, lax.add(r, y), r)
+    if x.aval.dtype.kind == "i":
+        fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
+        r = lax.select(fix, lax.add(r, y), r)
+    return lax.select(lax.eq(y, zero), zero, r)  # x % 0 is 0, as in NumPy and JAX
 
 
 @_eager
 def remainder(x, y):
-    """Elementwise remainder with the sign of the divisor (NumPy's `mod`)."""
-    x, y = promote_args("remainder", x, y)
+    """Elementwise remainder with the sign of the divisor (NumPy's `mod`); integer x % 0 is 0."""
+    x, y = promote_args_numeric("remainder", x, y)
     if x.aval.dtype.kind == "c":
         raise TypeError("jnp.remainder does not support complex inputs")
     return _mod(x, y)
@@ -257,12 +297,15 @@ mod = remainder
 
 @_eager
 def fmod(x, y):
-    """Elementwise remainder with the sign of the dividend (C's fmod)."""
+    """Elementwise remainder with the sign of the dividend (C's fmod); integer x % 0 is 0."""
     x, y = promote_args("fmod", x, y)
     if x.aval.dtype.kind == "c":
         raise TypeError(f"jnp.fmod does not support complex inputs{mlir.where_suffix()}")
     if x.aval.dtype == np.bool_:
-        x, y = (lax.convert_element_type(v, dtypes.default_int_dtype()) for v in (x, y))
+        x, y = (lax.convert_element_type(v, np.int32) for v in (x, y))
+    if x.aval.dtype.kind in "iu":  # x % 0 is 0, as in NumPy and JAX
+        zero = lax.full_like(y, 0)
+        return lax.select(lax.eq(y, zero), zero, lax.rem(x, y))
     return lax.rem(x, y)
 
 
@@ -271,19 +314,58 @@ def divmod(x, y):  # noqa: A001
     return floor_divide(x, y), remainder(x, y)
 
 
+def _integer_power(x, y):
+    # Binary exponentiation over every bit of y: exact powers modulo 2**bits for y >= 0, as
+    # NumPy (JAX reads only y's low 6 bits). For y < 0, 1 / x**|y| truncated toward zero.
+    one, zero = lax.full_like(y, 1), lax.full_like(y, 0)
+    exponent = lax.select(lax.lt(y, zero), zero, y) if y.aval.dtype.kind == "i" else y
+    acc, base = lax.full_like(x, 1), x
+    for _ in range(dtypes.itemsize_bits(y.aval.dtype)):
+        odd = lax.ne(lax.bitwise_and(exponent, one), zero)
+        acc = lax.select(odd, lax.mul(acc, base), acc)
+        base = lax.mul(base, base)
+        exponent = lax.shift_right_logical(exponent, one)
+    if y.aval.dtype.kind != "i":
+        return acc
+    x_one, x_zero = lax.full_like(x, 1), lax.full_like(x, 0)
+    odd = lax.ne(lax.bitwise_and(y, one), zero)
+    minus_one = lax.select(odd, lax.neg(x_one), x_one)
+    negative = lax.select(lax.eq(x, x_one), x_one, x_zero)
+    negative = lax.select(lax.eq(x, lax.neg(x_one)), minus_one, negative)
+    return lax.select(lax.lt(y, zero), negative, acc)
+
+
 @_eager
 def _power(x, y):
-    x, y = promote_args("power", x, y)
-    return lax.pow(x, y)
+    x_num, y_num = promote_args_numeric("power", x, y)
+    if x_num.aval.dtype.kind in "iu":
+        return _integer_power(x_num, y_num)
+    x, y = promote_dtypes_as_given(x, y)
+    if dtypes.issubdtype(x.aval.dtype, np.inexact) and dtypes.issubdtype(y.aval.dtype, np.integer):
+        # An integer exponent keeps the base's type (and its derivative at 0), as in JAX.
+        return lax.pow(*promote_args_shapes_only("power", x, y))
+    return lax.pow(x_num, y_num)
+
+
+def _concrete_integer(y: Any) -> int | None:
+    if isinstance(y, (bool, int, np.integer)):
+        return operator.index(y)
+    if isinstance(y, (np.ndarray, Array)) and y.ndim == 0:  # concrete: not a Tracer
+        if dtypes.issubdtype(y.dtype, np.integer):
+            return operator.index(y)
+    return None
 
 
 def power(x, y):
-    """Elementwise x ** y; a static Python int exponent becomes a chain of multiplies."""
-    if type(y) is int and not isinstance(x, (bool, int, float, complex)):
-        x, _ = promote_dtypes(x, y)
-        if x.aval.dtype.kind in "iu" and y < 0:
-            raise ValueError("Integers to negative integer powers are not allowed.")
-        return lax.integer_pow(x, y)
+    """Elementwise x ** y (NumPy's `power` with JAX's dtype rules): a concrete integer exponent
+    is a chain of multiplies (`lax.integer_pow`, so negative exponents of integers raise),
+    integers raise integers exactly (modulo 2**bits) and floats keep their type under an integer
+    exponent."""
+    check_arraylike("power", x, y)
+    exponent = _concrete_integer(y)
+    if exponent is not None:
+        (x,) = promote_dtypes_numeric(x)
+        return lax.integer_pow(x, exponent)
     return _power(x, y)
 
 
@@ -295,7 +377,7 @@ def square(x):
     """Elementwise x * x (booleans square as integers, as in JAX)."""
     (x,) = promote_dtypes(x)
     if x.aval.dtype == np.bool_:
-        x = lax.convert_element_type(x, dtypes.default_int_dtype())
+        x = lax.convert_element_type(x, np.int32)
     return lax.mul(x, x)
 
 
@@ -411,18 +493,43 @@ def clip(x, min=None, max=None):  # noqa: A002
 
 def round(x: Any, decimals: int = 0) -> Any:  # noqa: A001
     """Rounds half to even, NumPy-style, to `decimals` places."""
+    if not isinstance(decimals, (int, np.integer)):  # a static int, as JAX
+        raise TypeError(
+            f"jnp.round: decimals must be an integer, got {type(decimals).__name__}"
+            f"{mlir.where_suffix()}"
+        )
     return _round(x, decimals=decimals)
 
 
 def _round_impl(x, decimals):
+    check_arraylike("round", x)
     (x,) = promote_dtypes(x)
     dt = x.aval.dtype
+    if dt == np.bool_:  # as JAX (NumPy returns booleans unchanged)
+        raise ValueError(f"jnp.round: data type bool not inexact{mlir.where_suffix()}")
+    if dt.kind == "c":
+        return lax.complex(_round_impl(lax.real(x), decimals), _round_impl(lax.imag(x), decimals))
     if not dtypes.issubdtype(dt, np.inexact):
-        return x
+        return x if decimals >= 0 else _round_integer(x, 10 ** (-decimals))
     if decimals == 0:
         return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
     factor = lax.full_like(x, 10.0**decimals)
     return lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+
+
+def _round_integer(x, step: int):
+    # To the nearest multiple of `step`, ties to the even multiple, as NumPy (JAX raises).
+    info = dtypes.iinfo(x.aval.dtype)
+    if step > info.max:
+        return lax.full_like(x, 0)
+    step_ = lax.full_like(x, step)
+    low = lax.sub(x, _mod(x, step_))
+    rest = lax.sub(x, low)
+    half_up = lax.gt(rest, lax.sub(step_, rest))
+    tie = lax.eq(rest, lax.sub(step_, rest))
+    odd = lax.ne(_mod(_int_floor_div(low, step_), lax.full_like(x, 2)), lax.full_like(x, 0))
+    up = lax.bitwise_or(half_up, lax.bitwise_and(tie, odd))
+    return lax.select(up, lax.add(low, step_), low)
 
 
 _round = _eager(_round_impl, static_argnames=("decimals",))

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import lax
+from stablax._src.lax._argcheck import check_callable, sequence
 from stablax._src.numpy._creation import asarray
 from stablax._src.transforms.vmap_api import vmap
 
@@ -88,6 +89,8 @@ def vectorize(
       >>> matvec(jnp.ones((5, 2, 3)), jnp.ones(3)).shape
       (5, 2)
     """
+    check_callable("jnp.vectorize", pyfunc, "pyfunc")
+    excluded = frozenset(sequence(excluded, "excluded", "jnp.vectorize"))
     if any(not isinstance(e, (str, int)) for e in excluded):
         raise TypeError(
             f"jnp.vectorize can only exclude integer or string arguments, but excluded={excluded!r}"

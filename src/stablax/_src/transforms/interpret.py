@@ -119,7 +119,9 @@ def run_staged(fun: Callable[..., Sequence[Any]], args: Sequence[Any]) -> list[A
     traced = core.trace_to_func(fun, [a.aval for a in arrays], sources=arrays)
     executable = compile_traced(traced)
     captured = [to_array(c) for c in traced.captured]
+    from stablax._src.array import Array, raise_if_deleted
+
+    raise_if_deleted(arrays + captured)  # a deleted or donated input: say so before XLA does
     outs = executable.execute([a._buf for a in arrays] + [c._buf for c in captured])
-    from stablax._src.array import Array
 
     return [Array(b, a) for b, a in zip(outs, traced.out_avals, strict=True)]

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from stablax._src import core, dtypes, tree_util
+from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._control_flow_common import close, is_split_mode
 from stablax._src.lax._custom import stop_gradient
 from stablax._src.lax._shapes import aval_of
@@ -99,6 +100,9 @@ def custom_linear_solve(
       cotangents from `transpose_solve`.
     """
     name = "custom_linear_solve"
+    for what, fn in (("matvec", matvec), ("solve", solve), ("transpose_solve", transpose_solve)):
+        if fn is not None or what != "transpose_solve":
+            check_callable(f"lax.{name}", fn, what)
     operator = _Closed("matvec", matvec, (b,))
     _check_structure(name, "matvec's output", operator.out_tree, tree_util.tree_structure(b))
     theta, fixed, mask = _split(operator.captured)
@@ -221,6 +225,8 @@ def custom_root(
       The root (or `(root, aux)`), with derivative dx = -tangent_solve(∂f/∂x, ∂f/∂θ dθ).
     """
     name = "custom_root"
+    for what, fn in (("f", f), ("solve", solve), ("tangent_solve", tangent_solve)):
+        check_callable(f"lax.{name}", fn, what)
     guess = stop_gradient(initial_guess)
     equation = _Closed("root_f", f, (guess,))
     _check_structure(name, "f's output", equation.out_tree, tree_util.tree_structure(guess))

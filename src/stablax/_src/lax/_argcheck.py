@@ -1,0 +1,52 @@
+"""Checks of the non-array arguments of public functions (callables, integer sequences), raising
+TypeError that names the function and the argument before anything else uses the value."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from stablax._src import ir as mlir
+
+
+def check_callable(name: str, value: Any, what: str) -> Callable:
+    """`value` if callable, else TypeError: "`name`: `what` must be callable, got ..."."""
+    if not callable(value):
+        raise TypeError(
+            f"{name}: {what} must be callable, got {type(value).__name__} {value!r}"
+            f"{mlir.where_suffix()}"
+        )
+    return value
+
+
+def int_sequence(values: Any, what: str, name: str) -> tuple[int, ...]:
+    """`values` as a tuple of Python ints, else TypeError naming the argument."""
+    try:
+        if isinstance(values, (str, bytes, bytearray)) or not hasattr(values, "__iter__"):
+            raise TypeError
+        return tuple(operator.index(v) for v in values)
+    except TypeError as error:
+        if type(error) is not TypeError:  # a tracer's concretization error says more
+            raise
+        raise TypeError(
+            f"{name}: {what} must be a sequence of integers, got {values!r}{mlir.where_suffix()}"
+        ) from None
+
+
+def int_or_int_sequence(values: Any, what: str, name: str) -> tuple[int, ...]:
+    """An integer as a 1-tuple, or a sequence of integers as a tuple."""
+    if hasattr(values, "__index__") and not hasattr(values, "__iter__"):
+        return (operator.index(values),)
+    return int_sequence(values, what, name)
+
+
+def sequence(values: Any, what: str, name: str) -> list[Any]:
+    """A list or tuple (or other non-string iterable) as a list, else TypeError."""
+    if isinstance(values, (list, tuple)):
+        return list(values)
+    if isinstance(values, (str, bytes, bytearray)) or not hasattr(values, "__iter__"):
+        raise TypeError(
+            f"{name}: {what} must be a sequence, got {type(values).__name__}{mlir.where_suffix()}"
+        )
+    return list(values)

@@ -1,0 +1,243 @@
+"""Where stablax deliberately differs from JAX 0.10.2, with the reason: each rule says which
+calls it covers; the comparison counts a covered difference as explained, not as a finding.
+
+A rule is (name, predicate(call, ours, theirs, difference), reason). `ours` and `theirs` are the
+outcomes of fuzz_worker.py; `difference` is (category, detail) from fuzz_compare.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+Rule = tuple[str, Callable[[dict, dict, dict, tuple[str, str]], bool], str]
+
+# Exception classes JAX lets escape from its internals on bad input (never documented API errors).
+_JAX_INTERNAL_TYPES = {
+    "AttributeError",
+    "KeyError",
+    "AssertionError",
+    "ZeroDivisionError",
+    "RuntimeError",
+    "MLIRError",
+    "JaxRuntimeError",
+    "XlaRuntimeError",
+    "UnboundLocalError",
+    "RecursionError",
+    "StopIteration",
+}
+# Messages of JAX's internals rather than of its API checks.
+_JAX_INTERNAL_MESSAGE = re.compile(
+    "|".join(
+        [
+            r"safe_(?:zip|map)\(\) argument",
+            r"Non-hashable static arguments",
+            r"Invalid argument to dtype",
+            r"got an unexpected keyword argument",
+            r"len\(\) of unsized object",
+            r"has no len\(\)",
+            r"Error interpreting argument to <function",
+            r"object is not (?:iterable|subscriptable|callable)",
+            r"tuple indices must be integers",
+            r"cannot unpack non-iterable",
+            r"unsupported operand type",
+            r"incompatible function arguments",
+            r"XLA operations do not allow negative axes",
+            r"transpose permutation isn't a permutation",
+            r"(?:rev|iota|broadcast_in_dim) (?:dimensions|shape) must",
+            r"Only integer scalar arrays can be converted to a scalar index",
+            r"object cannot be interpreted as an integer",
+            r"argument must be a string or a real number",
+            r"not supported between instances of",
+            r"invalid literal for int\(\)",
+            r"\bjaxlib\b|_src\.",
+            r"(?:tuple|list) index out of range",
+        ]
+    )
+)
+
+
+def _error(outcome: dict) -> bool:
+    return outcome["kind"] == "error"
+
+
+def _jax_internal(call: dict, ours: dict, theirs: dict, difference: tuple[str, str]) -> bool:
+    """JAX failed inside its own code; stablax raised a documented error (checked before)."""
+    if not _error(theirs) or theirs.get("user_raised"):
+        return False
+    return theirs["type"] in _JAX_INTERNAL_TYPES or bool(
+        _JAX_INTERNAL_MESSAGE.search(theirs["message"])
+    )
+
+
+def _list_input(call: dict, ours: dict, theirs: dict, difference: tuple[str, str]) -> bool:
+    """JAX rejects a list or tuple passed for an array; stablax converts it, as NumPy does."""
+    return _error(theirs) and bool(
+        re.search(
+            r"requires ndarray or scalar arguments, got <class '(?:list|tuple)'>", theirs["message"]
+        )
+    )
+
+
+_BROADCAST = re.compile(r"(?i)incompatible shapes for broadcasting|cannot broadcast|broadcast")
+
+
+def _both_broadcast(call: dict, ours: dict, theirs: dict, difference: tuple[str, str]) -> bool:
+    """Both reject shapes that do not broadcast; the class JAX raises depends on which of its
+    primitives meets the shapes first (TypeError in lax, ValueError in jnp helpers)."""
+    return (
+        _error(ours)
+        and _error(theirs)
+        and bool(_BROADCAST.search(ours["message"]))
+        and bool(_BROADCAST.search(theirs["message"]))
+    )
+
+
+_NEGATIVE = re.compile(r"(?i)negative dimension|nonnegative|non-negative")
+
+
+def _both_negative_dimensions(call, ours, theirs, difference) -> bool:
+    """Both reject a negative dimension: stablax with NumPy's ValueError, JAX with whichever
+    primitive sees it (a TypeError from iota or broadcast_in_dim)."""
+    return (
+        _error(ours)
+        and _error(theirs)
+        and bool(_NEGATIVE.search(ours["message"]))
+        and bool(_NEGATIVE.search(theirs["message"]))
+    )
+
+
+def _fn(*names: str) -> Callable[[dict], bool]:
+    wanted = set(names)
+    return lambda call: call["fn"] in wanted
+
+
+def _arrays(call: dict) -> list[dict]:
+    from tests.reliability.fuzz_values import array_specs
+
+    specs = []
+    for spec in [*call["args"], *call["kwargs"].values(), *[b["spec"] for b in call["batch"]]]:
+        specs.extend(array_specs(spec))
+    return specs
+
+
+def _has_dtype(call: dict, *kinds: str) -> bool:
+    return any(s["dtype"].startswith(kinds) for s in _arrays(call))
+
+
+def _special_values(call: dict) -> bool:
+    return any(s.get("fill") in ("special", "zeros") for s in _arrays(call)) or any(
+        isinstance(s.get("py"), float) or "complex" in s for s in call["args"]
+    )
+
+
+def _value_difference(difference: tuple[str, str]) -> bool:
+    return difference[0] in ("diverge-value",)
+
+
+def _numpy_values(call, ours, theirs, difference) -> bool:
+    """Where JAX's value is an artefact of XLA's arithmetic, stablax gives NumPy's: modf and
+    spacing at infinities and negatives, fmod/floor_divide/remainder of integers by zero,
+    integer powers with exponents of 64 or more (JAX reads 6 bits) or negative ones."""
+    numpy_fns = _fn(
+        "jnp.modf",
+        "jnp.spacing",
+        "jnp.fmod",
+        "jnp.floor_divide",
+        "jnp.remainder",
+        "jnp.mod",
+        "jnp.divmod",
+        "jnp.power",
+        "jnp.pow",
+    )
+    return numpy_fns(call) and _value_difference(difference)
+
+
+def _array_api_special_values(call, ours, theirs, difference) -> bool:
+    """Complex exp/log/sqrt/hyperbolic/inverse functions at infinities, NaNs and signed zeros
+    follow C99 and the Array API (XLA's kernels do not); floor_divide with one infinite operand
+    is the Array API's quotient (NumPy and JAX give NaN and -1)."""
+    special = _fn(
+        "jnp.exp",
+        "jnp.expm1",
+        "jnp.log",
+        "jnp.log1p",
+        "jnp.sqrt",
+        "jnp.sinh",
+        "jnp.cosh",
+        "jnp.tanh",
+        "jnp.arccos",
+        "jnp.arccosh",
+        "jnp.arcsinh",
+        "jnp.arctanh",
+        "jnp.acos",
+        "jnp.acosh",
+        "jnp.asinh",
+        "jnp.atanh",
+        "jnp.log2",
+        "jnp.log10",
+        "jnp.floor_divide",
+        "jnp.divmod",
+        "jnp.logaddexp",
+        "jnp.logaddexp2",
+        "jnp.exp2",
+    )
+    return special(call) and _value_difference(difference) and _special_values(call)
+
+
+def _half_precision_linalg(call, ours, theirs, difference) -> bool:
+    """stablax computes float16/bfloat16 factorizations and real FFTs in float32 and casts
+    back, where JAX raises (LAPACK and its RFFT have no half precision)."""
+    fn = call["fn"]
+    linalg = fn.startswith(("jnp.linalg.", "lax.linalg.", "jnp.fft.")) or fn in ("lax.fft",)
+    return linalg and _has_dtype(call, "float16", "bfloat16") and difference[0] == "diverge-accepts"
+
+
+def _monoid_reduce(call, ours, theirs, difference) -> bool:
+    """stablax's lax.reduce and lax.reduce_window take monoid computations only (lax.add, mul,
+    max, min and the bitwise ones) and raise NotImplementedError for other callables."""
+    return (
+        call["fn"] in ("lax.reduce", "lax.reduce_window")
+        and ours["kind"] == "error"
+        and ours["type"] == "NotImplementedError"
+    )
+
+
+def _numpy_errors(call, ours, theirs, difference) -> bool:
+    """stablax raises NumPy's error where JAX computes something: geomspace through zero,
+    rounding integers to negative decimals works (JAX raises NotImplementedError)."""
+    fn = call["fn"]
+    if fn == "jnp.geomspace":
+        return ours["kind"] == "error" and "cannot include zero" in ours["message"]
+    if fn in ("jnp.round", "jnp.around"):
+        return theirs["kind"] == "error" and "decimals < 0" in theirs["message"]
+    return False
+
+
+RULES: list[Rule] = [
+    ("numpy-values", _numpy_values, _numpy_values.__doc__),
+    ("array-api-special-values", _array_api_special_values, _array_api_special_values.__doc__),
+    ("half-precision-linalg", _half_precision_linalg, _half_precision_linalg.__doc__),
+    ("monoid-reduce", _monoid_reduce, _monoid_reduce.__doc__),
+    ("numpy-errors", _numpy_errors, _numpy_errors.__doc__),
+    ("jax-internal-error", _jax_internal, _jax_internal.__doc__),
+    ("list-for-array", _list_input, _list_input.__doc__),
+    ("broadcast-error-class", _both_broadcast, _both_broadcast.__doc__),
+    ("negative-dimension-class", _both_negative_dimensions, _both_negative_dimensions.__doc__),
+]
+
+
+def explain(call: dict, ours: dict, theirs: dict, difference: tuple[str, str]) -> str | None:
+    """The name of the first rule covering this difference, or None."""
+    for name, applies, _reason in RULES:
+        try:
+            if applies(call, ours, theirs, difference):
+                return name
+        except (KeyError, IndexError, TypeError):
+            continue
+    return None
+
+
+def _any(*args: Any) -> bool:
+    return any(args)
