@@ -283,6 +283,91 @@ def test_reproducer(name, call, expected):
     assert (_value(out) if not isinstance(out, list) else out) == expected
 
 
+# Divergences from JAX in a result's dtype, weak type, shape or type that the comparison fuzz
+# (fuzz_runner --compare-jax) found: (id, call, value, dtype, weak_type), as JAX 0.10.2 gives.
+_RESULT_TYPES = [
+    (
+        "dot scalar preferred uint16",
+        lambda: jnp.dot(
+            np.float16(-0.66),
+            np.array([4, -1, 1, -4, -2], np.int8),
+            preferred_element_type="uint16",
+        ),
+        [0, 0, 0, 0, 0],
+        "uint16",
+        False,
+    ),
+    (
+        "dot scalars preferred int32",
+        lambda: jnp.dot(2.5, 3, preferred_element_type="int32"),
+        6,
+        "int32",
+        False,
+    ),
+    (
+        "dot scalar preferred int32 under jit",
+        lambda: stablax.jit(lambda x: jnp.dot(float("nan"), x, preferred_element_type="int32"))(
+            jnp.zeros((3, 1), jnp.int8)
+        ),
+        [[0], [0], [0]],
+        "int32",
+        False,
+    ),
+    (
+        "dot scalars preferred complex64",
+        lambda: jnp.dot(-1, False, preferred_element_type=jnp.complex64),
+        0j,
+        "complex64",
+        False,
+    ),
+    ("shape_as_value of ()", lambda: lax.shape_as_value(()), [], "int32", False),
+    ("broadcast_to_rank of a bool", lambda: lax.broadcast_to_rank(False, -3), False, "bool", False),
+    ("broadcast of a bool", lambda: lax.broadcast(True, (2,)), [True, True], "bool", False),
+    ("broadcast_to_rank of a float", lambda: lax.broadcast_to_rank(1.5, 0), 1.5, "float32", True),
+    ("empty without dtype", lambda: lax.empty((2,), None), [0.0, 0.0], "float32", False),
+    ("irfftn of a scalar", lambda: jnp.fft.irfftn(7), 7 + 0j, "complex64", False),
+    ("rfftn of a scalar", lambda: jnp.fft.rfftn(7), 7.0, "float32", False),
+    (
+        "unwrap of one element under jit",
+        lambda: stablax.jit(jnp.unwrap)(jnp.array([4], jnp.uint32)),
+        [4.0],
+        "float32",
+        False,
+    ),
+    (
+        "polyder of a constant",
+        lambda: jnp.polyder(jnp.array([2], jnp.uint32)),
+        [],
+        "float32",
+        False,
+    ),
+    (
+        "polyder past the degree",
+        lambda: jnp.polyder(jnp.array([2.0, 3.0]), 2),
+        [],
+        "float32",
+        False,
+    ),
+    (
+        "histogram edges with complex weights",
+        lambda: jnp.histogram(jnp.array([1.0, 2.0, 3.0]), bins=2, weights=jnp.array([1j, 1, 1]))[1],
+        [1, 2, 3],
+        "complex64",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "name, call, value, dtype, weak", _RESULT_TYPES, ids=[c[0] for c in _RESULT_TYPES]
+)
+def test_result_type_reproducer(name, call, value, dtype, weak):
+    out = call()
+    assert isinstance(out, stablax.Array), type(out)
+    assert (str(out.dtype), out.weak_type) == (dtype, weak)
+    assert _value(out) == value
+
+
 _ONE_ARGUMENT = [
     "abs",
     "absolute",

@@ -220,7 +220,7 @@ def broadcast_in_dim(
     if aval.shape == shape and dims == tuple(range(len(shape))) and hasattr(operand, "aval"):
         return operand
     if dtypes.is_python_scalar(operand):
-        operand = weak_scalar(operand, aval.dtype)
+        operand = weak_scalar(operand, aval.dtype, aval.weak_type)
     return bind("stablehlo.broadcast_in_dim", operand, shape=shape, broadcast_dimensions=dims)
 
 

@@ -123,7 +123,8 @@ def _transform(
     a = asarray(a)
     axes, lengths = _axes_and_lengths(a, s, axes, name)
     if not axes:
-        return lax.fft(a, FftType.FFT, ()) if kind != "irfft" else a
+        # As JAX: no transform, but the result dtype of one (real for rfft, complex otherwise).
+        return _real_input(a, name) if kind == "rfft" else lax.fft(a, FftType.FFT, ())
     if lengths is None:
         lengths = tuple(a.aval.shape[ax] for ax in axes)
         if kind == "irfft":

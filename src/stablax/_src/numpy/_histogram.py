@@ -195,6 +195,8 @@ def histogram(
       `(counts, edges)`: counts are floating point, as in JAX.
     """
     a = asarray(a)
+    if weights is not None:  # as JAX: a takes the weights' dtype, and so do the edges
+        a, _ = promote_dtypes_inexact(a, asarray(weights))
     edges = histogram_bin_edges(a, bins, range)
     flat = lax.reshape(a, (a.aval.size,))
     if weights is None:

@@ -7,6 +7,7 @@ import operator
 from typing import Any
 
 import numpy as np
+from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.jit import jit as _eager
@@ -82,7 +83,14 @@ matmul = _eager(_matmul_impl, static_argnames=("precision", "preferred_element_t
 
 
 def _dot_impl(a, b, precision=None, preferred_element_type=None):
-    a, b = promote_dtypes(asarray(a), asarray(b))
+    a, b = asarray(a), asarray(b)
+    if preferred_element_type is not None and (a.aval.ndim == 0 or b.aval.ndim == 0):
+        # As JAX: a product without contraction is computed in the preferred dtype.
+        out_dtype = dtypes.check_user_dtype(preferred_element_type, "jnp.dot")
+        return lax.mul(
+            lax.convert_element_type(a, out_dtype), lax.convert_element_type(b, out_dtype)
+        )
+    a, b = promote_dtypes(a, b)
     if a.aval.ndim == 0 or b.aval.ndim == 0:
         return lax.mul(a, b)
     if b.aval.ndim == 1 or a.aval.ndim == 1 and b.aval.ndim <= 2:

@@ -122,8 +122,8 @@ def _polyder_impl(p, m=1):
     (p,) = promote_dtypes_inexact(_vector(p, "polyder"))
     for _ in range(m):
         n = p.aval.shape[0]
-        if n <= 1:
-            return lax.full((0,), 0, p.aval.dtype) if n == 0 else lax.full((1,), 0, p.aval.dtype)
+        if n <= 1:  # as JAX (p[:-m]): no coefficients left (NumPy gives [0])
+            return lax.full((0,), 0, p.aval.dtype)
         powers = lax.convert_element_type(lax.rev(lax.iota(np.int32, n - 1), (0,)), p.aval.dtype)
         p = lax.mul(p[: n - 1], lax.add(powers, lax.full_like(powers, 1)))
     return p
