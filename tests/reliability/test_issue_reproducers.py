@@ -263,6 +263,18 @@ _CASES = [
     ),
     ("custom_root f", lambda: lax.custom_root(None, 1.0, jnp.sin, jnp.sin), TypeError),
     ("round decimals=None", lambda: jnp.round(2.5, decimals=None), TypeError),
+    # JAX raises TypeError for a linalg argument of rank < 2 (and for a non-square one in
+    # cholesky, eigh, svd(hermitian=True), matrix_power), ValueError in eig's non-square case.
+    ("eigh of a vector", lambda: jnp.linalg.eigh(jnp.ones(3)), TypeError),
+    ("eigvalsh non-square", lambda: jnp.linalg.eigvalsh(jnp.ones((2, 3, 4))), TypeError),
+    ("eig of a scalar", lambda: jnp.linalg.eig(jnp.ones(())), TypeError),
+    ("eigvals non-square", lambda: jnp.linalg.eigvals(jnp.ones((2, 3))), ValueError),
+    ("svd of a vector", lambda: jnp.linalg.svd(jnp.ones(5)), TypeError),
+    ("svdvals of a vector", lambda: jnp.linalg.svdvals(jnp.ones(2)), TypeError),
+    ("cholesky non-square", lambda: jnp.linalg.cholesky(jnp.ones((3, 5, 3))), TypeError),
+    ("matrix_power non-square", lambda: jnp.linalg.matrix_power(jnp.ones((2, 4)), 2), TypeError),
+    ("matrix_power of a scalar", lambda: jnp.linalg.matrix_power(jnp.ones(()), 2), TypeError),
+    ("inv non-square", lambda: jnp.linalg.inv(jnp.ones((2, 3))), ValueError),
     (
         "cholesky of integers",
         lambda: jnp.linalg.cholesky(jnp.array([[4, 0], [0, 9]])),
