@@ -275,6 +275,24 @@ _CASES = [
     ("matrix_power non-square", lambda: jnp.linalg.matrix_power(jnp.ones((2, 4)), 2), TypeError),
     ("matrix_power of a scalar", lambda: jnp.linalg.matrix_power(jnp.ones(()), 2), TypeError),
     ("inv non-square", lambda: jnp.linalg.inv(jnp.ones((2, 3))), ValueError),
+    # lax.dot without dimension numbers takes only plain matrix/vector products (ValueError);
+    # dot_general(..., None) is that dot, as in JAX.
+    ("lax.dot contracting mismatch", lambda: lax.dot(jnp.ones(3), jnp.ones(1)), ValueError),
+    ("lax.dot with a scalar", lambda: lax.dot(jnp.ones((2, 3)), jnp.ones(())), ValueError),
+    ("lax.dot rank 4", lambda: lax.dot(jnp.ones((2, 1, 2, 2)), jnp.ones((2,))), ValueError),
+    (
+        "dot_general bad numbers",
+        lambda: lax.dot_general(jnp.ones(3), jnp.ones(3), "ab"),
+        ValueError,
+    ),
+    ("dot_general None numbers", lambda: lax.dot_general(jnp.ones(3), jnp.ones(3), None), 3.0),
+    (
+        "lax.dot with dimension_numbers",
+        lambda: lax.dot(
+            jnp.ones((2, 3)), jnp.ones((2, 3)), dimension_numbers=(((1,), (1,)), ((), ()))
+        ),
+        [[3.0, 3.0], [3.0, 3.0]],
+    ),
     (
         "cholesky of integers",
         lambda: jnp.linalg.cholesky(jnp.array([[4, 0], [0, 9]])),
