@@ -293,6 +293,24 @@ _CASES = [
         ),
         [[3.0, 3.0], [3.0, 3.0]],
     ),
+    # lax functions whose dtype argument is None: ValueError, as JAX; iota's dimension range.
+    ("iota without dtype", lambda: lax.iota(None, 3), ValueError),
+    ("broadcasted_iota without dtype", lambda: lax.broadcasted_iota(None, (3,), 0), ValueError),
+    ("broadcasted_iota dimension -1", lambda: lax.broadcasted_iota(jnp.int32, (), -1), ValueError),
+    ("broadcasted_iota dimension 1", lambda: lax.broadcasted_iota(jnp.int32, (3,), 1), ValueError),
+    ("argmax without index_dtype", lambda: lax.argmax(jnp.ones(3), 0, None), ValueError),
+    ("argmin float index_dtype", lambda: lax.argmin(jnp.ones(3), 0, jnp.float32), TypeError),
+    (
+        "rng_bit_generator without dtype",
+        lambda: lax.rng_bit_generator(jnp.zeros(4, jnp.uint32), (3,), dtype=None),
+        ValueError,
+    ),
+    ("rng_uniform of vectors", lambda: lax.rng_uniform(jnp.ones(3), jnp.ones(1), (3,)), ValueError),
+    (
+        "rng_uniform of two dtypes",
+        lambda: lax.rng_uniform(jnp.ones((), jnp.bfloat16), jnp.float32(0), ()),
+        ValueError,
+    ),
     (
         "cholesky of integers",
         lambda: jnp.linalg.cholesky(jnp.array([[4, 0], [0, 9]])),

@@ -346,13 +346,21 @@ dispatch.batch_rules["stablehlo.iota"] = lambda values, dims, *, axis_size, **pa
 
 def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
     """An array of `shape` counting 0, 1, ... along `dimension` (`stablehlo.iota`)."""
+    if dtype is None:  # JAX's class
+        raise ValueError(f"lax.iota: dtype must be specified{mlir.where_suffix()}")
     dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "iota"))
     shape = _ints(shape, "shape", "iota")
     if any(d < 0 for d in shape):  # JAX's class and words
         raise TypeError(
             f"iota shape must have every element be nonnegative, got {shape}.{mlir.where_suffix()}"
         )
-    return bind("stablehlo.iota", dtype=dtype, shape=shape, dimension=operator.index(dimension))
+    dimension = operator.index(dimension)
+    if not 0 <= dimension < len(shape):  # JAX's class
+        raise ValueError(
+            f"lax.iota: dimension must be in [0, {len(shape)}) for shape {shape}, got "
+            f"{dimension}{mlir.where_suffix()}"
+        )
+    return bind("stablehlo.iota", dtype=dtype, shape=shape, dimension=dimension)
 
 
 def iota(dtype: Any, size: int) -> Any:
