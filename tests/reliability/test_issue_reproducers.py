@@ -311,6 +311,37 @@ _CASES = [
         lambda: lax.rng_uniform(jnp.ones((), jnp.bfloat16), jnp.float32(0), ()),
         ValueError,
     ),
+    # Argument checks with JAX's exception classes.
+    ("choose float indices", lambda: jnp.choose(jnp.ones(2), [jnp.ones(2)]), ValueError),
+    ("insert float index", lambda: jnp.insert(jnp.ones(3), np.float32(0.5), 1.0), ValueError),
+    (
+        "insert 2-D index",
+        lambda: jnp.insert(jnp.ones(3), jnp.zeros((2, 1), jnp.int16), 1.0),
+        ValueError,
+    ),
+    (
+        "insert 2-D traced index",
+        lambda: stablax.jit(lambda o: jnp.insert(jnp.ones(3), o, 1.0))(
+            jnp.zeros((2, 1), jnp.int16)
+        ),
+        ValueError,
+    ),
+    (
+        "delete float index",
+        lambda: jnp.delete(jnp.ones(3), jnp.array([0.5], jnp.float16)),
+        ValueError,
+    ),
+    ("delete boolean mask", lambda: jnp.delete(jnp.arange(3), jnp.array([True, False, True])), [1]),
+    ("block of a tuple", lambda: jnp.block((jnp.ones(2), jnp.ones(2))), ValueError),
+    ("argsort kind", lambda: jnp.argsort(jnp.ones(3), kind="quicksort"), TypeError),
+    ("argsort order", lambda: jnp.argsort(jnp.ones(3), order="a"), TypeError),
+    ("polyint of a matrix", lambda: jnp.polyint(jnp.ones((1, 2))), TypeError),
+    (
+        "polydiv trim under jit",
+        lambda: stablax.jit(lambda u: jnp.polydiv(u, u, trim_leading_zeros=True))(jnp.ones(2)),
+        stablax.errors.ConcretizationTypeError,
+    ),
+    ("place in place of a string", lambda: jnp.place("ab", jnp.ones(2, bool), 1), TypeError),
     (
         "cholesky of integers",
         lambda: jnp.linalg.cholesky(jnp.array([[4, 0], [0, 9]])),

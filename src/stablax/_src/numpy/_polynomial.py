@@ -10,6 +10,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
+from stablax._src.errors import ConcretizationTypeError
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._math_signal import convolve
@@ -19,7 +20,7 @@ from stablax._src.numpy._promotion import promote_dtypes, promote_dtypes_inexact
 def _vector(p: Any, name: str) -> Any:
     p = asarray(p)
     if p.aval.ndim != 1:
-        raise ValueError(
+        raise (TypeError if name == "polyint" else ValueError)(  # JAX's classes
             f"jnp.{name}: input must be 1-D, got shape {p.aval.shape}{mlir.where_suffix()}"
         )
     return p
@@ -71,7 +72,7 @@ def polysub(a1, a2):
 
 def _trim_leading_zeros(p: Any, name: str) -> Any:
     if isinstance(p, Tracer):
-        raise ValueError(
+        raise ConcretizationTypeError(
             f"jnp.{name}: trim_leading_zeros=True needs concrete coefficients (not under jit)"
         )
     values = np.asarray(p)
