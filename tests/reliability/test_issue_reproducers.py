@@ -343,6 +343,51 @@ _CASES = [
     ),
     ("place in place of a string", lambda: jnp.place("ab", jnp.ones(2, bool), 1), TypeError),
     (
+        "gcd of floats that do not broadcast",
+        lambda: jnp.gcd(jnp.ones((5, 0)), jnp.ones(3)),
+        ValueError,
+    ),
+    ("lcm of floats", lambda: jnp.lcm(jnp.ones(3), 2), ValueError),
+    ("clip of complex", lambda: jnp.clip(jnp.ones(4, jnp.complex64), 0), ValueError),
+    ("clip complex bound", lambda: jnp.clip(jnp.ones(4), 1j), ValueError),
+    ("corrcoef integer dtype", lambda: jnp.corrcoef(jnp.ones(3), dtype=jnp.int8), ValueError),
+    ("matrix_transpose of a vector", lambda: jnp.matrix_transpose(jnp.ones(3)), ValueError),
+    (
+        "compress 2-D condition",
+        lambda: jnp.compress(jnp.ones((2, 2), bool), jnp.ones(4)),
+        ValueError,
+    ),
+    (
+        "reduce_precision bits before dtype",
+        lambda: lax.reduce_precision(jnp.ones(2, jnp.int8), 3, -3),
+        ValueError,
+    ),
+    (
+        "dynamic_update_slice index count first",
+        lambda: lax.dynamic_update_slice(jnp.ones((3, 3, 5)), jnp.ones(()), (0,)),
+        ValueError,
+    ),
+    (
+        "dynamic_update_slice rank",
+        lambda: lax.dynamic_update_slice(jnp.ones((3, 3)), jnp.ones(3), (0, 0)),
+        TypeError,
+    ),
+    (
+        "dynamic_slice index count first",
+        lambda: lax.dynamic_slice(jnp.ones((2, 5, 2)), (0, 0, 0, 0), (3, 4, 0)),
+        ValueError,
+    ),
+    (
+        "dynamic_slice sizes count",
+        lambda: lax.dynamic_slice(jnp.ones((2, 5, 2)), (0, 0, 0), (1, 1)),
+        ValueError,
+    ),
+    (
+        "dynamic_slice sizes too big",
+        lambda: lax.dynamic_slice(jnp.ones((2, 5, 2)), (0, 0, 0), (3, 1, 1)),
+        TypeError,
+    ),
+    (
         "cholesky of integers",
         lambda: jnp.linalg.cholesky(jnp.array([[4, 0], [0, 9]])),
         [[2.0, 0.0], [0.0, 3.0]],

@@ -213,8 +213,13 @@ def compress(
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
-    a = asarray(a)
-    condition = _ufuncs.not_equal(_shape.ravel(asarray(condition)), False)
+    a, condition = asarray(a), asarray(condition)
+    if condition.aval.ndim != 1:  # JAX's class
+        raise ValueError(
+            f"jnp.compress: condition must be a 1-D array, got shape {condition.aval.shape}"
+            f"{mlir.where_suffix()}"
+        )
+    condition = _ufuncs.not_equal(condition, False)
     if axis is None:
         a, axis = _shape.ravel(a), 0
     axis = _axis(axis, a.aval.ndim, "compress")

@@ -482,8 +482,17 @@ def promote_args_shapes_only(name, *args):
 
 @_eager
 def clip(x, min=None, max=None):  # noqa: A002
-    """Limits values to [min, max] (either bound optional)."""
+    """Limits values to [min, max] (either bound optional); complex values have no order
+    (ValueError, as JAX)."""
     (x,) = promote_dtypes(x)
+    if any(
+        dtypes.issubdtype(promote_dtypes(v)[0].aval.dtype, np.complexfloating)
+        for v in (x, min, max)
+        if v is not None
+    ):
+        raise ValueError(
+            f"jnp.clip: complex values have no ordering and cannot be clipped{mlir.where_suffix()}"
+        )
     if min is not None:
         x = maximum(x, min)
     if max is not None:
