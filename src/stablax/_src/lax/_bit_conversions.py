@@ -69,6 +69,8 @@ dispatch.batch_rules["stablehlo.bitcast_convert"] = _bitcast_batch
 
 def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
     """Reinterprets the bits as `new_dtype`, adding/removing a trailing dim if sizes differ."""
+    if new_dtype is None:  # JAX's class
+        raise ValueError(f"lax.bitcast_convert_type: dtype must be specified{mlir.where_suffix()}")
     new_dtype = dtypes.canonicalize_dtype(
         dtypes.check_user_dtype(new_dtype, "bitcast_convert_type")
     )

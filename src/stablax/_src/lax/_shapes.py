@@ -396,7 +396,13 @@ def _strong_scalar(value: Any, dtype: np.dtype) -> Any:
 def full_like(
     x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None
 ) -> Any:
-    """An array like `x` (shape, dtype, weak type) filled with `fill_value`."""
+    """An array like `x` (shape, dtype, weak type) filled with `fill_value` (a scalar)."""
+    fill_shape = np.shape(fill_value) if not hasattr(fill_value, "aval") else fill_value.aval.shape
+    if fill_shape != ():  # JAX's class
+        raise TypeError(
+            f"lax.full_like: fill_value must be a scalar, got shape {fill_shape}"
+            f"{mlir.where_suffix()}"
+        )
     aval = aval_of(x)
     target_dtype = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
     target_shape = aval.shape if shape is None else _ints(shape, "shape", "full_like")

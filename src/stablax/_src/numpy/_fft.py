@@ -48,6 +48,10 @@ def _axes_and_lengths(
         axes = int_sequence(axes, "axes", f"jnp.fft.{name}")
     if axes is None:
         axes = range(ndim) if s is None else range(ndim - len(s), ndim)
+    if name.endswith("2") and len(axes) != 2:  # JAX's check
+        raise ValueError(
+            f"jnp.fft.{name} only supports 2 axes, got axes={tuple(axes)}{mlir.where_suffix()}"
+        )
     normalized = [_axis(axis, ndim, name) for axis in axes]
     if len(set(normalized)) != len(normalized):
         raise ValueError(
