@@ -133,6 +133,15 @@ def _transform(
         lengths = tuple(a.aval.shape[ax] for ax in axes)
         if kind == "irfft":
             lengths = (*lengths[:-1], 2 * (lengths[-1] - 1))
+        if kind != "rfft" and min(lengths) == 0:
+            # As JAX: an empty axis (not an explicit length 0) gives an empty result.
+            dtype = _complex(a).aval.dtype
+            if kind == "irfft":
+                dtype = np.dtype(np.float64 if dtype == np.complex128 else np.float32)
+            shape = list(a.aval.shape)
+            for axis, n in zip(axes, lengths, strict=True):
+                shape[axis] = n
+            return lax.full(tuple(shape), 0, dtype)
     if any(n < 1 for n in lengths):
         raise ValueError(
             f"jnp.fft.{name}: invalid number of data points {lengths}; each must be positive"
