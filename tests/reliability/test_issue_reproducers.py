@@ -427,6 +427,11 @@ _CASES = [
     ("var ddof and correction", lambda: jnp.var(jnp.ones(3), ddof=1, correction=1), ValueError),
     ("fft with n=0", lambda: jnp.fft.fft(jnp.ones((2, 3)), n=0), ValueError),
     (
+        "polyadd shapes that do not fit",
+        lambda: jnp.polyadd(jnp.ones((2, 3)), jnp.ones(2)),
+        ValueError,
+    ),
+    (
         "cholesky of integers",
         lambda: jnp.linalg.cholesky(jnp.array([[4, 0], [0, 9]])),
         [[2.0, 0.0], [0.0, 3.0]],
@@ -499,6 +504,20 @@ _RESULT_TYPES = [
         False,
     ),
     ("irfft of one frequency", lambda: jnp.fft.irfft(jnp.ones((2, 1))), [[], []], "float32", False),
+    (
+        "polyadd of coefficient rows",
+        lambda: jnp.polyadd(jnp.array([[1, 2, 3], [4, 5, 6]]), jnp.array([[5, 7, 9], [8, 6, 4]])),
+        [[6, 9, 12], [12, 11, 10]],
+        "int32",
+        False,
+    ),
+    (
+        "polysub broadcasting the shorter",
+        lambda: jnp.polysub(jnp.array([[5, 7, 9], [8, 6, 4]]), jnp.array([2])),
+        [[5, 7, 9], [6, 4, 2]],
+        "int32",
+        False,
+    ),
     ("shape_as_value of ()", lambda: lax.shape_as_value(()), [], "int32", False),
     ("broadcast_to_rank of a bool", lambda: lax.broadcast_to_rank(False, -3), False, "bool", False),
     ("broadcast of a bool", lambda: lax.broadcast(True, (2,)), [True, True], "bool", False),

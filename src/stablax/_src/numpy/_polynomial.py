@@ -46,16 +46,30 @@ def polyval(p: Any, x: Any, *, unroll: int = 16) -> Any:
 
 def _pad_front(p: Any, size: int) -> Any:
     extra = size - p.aval.shape[0]
-    return lax.pad(p, lax.full((), 0, p.aval.dtype), [(extra, 0, 0)]) if extra else p
+    config = [(extra, 0, 0)] + [(0, 0, 0)] * (p.aval.ndim - 1)
+    return lax.pad(p, lax.full((), 0, p.aval.dtype), config) if extra else p
 
 
 def _add_or_sub(a1: Any, a2: Any, combine, name: str) -> Any:
     a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
-    a1, a2 = (
-        lax.reshape(a, (a.aval.size,)) if a.aval.ndim == 0 else _vector(a, name) for a in (a1, a2)
-    )
-    size = max(a1.aval.shape[0], a2.aval.shape[0])
-    return combine(_pad_front(a1, size), _pad_front(a2, size))
+    a1, a2 = (lax.reshape(a, (1,)) if a.aval.ndim == 0 else a for a in (a1, a2))
+    # As JAX (`longer.at[-k:].add(shorter)`): coefficients run along axis 0, and the shorter
+    # polynomial broadcasts into the last k rows of the longer one.
+    longer = a1 if a1.aval.shape[0] >= a2.aval.shape[0] else a2
+    shape = longer.aval.shape
+    out = []
+    for a in (a1, a2):
+        target = (a.aval.shape[0], *shape[1:])
+        if a.aval.ndim > len(target) or any(
+            d not in (1, t) for d, t in zip(a.aval.shape[::-1], target[::-1], strict=False)
+        ):
+            raise ValueError(
+                f"jnp.{name}: coefficients of shape {a.aval.shape} do not broadcast into "
+                f"{target}{mlir.where_suffix()}"
+            )
+        dims = tuple(range(len(target) - a.aval.ndim, len(target)))
+        out.append(_pad_front(lax.broadcast_in_dim(a, target, dims), shape[0]))
+    return combine(*out)
 
 
 @_eager
