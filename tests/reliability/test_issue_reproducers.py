@@ -518,6 +518,13 @@ _RESULT_TYPES = [
         "int32",
         False,
     ),
+    (
+        "polyval of coefficient rows",
+        lambda: jnp.polyval(jnp.arange(6.0).reshape(2, 3), 2.0),
+        [3.0, 6.0, 9.0],
+        "float32",
+        False,
+    ),
     ("shape_as_value of ()", lambda: lax.shape_as_value(()), [], "int32", False),
     ("broadcast_to_rank of a bool", lambda: lax.broadcast_to_rank(False, -3), False, "bool", False),
     ("broadcast of a bool", lambda: lax.broadcast(True, (2,)), [True, True], "bool", False),

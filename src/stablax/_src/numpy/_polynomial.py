@@ -28,10 +28,25 @@ def _vector(p: Any, name: str) -> Any:
 
 @_eager
 def _polyval(p, x):
-    p, x = promote_dtypes(_vector(p, "polyval"), x)
+    p, x = promote_dtypes(asarray(p), x)
+    if p.aval.ndim == 0:
+        raise ValueError(f"jnp.polyval: p must be at least 1-D, got shape (){mlir.where_suffix()}")
+    # As JAX: coefficients run along p's axis 0; the rest broadcasts with x.
+    try:
+        shape = np.broadcast_shapes(p.aval.shape[1:], x.aval.shape)
+    except ValueError:
+        raise ValueError(
+            f"jnp.polyval: coefficients of shape {p.aval.shape} do not broadcast with x of shape "
+            f"{x.aval.shape}{mlir.where_suffix()}"
+        ) from None
+
+    def grow(v):
+        return lax.broadcast_in_dim(v, shape, tuple(range(len(shape) - v.aval.ndim, len(shape))))
+
+    x = grow(x)
     out = lax.full_like(x, 0)
     for i in range(p.aval.shape[0]):  # Horner's rule, unrolled: the degree is static
-        out = lax.add(lax.mul(out, x), lax.broadcast_in_dim(p[i], x.aval.shape, ()))
+        out = lax.add(lax.mul(out, x), grow(p[i]))
     return lax.convert_element_type(out, out.aval.dtype)
 
 
