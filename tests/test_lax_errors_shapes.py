@@ -53,7 +53,7 @@ CASES = [
     ("index_in_dim", ValueError, lambda x: lax.index_in_dim(x, 0, axis=-4), [x3]),
     ("dynamic_slice", ValueError, lambda x: lax.dynamic_slice(x, (0, 0), (1, 1, 1)), [x3]),
     ("dynamic_slice", TypeError, lambda x: lax.dynamic_slice(x, (0, 0, 0), (3, 1, 1)), [x3]),
-    ("dynamic_slice", TypeError, lambda x: lax.dynamic_slice(x, (0, 0, 0), (1, 1)), [x3]),
+    ("dynamic_slice", ValueError, lambda x: lax.dynamic_slice(x, (0, 0, 0), (1, 1)), [x3]),
     ("dynamic_slice", TypeError, lambda x: lax.dynamic_slice(x, (0, 0, 0), (-1, 1, 1)), [x3]),
     ("dynamic_slice", TypeError, lambda x, i: lax.dynamic_slice(x, (i, 0, 0), (1, 1, 1)),
      [x3, np.float32(0)]),

@@ -65,8 +65,10 @@ def test_descending(dtype, rng):
 def test_argsort_dtype_and_errors():
     assert jnp.argsort(np.ones(3)).dtype == np.int32
     assert jnp.argsort(np.ones(3), dtype=np.int8).dtype == np.int8
-    with pytest.raises(ValueError, match="order"):
+    with pytest.raises(TypeError, match="order"):  # JAX's class
         jnp.sort(np.ones(3), order="x")
+    with pytest.raises(TypeError, match="kind"):
+        jnp.argsort(np.ones(3), kind="quicksort")
     with pytest.raises(ValueError, match="out of bounds"):
         jnp.sort(np.ones((2, 3)), axis=2)
 

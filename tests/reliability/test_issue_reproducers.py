@@ -263,6 +263,174 @@ _CASES = [
     ),
     ("custom_root f", lambda: lax.custom_root(None, 1.0, jnp.sin, jnp.sin), TypeError),
     ("round decimals=None", lambda: jnp.round(2.5, decimals=None), TypeError),
+    # JAX raises TypeError for a linalg argument of rank < 2 (and for a non-square one in
+    # cholesky, eigh, svd(hermitian=True), matrix_power), ValueError in eig's non-square case.
+    ("eigh of a vector", lambda: jnp.linalg.eigh(jnp.ones(3)), TypeError),
+    ("eigvalsh non-square", lambda: jnp.linalg.eigvalsh(jnp.ones((2, 3, 4))), TypeError),
+    ("eig of a scalar", lambda: jnp.linalg.eig(jnp.ones(())), TypeError),
+    ("eigvals non-square", lambda: jnp.linalg.eigvals(jnp.ones((2, 3))), ValueError),
+    ("svd of a vector", lambda: jnp.linalg.svd(jnp.ones(5)), TypeError),
+    ("svdvals of a vector", lambda: jnp.linalg.svdvals(jnp.ones(2)), TypeError),
+    ("cholesky non-square", lambda: jnp.linalg.cholesky(jnp.ones((3, 5, 3))), TypeError),
+    ("matrix_power non-square", lambda: jnp.linalg.matrix_power(jnp.ones((2, 4)), 2), TypeError),
+    ("matrix_power of a scalar", lambda: jnp.linalg.matrix_power(jnp.ones(()), 2), TypeError),
+    ("inv non-square", lambda: jnp.linalg.inv(jnp.ones((2, 3))), ValueError),
+    # lax.dot without dimension numbers takes only plain matrix/vector products (ValueError);
+    # dot_general(..., None) is that dot, as in JAX.
+    ("lax.dot contracting mismatch", lambda: lax.dot(jnp.ones(3), jnp.ones(1)), ValueError),
+    ("lax.dot with a scalar", lambda: lax.dot(jnp.ones((2, 3)), jnp.ones(())), ValueError),
+    ("lax.dot rank 4", lambda: lax.dot(jnp.ones((2, 1, 2, 2)), jnp.ones((2,))), ValueError),
+    (
+        "dot_general bad numbers",
+        lambda: lax.dot_general(jnp.ones(3), jnp.ones(3), "ab"),
+        ValueError,
+    ),
+    ("dot_general None numbers", lambda: lax.dot_general(jnp.ones(3), jnp.ones(3), None), 3.0),
+    (
+        "lax.dot with dimension_numbers",
+        lambda: lax.dot(
+            jnp.ones((2, 3)), jnp.ones((2, 3)), dimension_numbers=(((1,), (1,)), ((), ()))
+        ),
+        [[3.0, 3.0], [3.0, 3.0]],
+    ),
+    # lax functions whose dtype argument is None: ValueError, as JAX; iota's dimension range.
+    ("iota without dtype", lambda: lax.iota(None, 3), ValueError),
+    ("broadcasted_iota without dtype", lambda: lax.broadcasted_iota(None, (3,), 0), ValueError),
+    ("broadcasted_iota dimension -1", lambda: lax.broadcasted_iota(jnp.int32, (), -1), ValueError),
+    ("broadcasted_iota dimension 1", lambda: lax.broadcasted_iota(jnp.int32, (3,), 1), ValueError),
+    ("argmax without index_dtype", lambda: lax.argmax(jnp.ones(3), 0, None), ValueError),
+    ("argmin float index_dtype", lambda: lax.argmin(jnp.ones(3), 0, jnp.float32), TypeError),
+    (
+        "rng_bit_generator without dtype",
+        lambda: lax.rng_bit_generator(jnp.zeros(4, jnp.uint32), (3,), dtype=None),
+        ValueError,
+    ),
+    ("rng_uniform of vectors", lambda: lax.rng_uniform(jnp.ones(3), jnp.ones(1), (3,)), ValueError),
+    (
+        "rng_uniform of two dtypes",
+        lambda: lax.rng_uniform(jnp.ones((), jnp.bfloat16), jnp.float32(0), ()),
+        ValueError,
+    ),
+    # Argument checks with JAX's exception classes.
+    ("choose float indices", lambda: jnp.choose(jnp.ones(2), [jnp.ones(2)]), ValueError),
+    ("insert float index", lambda: jnp.insert(jnp.ones(3), np.float32(0.5), 1.0), ValueError),
+    (
+        "insert 2-D index",
+        lambda: jnp.insert(jnp.ones(3), jnp.zeros((2, 1), jnp.int16), 1.0),
+        ValueError,
+    ),
+    (
+        "insert 2-D traced index",
+        lambda: stablax.jit(lambda o: jnp.insert(jnp.ones(3), o, 1.0))(
+            jnp.zeros((2, 1), jnp.int16)
+        ),
+        ValueError,
+    ),
+    (
+        "delete float index",
+        lambda: jnp.delete(jnp.ones(3), jnp.array([0.5], jnp.float16)),
+        ValueError,
+    ),
+    ("delete boolean mask", lambda: jnp.delete(jnp.arange(3), jnp.array([True, False, True])), [1]),
+    ("block of a tuple", lambda: jnp.block((jnp.ones(2), jnp.ones(2))), ValueError),
+    ("argsort kind", lambda: jnp.argsort(jnp.ones(3), kind="quicksort"), TypeError),
+    ("argsort order", lambda: jnp.argsort(jnp.ones(3), order="a"), TypeError),
+    ("polyint of a matrix", lambda: jnp.polyint(jnp.ones((1, 2))), TypeError),
+    (
+        "polydiv trim under jit",
+        lambda: stablax.jit(lambda u: jnp.polydiv(u, u, trim_leading_zeros=True))(jnp.ones(2)),
+        stablax.errors.ConcretizationTypeError,
+    ),
+    ("place in place of a string", lambda: jnp.place("ab", jnp.ones(2, bool), 1), TypeError),
+    (
+        "gcd of floats that do not broadcast",
+        lambda: jnp.gcd(jnp.ones((5, 0)), jnp.ones(3)),
+        ValueError,
+    ),
+    ("lcm of floats", lambda: jnp.lcm(jnp.ones(3), 2), ValueError),
+    ("clip of complex", lambda: jnp.clip(jnp.ones(4, jnp.complex64), 0), ValueError),
+    ("clip complex bound", lambda: jnp.clip(jnp.ones(4), 1j), ValueError),
+    ("corrcoef integer dtype", lambda: jnp.corrcoef(jnp.ones(3), dtype=jnp.int8), ValueError),
+    ("matrix_transpose of a vector", lambda: jnp.matrix_transpose(jnp.ones(3)), ValueError),
+    (
+        "compress 2-D condition",
+        lambda: jnp.compress(jnp.ones((2, 2), bool), jnp.ones(4)),
+        ValueError,
+    ),
+    (
+        "reduce_precision bits before dtype",
+        lambda: lax.reduce_precision(jnp.ones(2, jnp.int8), 3, -3),
+        ValueError,
+    ),
+    (
+        "dynamic_update_slice index count first",
+        lambda: lax.dynamic_update_slice(jnp.ones((3, 3, 5)), jnp.ones(()), (0,)),
+        ValueError,
+    ),
+    (
+        "dynamic_update_slice rank",
+        lambda: lax.dynamic_update_slice(jnp.ones((3, 3)), jnp.ones(3), (0, 0)),
+        TypeError,
+    ),
+    (
+        "dynamic_slice index count first",
+        lambda: lax.dynamic_slice(jnp.ones((2, 5, 2)), (0, 0, 0, 0), (3, 4, 0)),
+        ValueError,
+    ),
+    (
+        "dynamic_slice sizes count",
+        lambda: lax.dynamic_slice(jnp.ones((2, 5, 2)), (0, 0, 0), (1, 1)),
+        ValueError,
+    ),
+    (
+        "dynamic_slice sizes too big",
+        lambda: lax.dynamic_slice(jnp.ones((2, 5, 2)), (0, 0, 0), (3, 1, 1)),
+        TypeError,
+    ),
+    ("sum where float", lambda: jnp.sum(jnp.ones(3), where=jnp.ones(3)), ValueError),
+    ("nanvar where int", lambda: jnp.nanvar(jnp.ones(3), where=jnp.ones(3, jnp.int32)), ValueError),
+    (
+        "mean where bool",
+        lambda: jnp.mean(jnp.arange(3.0), where=jnp.array([True, False, True])),
+        1.0,
+    ),
+    ("fft2 one axis", lambda: jnp.fft.fft2(jnp.ones((2, 2)), axes=(0,)), ValueError),
+    ("rfft2 no axes", lambda: jnp.fft.rfft2(jnp.ones((2, 2)), axes=()), ValueError),
+    ("array order C", lambda: jnp.array([1, 2], order="C"), NotImplementedError),
+    ("asarray order F", lambda: jnp.asarray([1, 2], order="F"), NotImplementedError),
+    ("array order K", lambda: jnp.array([1, 2], order="K"), [1, 2]),
+    ("can_cast to None", lambda: jnp.can_cast(jnp.int32, None), TypeError),
+    ("vecdot mismatched axes", lambda: jnp.vecdot(jnp.ones(3), jnp.ones(1)), ValueError),
+    (
+        "linalg.vecdot mismatched axes",
+        lambda: jnp.linalg.vecdot(jnp.ones(3), jnp.ones(1)),
+        ValueError,
+    ),
+    (
+        "bitcast_convert_type no dtype",
+        lambda: lax.bitcast_convert_type(jnp.ones(2), None),
+        ValueError,
+    ),
+    (
+        "select_n bfloat16 selector",
+        lambda: lax.select_n(jnp.ones(3, jnp.bfloat16), jnp.ones(3)),
+        TypeError,
+    ),
+    ("full_like array fill", lambda: lax.full_like(jnp.ones(3), jnp.ones((5, 1))), TypeError),
+    (
+        "matrix_rank tol and rtol",
+        lambda: jnp.linalg.matrix_rank(jnp.ones((2, 2)), tol=1.0, rtol=1.0),
+        ValueError,
+    ),
+    ("meshgrid copy=False", lambda: jnp.meshgrid(jnp.ones(2), copy=False), ValueError),
+    ("three-term where with size", lambda: jnp.where(jnp.ones(2, bool), 1, 2, size=3), ValueError),
+    ("var ddof and correction", lambda: jnp.var(jnp.ones(3), ddof=1, correction=1), ValueError),
+    ("fft with n=0", lambda: jnp.fft.fft(jnp.ones((2, 3)), n=0), ValueError),
+    (
+        "polyadd shapes that do not fit",
+        lambda: jnp.polyadd(jnp.ones((2, 3)), jnp.ones(2)),
+        ValueError,
+    ),
     (
         "cholesky of integers",
         lambda: jnp.linalg.cholesky(jnp.array([[4, 0], [0, 9]])),
@@ -281,6 +449,128 @@ def test_reproducer(name, call, expected):
     if isinstance(out, tuple):
         out = [_value(o) for o in out]
     assert (_value(out) if not isinstance(out, list) else out) == expected
+
+
+# Divergences from JAX in a result's dtype, weak type, shape or type that the comparison fuzz
+# (fuzz_runner --compare-jax) found: (id, call, value, dtype, weak_type), as JAX 0.10.2 gives.
+_RESULT_TYPES = [
+    (
+        "dot scalar preferred uint16",
+        lambda: jnp.dot(
+            np.float16(-0.66),
+            np.array([4, -1, 1, -4, -2], np.int8),
+            preferred_element_type="uint16",
+        ),
+        [0, 0, 0, 0, 0],
+        "uint16",
+        False,
+    ),
+    (
+        "dot scalars preferred int32",
+        lambda: jnp.dot(2.5, 3, preferred_element_type="int32"),
+        6,
+        "int32",
+        False,
+    ),
+    (
+        "dot scalar preferred int32 under jit",
+        lambda: stablax.jit(lambda x: jnp.dot(float("nan"), x, preferred_element_type="int32"))(
+            jnp.zeros((3, 1), jnp.int8)
+        ),
+        [[0], [0], [0]],
+        "int32",
+        False,
+    ),
+    (
+        "dot scalars preferred complex64",
+        lambda: jnp.dot(-1, False, preferred_element_type=jnp.complex64),
+        0j,
+        "complex64",
+        False,
+    ),
+    (
+        "bincount of uint8",
+        lambda: jnp.bincount(jnp.array([4, 1, 4, 4], jnp.uint8)),
+        [0, 1, 0, 0, 3],
+        "int32",
+        False,
+    ),
+    ("fft of an empty axis", lambda: jnp.fft.fft(jnp.ones((2, 0))), [[], []], "complex64", False),
+    (
+        "ifftn of an empty axis under jit",
+        lambda: stablax.jit(jnp.fft.ifftn)(jnp.ones((4, 0))),
+        [[]] * 4,
+        "complex64",
+        False,
+    ),
+    ("irfft of one frequency", lambda: jnp.fft.irfft(jnp.ones((2, 1))), [[], []], "float32", False),
+    (
+        "polyadd of coefficient rows",
+        lambda: jnp.polyadd(jnp.array([[1, 2, 3], [4, 5, 6]]), jnp.array([[5, 7, 9], [8, 6, 4]])),
+        [[6, 9, 12], [12, 11, 10]],
+        "int32",
+        False,
+    ),
+    (
+        "polysub broadcasting the shorter",
+        lambda: jnp.polysub(jnp.array([[5, 7, 9], [8, 6, 4]]), jnp.array([2])),
+        [[5, 7, 9], [6, 4, 2]],
+        "int32",
+        False,
+    ),
+    (
+        "polyval of coefficient rows",
+        lambda: jnp.polyval(jnp.arange(6.0).reshape(2, 3), 2.0),
+        [3.0, 6.0, 9.0],
+        "float32",
+        False,
+    ),
+    ("shape_as_value of ()", lambda: lax.shape_as_value(()), [], "int32", False),
+    ("broadcast_to_rank of a bool", lambda: lax.broadcast_to_rank(False, -3), False, "bool", False),
+    ("broadcast of a bool", lambda: lax.broadcast(True, (2,)), [True, True], "bool", False),
+    ("broadcast_to_rank of a float", lambda: lax.broadcast_to_rank(1.5, 0), 1.5, "float32", True),
+    ("empty without dtype", lambda: lax.empty((2,), None), [0.0, 0.0], "float32", False),
+    ("irfftn of a scalar", lambda: jnp.fft.irfftn(7), 7 + 0j, "complex64", False),
+    ("rfftn of a scalar", lambda: jnp.fft.rfftn(7), 7.0, "float32", False),
+    (
+        "unwrap of one element under jit",
+        lambda: stablax.jit(jnp.unwrap)(jnp.array([4], jnp.uint32)),
+        [4.0],
+        "float32",
+        False,
+    ),
+    (
+        "polyder of a constant",
+        lambda: jnp.polyder(jnp.array([2], jnp.uint32)),
+        [],
+        "float32",
+        False,
+    ),
+    (
+        "polyder past the degree",
+        lambda: jnp.polyder(jnp.array([2.0, 3.0]), 2),
+        [],
+        "float32",
+        False,
+    ),
+    (
+        "histogram edges with complex weights",
+        lambda: jnp.histogram(jnp.array([1.0, 2.0, 3.0]), bins=2, weights=jnp.array([1j, 1, 1]))[1],
+        [1, 2, 3],
+        "complex64",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "name, call, value, dtype, weak", _RESULT_TYPES, ids=[c[0] for c in _RESULT_TYPES]
+)
+def test_result_type_reproducer(name, call, value, dtype, weak):
+    out = call()
+    assert isinstance(out, stablax.Array), type(out)
+    assert (str(out.dtype), out.weak_type) == (dtype, weak)
+    assert _value(out) == value
 
 
 _ONE_ARGUMENT = [

@@ -69,6 +69,8 @@ dispatch.batch_rules["stablehlo.bitcast_convert"] = _bitcast_batch
 
 def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
     """Reinterprets the bits as `new_dtype`, adding/removing a trailing dim if sizes differ."""
+    if new_dtype is None:  # JAX's class
+        raise ValueError(f"lax.bitcast_convert_type: dtype must be specified{mlir.where_suffix()}")
     new_dtype = dtypes.canonicalize_dtype(
         dtypes.check_user_dtype(new_dtype, "bitcast_convert_type")
     )
@@ -80,6 +82,11 @@ def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
 
 def _reduce_precision_rule(x: ShapedArray, *, exponent_bits: int, mantissa_bits: int):
     check_dtype("reduce_precision", x.dtype, (FLOAT,))
+    _check_bits(exponent_bits, mantissa_bits)
+    return x
+
+
+def _check_bits(exponent_bits: int, mantissa_bits: int) -> None:
     if exponent_bits < 1:
         raise ValueError(
             f"lax.reduce_precision: exponent_bits must be positive, got "
@@ -90,7 +97,6 @@ def _reduce_precision_rule(x: ShapedArray, *, exponent_bits: int, mantissa_bits:
             f"lax.reduce_precision: mantissa_bits must be nonnegative, got "
             f"{mantissa_bits}{mlir.where_suffix()}"
         )
-    return x
 
 
 def _reduce_precision_lowering(operands, in_avals, out_avals, *, exponent_bits, mantissa_bits):
@@ -132,6 +138,8 @@ def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> An
       An array of the operand's dtype (`stablehlo.reduce_precision`): round to nearest even,
       overflow to infinity, NaN kept. `reduce_precision(x, 5, 10)` rounds as float16 does.
     """
+    exponent_bits, mantissa_bits = operator.index(exponent_bits), operator.index(mantissa_bits)
+    _check_bits(exponent_bits, mantissa_bits)  # before the dtype, as JAX
     if dtypes.is_python_scalar(operand):
         operand = weak_scalar(operand, aval_of(operand).dtype)
     return bind(

@@ -180,7 +180,10 @@ def empty(shape: Sequence[int], dtype: Any, *, out_sharding: Any = None) -> Any:
     """
     if out_sharding is not None:
         raise NotImplementedError("lax.empty: out_sharding is not supported by stablax")
-    return full(shape, 0, dtypes.check_user_dtype(dtype, "lax.empty"))
+    dtype = dtypes.check_user_dtype(dtype, "lax.empty")
+    if dtype is None:  # JAX's default for a missing dtype is the float one
+        dtype = dtypes.canonicalize_dtype(np.float64)
+    return full(shape, 0, dtype)
 
 
 def dtype(x: Any) -> np.dtype:
@@ -202,7 +205,9 @@ def shape_as_value(shape: Sequence[int]) -> np.ndarray:
     """A shape as a 1-D integer array (int64 if a dimension needs it, else int32)."""
     shape = tuple(operator.index(d) for d in shape)
     wide = any(d > np.iinfo(np.int32).max for d in shape)
-    return np.asarray(shape, dtype=np.int64 if wide else np.int32).reshape(len(shape))
+    value = np.asarray(shape, dtype=np.int64 if wide else np.int32).reshape(len(shape))
+    # As JAX: the empty shape comes back as an array, a non-empty one as a NumPy array.
+    return stage(value) if not shape else value
 
 
 def stage(x: Any, /) -> Any:

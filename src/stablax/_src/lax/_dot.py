@@ -54,9 +54,29 @@ def canonicalize_precision(precision: Any) -> tuple[Precision, Precision] | None
     )
 
 
+def _default_dims(lhs: Any, rhs: Any) -> tuple:
+    """JAX's dimension numbers when none are given: a plain matrix/vector product, else
+    ValueError."""
+    lhs_shape, rhs_shape = aval_of(lhs).shape, aval_of(rhs).shape
+    if 1 <= len(lhs_shape) <= 2 and 1 <= len(rhs_shape) <= 2 and lhs_shape[-1] == rhs_shape[0]:
+        return (((len(lhs_shape) - 1,), (0,)), ((), ()))
+    raise ValueError(
+        "lax.dot: dimension_numbers must be given unless the product is a plain matrix-matrix, "
+        f"matrix-vector or vector-vector one; got shapes {lhs_shape} and {rhs_shape}"
+        f"{mlir.where_suffix()}"
+    )
+
+
 def _dims(dimension_numbers) -> tuple:
     try:
         (lc, rc), (lb, rb) = dimension_numbers
+    except (TypeError, ValueError):
+        raise ValueError(
+            "lax.dot_general: dimension_numbers must be "
+            f"(((lhs_contract), (rhs_contract)), ((lhs_batch), (rhs_batch))), got "
+            f"{dimension_numbers!r}"
+        ) from None
+    try:
         return (
             (tuple(map(int, lc)), tuple(map(int, rc))),
             (tuple(map(int, lb)), tuple(map(int, rb))),
@@ -163,6 +183,8 @@ def dot_general(
         if preferred_element_type is None
         else dtypes.canonicalize_dtype(preferred_element_type)
     )
+    if dimension_numbers is None:  # as JAX (dot_general is dot with dimension numbers)
+        dimension_numbers = _default_dims(lhs, rhs)
     if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
         return _dot_with_algorithm(lhs, rhs, _dims(dimension_numbers), precision, pet)
     return bind(
@@ -222,19 +244,27 @@ def _supported(dtype: np.dtype, allowed: Any) -> Any:
     return allowed[0]
 
 
-def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any = None) -> Any:
-    """Vector/matrix products of rank-1 or rank-2 operands (contracting lhs's last axis)."""
-    lhs_ndim, rhs_ndim = (
-        np.ndim(lhs) if not hasattr(lhs, "aval") else lhs.aval.ndim,
-        (np.ndim(rhs) if not hasattr(rhs, "aval") else rhs.aval.ndim),
+def dot(
+    lhs: Any,
+    rhs: Any,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    *,
+    dimension_numbers: Any = None,
+    out_sharding: Any = None,
+) -> Any:
+    """Vector/matrix products of rank-1 or rank-2 operands (contracting lhs's last axis with
+    rhs's first), or the contraction `dimension_numbers` gives (as `dot_general`).
+
+    Raises:
+      ValueError: without `dimension_numbers`, for operands that are not a plain matrix/vector
+        product (as JAX).
+    """
+    if dimension_numbers is None:
+        dimension_numbers = _default_dims(lhs, rhs)
+    return dot_general(
+        lhs, rhs, dimension_numbers, precision, preferred_element_type, out_sharding=out_sharding
     )
-    if lhs_ndim not in (1, 2) or rhs_ndim not in (1, 2):
-        raise TypeError(
-            f"lax.dot requires rank-1 or rank-2 operands, got ranks {lhs_ndim} and {rhs_ndim}"
-            f"{mlir.where_suffix()}"
-        )
-    dims: Sequence = (((lhs_ndim - 1,), (0,)), ((), ()))
-    return dot_general(lhs, rhs, dims, precision, preferred_element_type)
 
 
 # --- derivative rules and decoder --------------------------------------------------------------

@@ -409,10 +409,15 @@ def select_n(which, *cases):
     if not cases:
         raise ValueError("lax.select_n requires at least one case")
     cases = _prepare("select_n", *cases)
-    if len(cases) == 1:
-        return cases[0]
     which_aval = aval_or_none(which)
     which_dtype = which_aval.dtype if which_aval is not None else dtypes.dtype_of(which)
+    if which_dtype != np.bool_ and which_dtype.kind not in "iu":  # even for one case, as JAX
+        raise TypeError(
+            f"lax.select_n: selector must be bool or int32, got {which_dtype.name}"
+            f"{mlir.where_suffix()}"
+        )
+    if len(cases) == 1:
+        return cases[0]
     if which_dtype == np.bool_:
         if len(cases) != 2:
             raise TypeError(

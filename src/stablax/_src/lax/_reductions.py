@@ -448,6 +448,8 @@ def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
 def _arg_reduce(computation: str, operand: Any, axis: int, index_dtype: Any) -> Any:
     aval = aval_of(operand)
     (axis,) = _normalize_axes((axis,), aval.ndim, computation)
+    if index_dtype is None:  # JAX's class
+        raise ValueError(f"lax.{computation}: index_dtype must be specified{mlir.where_suffix()}")
     index_dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(index_dtype, computation))
     if index_dtype.kind not in "iu":
         raise TypeError(

@@ -92,4 +92,5 @@ def broadcast_to_rank(x: Any, rank: int) -> Any:
     """Adds leading size-1 axes until `x` has `rank` axes (unchanged if it has that many)."""
     aval = aval_of(x)
     missing = operator.index(rank) - aval.ndim
-    return x if missing <= 0 else broadcast(x, (1,) * missing)
+    # As JAX: always an array (a Python scalar of the right rank is converted).
+    return broadcast(x, (1,) * max(missing, 0))

@@ -117,6 +117,8 @@ def rng_bit_generator(
     if out_sharding is not None:
         raise NotImplementedError("lax.rng_bit_generator: out_sharding is not supported")
     shape = tuple(operator.index(d) for d in shape)
+    if dtype is None:  # JAX's class
+        raise ValueError(f"lax.rng_bit_generator: dtype must be specified{mlir.where_suffix()}")
     dtype = np.dtype(dtypes.check_user_dtype(dtype, "rng_bit_generator"))
     if dtype not in _BITS_DTYPES:
         raise TypeError(f"rng_bit_generator: unsupported dtype {dtype}")
@@ -142,8 +144,8 @@ def rng_bit_generator(
 
 
 def _uniform_rule(a: ShapedArray, b: ShapedArray, *shape_operand: ShapedArray, shape):
-    if a.shape or b.shape or a.dtype != b.dtype:
-        raise TypeError(
+    if a.shape or b.shape or a.dtype != b.dtype:  # JAX's class
+        raise ValueError(
             "lax.rng_uniform: a and b must be scalars of one dtype, got "
             f"{a.str_short()} and {b.str_short()}{mlir.where_suffix()}"
         )

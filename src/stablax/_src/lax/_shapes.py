@@ -220,7 +220,7 @@ def broadcast_in_dim(
     if aval.shape == shape and dims == tuple(range(len(shape))) and hasattr(operand, "aval"):
         return operand
     if dtypes.is_python_scalar(operand):
-        operand = weak_scalar(operand, aval.dtype)
+        operand = weak_scalar(operand, aval.dtype, aval.weak_type)
     return bind("stablehlo.broadcast_in_dim", operand, shape=shape, broadcast_dimensions=dims)
 
 
@@ -346,13 +346,21 @@ dispatch.batch_rules["stablehlo.iota"] = lambda values, dims, *, axis_size, **pa
 
 def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
     """An array of `shape` counting 0, 1, ... along `dimension` (`stablehlo.iota`)."""
+    if dtype is None:  # JAX's class
+        raise ValueError(f"lax.iota: dtype must be specified{mlir.where_suffix()}")
     dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "iota"))
     shape = _ints(shape, "shape", "iota")
     if any(d < 0 for d in shape):  # JAX's class and words
         raise TypeError(
             f"iota shape must have every element be nonnegative, got {shape}.{mlir.where_suffix()}"
         )
-    return bind("stablehlo.iota", dtype=dtype, shape=shape, dimension=operator.index(dimension))
+    dimension = operator.index(dimension)
+    if not 0 <= dimension < len(shape):  # JAX's class
+        raise ValueError(
+            f"lax.iota: dimension must be in [0, {len(shape)}) for shape {shape}, got "
+            f"{dimension}{mlir.where_suffix()}"
+        )
+    return bind("stablehlo.iota", dtype=dtype, shape=shape, dimension=dimension)
 
 
 def iota(dtype: Any, size: int) -> Any:
@@ -388,7 +396,13 @@ def _strong_scalar(value: Any, dtype: np.dtype) -> Any:
 def full_like(
     x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None
 ) -> Any:
-    """An array like `x` (shape, dtype, weak type) filled with `fill_value`."""
+    """An array like `x` (shape, dtype, weak type) filled with `fill_value` (a scalar)."""
+    fill_shape = np.shape(fill_value) if not hasattr(fill_value, "aval") else fill_value.aval.shape
+    if fill_shape != ():  # JAX's class
+        raise TypeError(
+            f"lax.full_like: fill_value must be a scalar, got shape {fill_shape}"
+            f"{mlir.where_suffix()}"
+        )
     aval = aval_of(x)
     target_dtype = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
     target_shape = aval.shape if shape is None else _ints(shape, "shape", "full_like")

@@ -176,10 +176,24 @@ def _check_start_indices(opname: str, x: ShapedArray, indices: Sequence[ShapedAr
 # arithmetic; the shape rules repeat the checks for the rewrites, which call `bind` directly.
 
 
+def _check_index_count(opname: str, start_indices: Any, shape: Sequence[int]) -> None:
+    # Checked before the sizes and the update, as JAX does (ValueError).
+    count = len(_split_indices(start_indices, opname))
+    if count != len(shape):
+        raise _value_error(
+            opname,
+            f"got {count} start indices for an operand of rank {len(shape)} (shape {tuple(shape)})",
+        )
+
+
 def _check_slice_sizes(opname: str, x: ShapedArray, slice_sizes: Sequence[int]) -> None:
-    if len(slice_sizes) != x.ndim or any(
-        not 0 <= s <= d for s, d in zip(slice_sizes, x.shape, strict=True)
-    ):
+    if len(slice_sizes) != x.ndim:  # JAX's class
+        raise _value_error(
+            opname,
+            f"slice_sizes {tuple(slice_sizes)} must have one entry per dimension of "
+            f"{x.str_short()}",
+        )
+    if any(not 0 <= s <= d for s, d in zip(slice_sizes, x.shape, strict=True)):
         raise _type_error(
             opname,
             f"slice_sizes {tuple(slice_sizes)} must have one entry in "
@@ -366,6 +380,7 @@ def _dynamic_slice(
 ) -> Any:
     sizes = _ints(slice_sizes, "slice_sizes", opname)
     aval = aval_of(operand)
+    _check_index_count(opname, start_indices, aval.shape)
     _check_slice_sizes(opname, aval, sizes)
     indices = _start_operands(opname, start_indices, aval.shape, sizes, allow_negative)
     if not aval.shape and hasattr(operand, "aval"):
@@ -384,6 +399,7 @@ def _dynamic_update_slice(
     if dtypes.is_python_scalar(update):
         update = _scalar_operand(update, [aval.dtype])
     update_aval = aval_of(update)
+    _check_index_count(opname, start_indices, aval.shape)
     _check_update(opname, aval, update_aval)
     indices = _start_operands(opname, start_indices, aval.shape, update_aval.shape, allow_negative)
     return bind("stablehlo.dynamic_update_slice", operand, update, *indices)

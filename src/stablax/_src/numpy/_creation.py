@@ -41,6 +41,7 @@ def asarray(
     device: Any = None,
 ) -> Any:
     """Converts lists, scalars, NumPy arrays, `__array__`/`__dlpack__` objects to an Array."""
+    _check_order(order, "asarray")
     if isinstance(a, (Array, Tracer)):
         if dtype is not None:
             dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "asarray"))
@@ -62,6 +63,14 @@ def asarray(
     elif isinstance(a, (list, tuple)):
         dtype = _list_dtype(a)
     return from_host(np.asarray(a, dtype=dtype), device=device)
+
+
+def _check_order(order: Any, name: str) -> None:
+    # Arrays have one memory layout, so only NumPy's 'K' (keep) order means anything (as JAX).
+    if order is not None and order != "K":
+        raise NotImplementedError(
+            f"jnp.{name}: only order='K' is implemented, got order={order!r}{mlir.where_suffix()}"
+        )
 
 
 def _list_dtype(a: Any) -> np.dtype | None:
@@ -104,6 +113,7 @@ def array(
     device: Any = None,
 ) -> Any:
     """Like `asarray`, with NumPy's `ndmin`; `copy` (the default) gives an Array a new buffer."""
+    _check_order(order, "array")
     out = asarray(object, dtype=dtype, device=device)
     if copy and out is object and isinstance(out, Array):
         out = _device_copy(out)

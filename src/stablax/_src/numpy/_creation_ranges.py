@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
+from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.lax._argcheck import check_callable, int_or_int_sequence
 from stablax._src.numpy import _ufuncs
@@ -99,6 +100,8 @@ def _cast(x: Any, dtype: np.dtype) -> Any:
 
 def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list:
     """Coordinate arrays from 1-D coordinate vectors (`np.meshgrid`, 'xy' or 'ij' indexing)."""
+    if not copy:  # JAX's check: the results are always new arrays
+        raise ValueError(f"jnp.meshgrid: only copy=True is supported{mlir.where_suffix()}")
     if indexing not in ("xy", "ij"):
         raise ValueError(f"jnp.meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     arrays = [asarray(x) for x in xi]

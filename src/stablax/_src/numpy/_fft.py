@@ -48,6 +48,10 @@ def _axes_and_lengths(
         axes = int_sequence(axes, "axes", f"jnp.fft.{name}")
     if axes is None:
         axes = range(ndim) if s is None else range(ndim - len(s), ndim)
+    if name.endswith("2") and len(axes) != 2:  # JAX's check
+        raise ValueError(
+            f"jnp.fft.{name} only supports 2 axes, got axes={tuple(axes)}{mlir.where_suffix()}"
+        )
     normalized = [_axis(axis, ndim, name) for axis in axes]
     if len(set(normalized)) != len(normalized):
         raise ValueError(
@@ -123,11 +127,21 @@ def _transform(
     a = asarray(a)
     axes, lengths = _axes_and_lengths(a, s, axes, name)
     if not axes:
-        return lax.fft(a, FftType.FFT, ()) if kind != "irfft" else a
+        # As JAX: no transform, but the result dtype of one (real for rfft, complex otherwise).
+        return _real_input(a, name) if kind == "rfft" else lax.fft(a, FftType.FFT, ())
     if lengths is None:
         lengths = tuple(a.aval.shape[ax] for ax in axes)
         if kind == "irfft":
             lengths = (*lengths[:-1], 2 * (lengths[-1] - 1))
+        if kind != "rfft" and min(lengths) == 0:
+            # As JAX: an empty axis (not an explicit length 0) gives an empty result.
+            dtype = _complex(a).aval.dtype
+            if kind == "irfft":
+                dtype = np.dtype(np.float64 if dtype == np.complex128 else np.float32)
+            shape = list(a.aval.shape)
+            for axis, n in zip(axes, lengths, strict=True):
+                shape[axis] = n
+            return lax.full(tuple(shape), 0, dtype)
     if any(n < 1 for n in lengths):
         raise ValueError(
             f"jnp.fft.{name}: invalid number of data points {lengths}; each must be positive"

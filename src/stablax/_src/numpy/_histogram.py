@@ -70,7 +70,8 @@ def bincount(
         raise ValueError(f"minlength must be non-negative, got {minlength}")
     if length is None:
         values = concrete_value(x, "jnp.bincount", size_hint("jnp.bincount", "length"))
-        length = builtins.max(minlength, int(values.max(initial=-1)) + 1)
+        # (no `initial=-1`: it does not fit unsigned dtypes)
+        length = builtins.max(minlength, int(values.max()) + 1 if values.size else 0)
     length = operator.index(length)
     if weights is None:
         updates = lax.full(x.aval.shape, 1, index_dtype())
@@ -195,6 +196,8 @@ def histogram(
       `(counts, edges)`: counts are floating point, as in JAX.
     """
     a = asarray(a)
+    if weights is not None:  # as JAX: a takes the weights' dtype, and so do the edges
+        a, _ = promote_dtypes_inexact(a, asarray(weights))
     edges = histogram_bin_edges(a, bins, range)
     flat = lax.reshape(a, (a.aval.size,))
     if weights is None:

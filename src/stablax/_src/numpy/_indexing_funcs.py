@@ -172,9 +172,9 @@ def put(a: Any, ind: Any, v: Any, mode: str | None = None, *, inplace: bool = Tr
 def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:
     """`np.place` as a pure function (needs `inplace=False`): the elements where `mask` is True
     take `vals` in order, repeating cyclically. Works on traced masks (a running count)."""
+    arr = asarray(arr)
     if inplace:
         raise _inplace_error("place")
-    arr = asarray(arr)
     mask = _ufuncs.not_equal(_shape.ravel(asarray(mask)), False)
     vals = _shape.ravel(asarray(vals, dtype=arr.aval.dtype))
     if vals.aval.size == 0:
@@ -213,8 +213,13 @@ def compress(
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
-    a = asarray(a)
-    condition = _ufuncs.not_equal(_shape.ravel(asarray(condition)), False)
+    a, condition = asarray(a), asarray(condition)
+    if condition.aval.ndim != 1:  # JAX's class
+        raise ValueError(
+            f"jnp.compress: condition must be a 1-D array, got shape {condition.aval.shape}"
+            f"{mlir.where_suffix()}"
+        )
+    condition = _ufuncs.not_equal(condition, False)
     if axis is None:
         a, axis = _shape.ravel(a), 0
     axis = _axis(axis, a.aval.ndim, "compress")
@@ -266,7 +271,12 @@ def choose(a: Any, choices: Any, out: None = None, mode: str = "raise") -> Any:
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.choose is not supported.")
-    a = _check_int_indices("choose", a)
+    a = asarray(a)
+    if a.aval.dtype.kind not in "iu":  # JAX's class
+        raise ValueError(
+            f"jnp.choose: indices must be of integer type, got {a.aval.dtype.name}"
+            f"{mlir.where_suffix()}"
+        )
     choices = [asarray(c) for c in choices]
     n = len(choices)
     if mode == "raise":

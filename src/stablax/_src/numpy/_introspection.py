@@ -84,6 +84,8 @@ def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
             "can_cast() does not support Python ints, floats, and complex because the result "
             "used to depend on the value."
         )
+    if from_ is None or to is None:  # NumPy would read None as float64; JAX refuses it
+        raise TypeError(f"jnp.can_cast: None is not a dtype (from_={from_!r}, to={to!r})")
     src = _dtype_of_obj(from_) if not isinstance(from_, (type, str, np.dtype)) else from_
     return bool(np.can_cast(np.dtype(src), np.dtype(to), casting))
 

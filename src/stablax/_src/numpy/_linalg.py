@@ -53,13 +53,20 @@ class SlogdetResult(NamedTuple):
     logabsdet: Any
 
 
+# The functions for which JAX raises TypeError (not ValueError) for an argument of rank < 2, and
+# for a non-square one.
+_RANK_TYPE_ERROR = {"cholesky", "qr", "eigh", "svd", "eig", "eigvals", "matrix_power", "lstsq"}
+_SQUARE_TYPE_ERROR = {"cholesky", "eigh", "svd", "matrix_power"}
+
+
 def matrices(name: str, a: Any, square: bool = True) -> Any:
-    """`a` as an inexact array of (stacked) matrices, or a ValueError naming `name`."""
+    """`a` as an inexact array of (stacked) matrices, or JAX's error class naming `name`."""
     (a,) = promote_dtypes_inexact(asarray(a))
     shape = a.aval.shape
     if len(shape) < 2 or (square and shape[-1] != shape[-2]):
         want = "[..., n, n]" if square else "[..., m, n]"
-        raise ValueError(
+        error = _RANK_TYPE_ERROR if len(shape) < 2 else _SQUARE_TYPE_ERROR
+        raise (TypeError if name in error else ValueError)(
             f"jnp.linalg.{name}: argument must have shape {want}, got {shape}{mlir.where_suffix()}"
         )
     return a

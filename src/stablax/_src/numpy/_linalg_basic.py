@@ -7,8 +7,8 @@ import operator
 from typing import Any
 
 import numpy as np
+from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
-from stablax._src import lax
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import int_or_int_sequence
 from stablax._src.lax._shapes import canonicalize_axis
@@ -82,7 +82,14 @@ matmul = _eager(_matmul_impl, static_argnames=("precision", "preferred_element_t
 
 
 def _dot_impl(a, b, precision=None, preferred_element_type=None):
-    a, b = promote_dtypes(asarray(a), asarray(b))
+    a, b = asarray(a), asarray(b)
+    if preferred_element_type is not None and (a.aval.ndim == 0 or b.aval.ndim == 0):
+        # As JAX: a product without contraction is computed in the preferred dtype.
+        out_dtype = dtypes.check_user_dtype(preferred_element_type, "jnp.dot")
+        return lax.mul(
+            lax.convert_element_type(a, out_dtype), lax.convert_element_type(b, out_dtype)
+        )
+    a, b = promote_dtypes(a, b)
     if a.aval.ndim == 0 or b.aval.ndim == 0:
         return lax.mul(a, b)
     if b.aval.ndim == 1 or a.aval.ndim == 1 and b.aval.ndim <= 2:
@@ -218,6 +225,12 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     from stablax._src.numpy._shape import broadcast_arrays, moveaxis
 
     x1, x2 = promote_dtypes(asarray(x1), asarray(x2))
+    sizes = [x.aval.shape[axis] if -x.aval.ndim <= axis < x.aval.ndim else None for x in (x1, x2)]
+    if None not in sizes and sizes[0] != sizes[1]:  # no broadcasting along `axis`, as JAX
+        raise ValueError(
+            f"jnp.vecdot: axes must match, got shapes {x1.aval.shape} and {x2.aval.shape} with "
+            f"axis={axis}{mlir.where_suffix()}"
+        )
     x1, x2 = broadcast_arrays(x1, x2)  # first, as JAX: `axis` counts in the broadcast shape
     axis = canonicalize_axis(axis, x1.aval.ndim, "vecdot")
     x1, x2 = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)

@@ -172,6 +172,8 @@ cond = _eager(_cond_impl, static_argnames=("p",))
 
 def _matrix_rank_impl(M, rtol=None, hermitian=False, tol=None):  # noqa: N803 (NumPy's name)
     (M,) = promote_dtypes_inexact(asarray(M))  # noqa: N806
+    if tol is not None and rtol is not None:  # JAX's check
+        raise ValueError(f"jnp.linalg.matrix_rank: give tol or rtol, not both{mlir.where_suffix()}")
     if M.aval.ndim < 2:
         return lax.convert_element_type(red.any(uf.not_equal(M, 0)), np.int32)
     s = svd(M, compute_uv=False, hermitian=hermitian)

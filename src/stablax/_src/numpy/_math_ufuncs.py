@@ -460,10 +460,10 @@ fmin = _nan_ignoring(lax.min, "fmin")
 
 
 def _integer_args(name: str, x1: Any, x2: Any) -> list[Any]:
-    x1, x2 = promote_args(name, x1, x2)
-    if x1.aval.dtype.kind not in "iu":
+    # The dtypes first, then the shapes: JAX's order (and class) of errors.
+    if promote_dtypes(x1, x2)[0].aval.dtype.kind not in "iu":
         raise ValueError(f"jnp.{name}: arguments must be integers{mlir.where_suffix()}")
-    return [x1, x2]
+    return promote_args(name, x1, x2)
 
 
 def _int_abs(x: Any) -> Any:

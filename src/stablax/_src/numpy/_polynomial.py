@@ -10,6 +10,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
+from stablax._src.errors import ConcretizationTypeError
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._math_signal import convolve
@@ -19,7 +20,7 @@ from stablax._src.numpy._promotion import promote_dtypes, promote_dtypes_inexact
 def _vector(p: Any, name: str) -> Any:
     p = asarray(p)
     if p.aval.ndim != 1:
-        raise ValueError(
+        raise (TypeError if name == "polyint" else ValueError)(  # JAX's classes
             f"jnp.{name}: input must be 1-D, got shape {p.aval.shape}{mlir.where_suffix()}"
         )
     return p
@@ -27,10 +28,25 @@ def _vector(p: Any, name: str) -> Any:
 
 @_eager
 def _polyval(p, x):
-    p, x = promote_dtypes(_vector(p, "polyval"), x)
+    p, x = promote_dtypes(asarray(p), x)
+    if p.aval.ndim == 0:
+        raise ValueError(f"jnp.polyval: p must be at least 1-D, got shape (){mlir.where_suffix()}")
+    # As JAX: coefficients run along p's axis 0; the rest broadcasts with x.
+    try:
+        shape = np.broadcast_shapes(p.aval.shape[1:], x.aval.shape)
+    except ValueError:
+        raise ValueError(
+            f"jnp.polyval: coefficients of shape {p.aval.shape} do not broadcast with x of shape "
+            f"{x.aval.shape}{mlir.where_suffix()}"
+        ) from None
+
+    def grow(v):
+        return lax.broadcast_in_dim(v, shape, tuple(range(len(shape) - v.aval.ndim, len(shape))))
+
+    x = grow(x)
     out = lax.full_like(x, 0)
     for i in range(p.aval.shape[0]):  # Horner's rule, unrolled: the degree is static
-        out = lax.add(lax.mul(out, x), lax.broadcast_in_dim(p[i], x.aval.shape, ()))
+        out = lax.add(lax.mul(out, x), grow(p[i]))
     return lax.convert_element_type(out, out.aval.dtype)
 
 
@@ -45,16 +61,30 @@ def polyval(p: Any, x: Any, *, unroll: int = 16) -> Any:
 
 def _pad_front(p: Any, size: int) -> Any:
     extra = size - p.aval.shape[0]
-    return lax.pad(p, lax.full((), 0, p.aval.dtype), [(extra, 0, 0)]) if extra else p
+    config = [(extra, 0, 0)] + [(0, 0, 0)] * (p.aval.ndim - 1)
+    return lax.pad(p, lax.full((), 0, p.aval.dtype), config) if extra else p
 
 
 def _add_or_sub(a1: Any, a2: Any, combine, name: str) -> Any:
     a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
-    a1, a2 = (
-        lax.reshape(a, (a.aval.size,)) if a.aval.ndim == 0 else _vector(a, name) for a in (a1, a2)
-    )
-    size = max(a1.aval.shape[0], a2.aval.shape[0])
-    return combine(_pad_front(a1, size), _pad_front(a2, size))
+    a1, a2 = (lax.reshape(a, (1,)) if a.aval.ndim == 0 else a for a in (a1, a2))
+    # As JAX (`longer.at[-k:].add(shorter)`): coefficients run along axis 0, and the shorter
+    # polynomial broadcasts into the last k rows of the longer one.
+    longer = a1 if a1.aval.shape[0] >= a2.aval.shape[0] else a2
+    shape = longer.aval.shape
+    out = []
+    for a in (a1, a2):
+        target = (a.aval.shape[0], *shape[1:])
+        if a.aval.ndim > len(target) or any(
+            d not in (1, t) for d, t in zip(a.aval.shape[::-1], target[::-1], strict=False)
+        ):
+            raise ValueError(
+                f"jnp.{name}: coefficients of shape {a.aval.shape} do not broadcast into "
+                f"{target}{mlir.where_suffix()}"
+            )
+        dims = tuple(range(len(target) - a.aval.ndim, len(target)))
+        out.append(_pad_front(lax.broadcast_in_dim(a, target, dims), shape[0]))
+    return combine(*out)
 
 
 @_eager
@@ -71,7 +101,7 @@ def polysub(a1, a2):
 
 def _trim_leading_zeros(p: Any, name: str) -> Any:
     if isinstance(p, Tracer):
-        raise ValueError(
+        raise ConcretizationTypeError(
             f"jnp.{name}: trim_leading_zeros=True needs concrete coefficients (not under jit)"
         )
     values = np.asarray(p)
@@ -122,8 +152,8 @@ def _polyder_impl(p, m=1):
     (p,) = promote_dtypes_inexact(_vector(p, "polyder"))
     for _ in range(m):
         n = p.aval.shape[0]
-        if n <= 1:
-            return lax.full((0,), 0, p.aval.dtype) if n == 0 else lax.full((1,), 0, p.aval.dtype)
+        if n <= 1:  # as JAX (p[:-m]): no coefficients left (NumPy gives [0])
+            return lax.full((0,), 0, p.aval.dtype)
         powers = lax.convert_element_type(lax.rev(lax.iota(np.int32, n - 1), (0,)), p.aval.dtype)
         p = lax.mul(p[: n - 1], lax.add(powers, lax.full_like(powers, 1)))
     return p

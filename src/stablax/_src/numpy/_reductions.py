@@ -95,7 +95,12 @@ def _finish(out: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: b
 
 
 def _mask(where: Any, shape: tuple[int, ...], name: str) -> Any:
-    where = _to_bool(asarray(where))
+    where = asarray(where)
+    if where.aval.dtype != np.bool_:  # JAX's rule and class
+        raise ValueError(
+            f"jnp.{name}: where must be None or a boolean array, got {where.aval.dtype.name}"
+            f"{mlir.where_suffix()}"
+        )
     if broadcast_shapes(f"jnp.{name}", where.aval.shape, shape) != tuple(shape):
         raise ValueError(
             f"jnp.{name}: where of shape {where.aval.shape} does not broadcast to the array's "
@@ -329,6 +334,10 @@ def _var_impl(
 ):
     a = asarray(a)
     if correction is not None:
+        if ddof != 0:  # JAX's check
+            raise ValueError(
+                f"jnp.var: ddof and correction cannot both be given{mlir.where_suffix()}"
+            )
         ddof = correction
     if not isinstance(ddof, (int, float, np.number)) and not hasattr(ddof, "aval"):
         raise ValueError(f"jnp.var: ddof must be a number, got {ddof!r}{mlir.where_suffix()}")

@@ -87,7 +87,13 @@ def permute_dims(a: Any, axes: Sequence[int]) -> Any:
 
 
 def matrix_transpose(x: Any) -> Any:
+    """Swaps the last two axes (`jnp.matrix_transpose`)."""
     x = asarray(x)
+    if x.aval.ndim < 2:  # JAX's class
+        raise ValueError(
+            f"jnp.matrix_transpose: x must be at least two-dimensional, got shape {x.aval.shape}"
+            f"{mlir.where_suffix()}"
+        )
     perm = list(range(x.aval.ndim))
     perm[-2:] = perm[-2:][::-1]
     return lax.transpose(x, perm)

@@ -78,8 +78,8 @@ def _as_list(tup: Any, name: str) -> list[Any]:
 
 def _block_depth(arrays: Any, name: str) -> tuple[int, int]:
     # -> (list nesting depth, largest array rank); nesting must be the same everywhere.
-    if isinstance(arrays, tuple):
-        raise TypeError(f"{name}: arrays is a tuple; only lists can be used to arrange blocks")
+    if isinstance(arrays, tuple):  # JAX's class
+        raise ValueError(f"{name}: arrays is a tuple; only lists can be used to arrange blocks")
     if isinstance(arrays, list):
         if not arrays:
             raise ValueError(f"{name}: lists cannot be empty")
@@ -118,13 +118,22 @@ def append(arr: Any, values: Any, axis: int | None = None) -> Any:
 def _static_indices(obj: Any, n: int, name: str) -> np.ndarray:
     if isinstance(obj, slice):
         return np.arange(*obj.indices(n))
+    aval = getattr(obj, "aval", None)
+    if name == "jnp.insert" and aval is not None and aval.ndim > 1:  # JAX's class
+        raise ValueError(
+            f"{name}: obj must be a slice, a 1-D array or a scalar, got shape {aval.shape}"
+        )
     if isinstance(obj, Tracer):
         raise TypeError(f"{name}: the index argument must be concrete (static), not traced")
     idx = np.asarray(obj)
-    if idx.dtype == bool:
-        raise TypeError(f"{name}: boolean index arrays are not supported; use jnp.where")
-    if idx.size and idx.dtype.kind not in "iu":
-        raise IndexError(f"{name}: index arrays must be integers, got {idx.dtype}")
+    if name == "jnp.delete" and idx.dtype == bool:  # a mask of the entries to delete, as JAX
+        if idx.shape != (n,):
+            raise ValueError(f"{name}: a boolean mask must have shape ({n},), got {idx.shape}")
+        return np.flatnonzero(idx)
+    if (idx.size or idx.dtype == bool) and idx.dtype.kind not in "iu":  # JAX's class
+        raise ValueError(f"{name}: index arrays must be integers, got {idx.dtype}")
+    if name == "jnp.insert" and idx.ndim > 1:
+        raise ValueError(f"{name}: obj must be a slice, a 1-D array or a scalar, got {idx.shape}")
     return idx.astype(np.int64)
 
 

@@ -87,9 +87,14 @@ def _sort_equal(x: Any, y: Any) -> Any:
 
 
 def _check_sort_args(name: str, kind: Any, order: Any) -> None:
+    # JAX's class (TypeError) for both: stability is asked for with `stable=`.
+    if kind is not None:
+        raise TypeError(
+            f"jnp.{name}: the 'kind' argument is not supported; use stable=True or stable=False"
+            f"{mlir.where_suffix()}"
+        )
     if order is not None:
-        raise ValueError(f"jnp.{name}: the 'order' argument is not supported{mlir.where_suffix()}")
-    del kind  # accepted for NumPy compatibility: the sort is always stable when asked to be
+        raise TypeError(f"jnp.{name}: the 'order' argument is not supported{mlir.where_suffix()}")
 
 
 # --- sort / argsort ----------------------------------------------------------------------------

@@ -322,6 +322,11 @@ def cov(
 
 
 def _corrcoef_impl(x, y=None, rowvar=True, dtype=None):
+    if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):  # JAX's class
+        raise ValueError(
+            f"jnp.corrcoef: dtype must be a floating or complex type, got {np.dtype(dtype).name}"
+            f"{mlir.where_suffix()}"
+        )
     c = _cov_impl(x, y, rowvar, dtype=dtype)
     if c.aval.ndim == 0:
         return lax.div(c, c)

@@ -456,6 +456,11 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise TypeError("jnp.where: either both or neither of x and y must be given")
+    if size is not None or fill_value is not None:  # JAX's check
+        raise ValueError(
+            "jnp.where: size and fill_value apply only to the one-argument form"
+            f"{mlir.where_suffix()}"
+        )
     return _where_select(condition, x, y)
 
 
@@ -482,8 +487,17 @@ def promote_args_shapes_only(name, *args):
 
 @_eager
 def clip(x, min=None, max=None):  # noqa: A002
-    """Limits values to [min, max] (either bound optional)."""
+    """Limits values to [min, max] (either bound optional); complex values have no order
+    (ValueError, as JAX)."""
     (x,) = promote_dtypes(x)
+    if any(
+        dtypes.issubdtype(promote_dtypes(v)[0].aval.dtype, np.complexfloating)
+        for v in (x, min, max)
+        if v is not None
+    ):
+        raise ValueError(
+            f"jnp.clip: complex values have no ordering and cannot be clipped{mlir.where_suffix()}"
+        )
     if min is not None:
         x = maximum(x, min)
     if max is not None:
