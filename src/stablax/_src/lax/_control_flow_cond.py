@@ -150,7 +150,7 @@ def _cond_linearize(fns, index, xs, tangents, in_mask):
 
         def forward(*args, primal=primal, b=b):
             outs = interpret(primal, [*args[:n_x], *(args[n_x + p] for p in extra_at[b])])
-            res = [_zeros_of(a) for a in res_avals]
+            res = [ad.zeros_like_aval(a) for a in res_avals]
             res[offsets[b] : offsets[b + 1]] = [outs[i] for i in res_of[b]]
             return [*outs[:n_out], *res]
 
@@ -183,12 +183,6 @@ def _cond_linearize(fns, index, xs, tangents, in_mask):
     linears, consts = cf.share(lin_names, len(operands))
     touts = iter(bind_cond(index, [*operands, *consts], linears))
     return primal_outs, [next(touts) if m else None for m in out_mask]
-
-
-def _zeros_of(aval: ShapedArray) -> Any:
-    from stablax._src import lax
-
-    return lax.full(aval.shape, 0, aval.dtype)
 
 
 # --- transpose ---------------------------------------------------------------------------------
