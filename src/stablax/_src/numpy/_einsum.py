@@ -7,8 +7,6 @@ import string
 from collections.abc import Sequence
 from typing import Any
 
-import opt_einsum
-
 import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
@@ -63,6 +61,8 @@ def einsum_path(subscripts: Any, /, *operands: Any, optimize: Any = "auto") -> t
     """The contraction order `einsum` would use, and opt_einsum's report on it."""
     subscripts, operands = _parse(subscripts, operands)
     shapes = [np.shape(op) if not hasattr(op, "aval") else op.aval.shape for op in operands]
+    import opt_einsum  # on first use: import time (a first program rarely calls einsum)
+
     return opt_einsum.contract_path(
         subscripts, *shapes, shapes=True, optimize=_opt_einsum_optimize(optimize, len(shapes))
     )
@@ -99,6 +99,8 @@ def einsum(
     arrays = promote_dtypes(*arrays) if len(arrays) > 1 else arrays
     shapes = [a.aval.shape for a in arrays]
     try:
+        import opt_einsum
+
         _, contractions = opt_einsum.contract_path(
             subscripts,
             *shapes,
