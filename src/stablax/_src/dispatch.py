@@ -272,8 +272,11 @@ _SCALAR_CACHE_LIMIT = 4096
 
 def to_array(x: Any) -> Array:
     """Any array-like operand as a device Array (Python scalars become weakly typed 0-d arrays)."""
-    if type(x) is Array:
+    kind = type(x)
+    if kind is Array:
         return x
+    if kind in _PYTHON_SCALARS:  # before the isinstance checks: a scalar hit is on jit's hot path
+        return _python_scalar(x, kind)
     if isinstance(x, Array):
         return x
     if isinstance(x, Tracer):
@@ -281,19 +284,6 @@ def to_array(x: Any) -> Array:
             f"A traced value {x.aval.str_short()} was used outside the function being traced"
             f"{mlir.where_suffix()}; tracers must not escape their transformation."
         )
-    kind = type(x)
-    if kind in (bool, int, float, complex):
-        if transfer_guard.active["host_to_device"]:  # JAX transfers every scalar operand
-            transfer_guard.check("host_to_device", f"Python scalar {x!r}")
-        # The dtype of a Python scalar depends on the x64 flag, so the flag is part of the key.
-        key = (config.jax_enable_x64, *_scalar_key(x))
-        cached = _scalar_cache.get(key)
-        if cached is not None:
-            return cached
-        array = _scalar_to_array(x)
-        if len(_scalar_cache) < _SCALAR_CACHE_LIMIT:
-            _scalar_cache[key] = array
-        return array
     if hasattr(x, "__jax_array__"):
         return to_array(x.__jax_array__())
     if isinstance(x, (np.ndarray, np.generic, list, tuple)) or np.isscalar(x):
@@ -301,6 +291,27 @@ def to_array(x: Any) -> Array:
 
         return from_host(x)
     raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid stablax array type")
+
+
+_PYTHON_SCALARS = frozenset({bool, int, float, complex})
+
+
+def _python_scalar(x: Any, kind: type) -> Array:
+    """A Python scalar's 0-d device array, one per value (arrays are immutable, so shared)."""
+    if transfer_guard.active["host_to_device"]:  # JAX transfers every scalar operand
+        transfer_guard.check("host_to_device", f"Python scalar {x!r}")
+    # The dtype of a Python scalar depends on the x64 flag, so the flag is part of the key.
+    if kind is float:
+        key = (config.jax_enable_x64, kind, x, math.copysign(1.0, x))
+    else:
+        key = (config.jax_enable_x64, *_scalar_key(x))
+    cached = _scalar_cache.get(key)
+    if cached is not None:
+        return cached
+    array = _scalar_to_array(x)
+    if len(_scalar_cache) < _SCALAR_CACHE_LIMIT:
+        _scalar_cache[key] = array
+    return array
 
 
 def _scalar_key(x: Any) -> tuple:
