@@ -449,6 +449,23 @@ def test_ops_carry_the_users_source_line():
     assert "loc(" not in jit(user_function).lower(jnp.ones(3)).as_text()
 
 
+def test_derivative_ops_carry_the_line_of_the_op_they_differentiate():
+    def user_function(x):
+        y = jnp.sin(x)  # its cosine, in the derivative, names this line
+        return jnp.sum(y * 3.0)  # the broadcast cotangent of the sum names this one
+
+    first = user_function.__code__.co_firstlineno
+    text = jit(stablax.grad(user_function)).lower(jnp.ones(3)).as_text(debug_info=True)
+    located = _op_locations(text)
+    assert ("stablehlo.cosine", __file__, first + 1) in located, located
+    # Every op but the seed cotangent (a constant at the `grad` call) names a line of the function.
+    lines = {line for op, path, line in located if op != "stablehlo.constant"}
+    assert lines <= {first + 1, first + 2}, located
+    # Ops of batched programs name the user's lines too.
+    batched = jit(stablax.vmap(user_function)).lower(jnp.ones((2, 3))).as_text(debug_info=True)
+    assert ("stablehlo.sine", __file__, first + 1) in _op_locations(batched)
+
+
 # --- eval_shape, block_until_ready, device_put/get ---------------------------------------------
 
 

@@ -7,11 +7,12 @@ One context per thread knows the `func`, `stablehlo` and `chlo` dialects. Builde
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import ml_dtypes
@@ -238,10 +239,53 @@ def user_frame() -> tuple[str, int] | None:
     return None
 
 
+# Rewrites (jvp, transpose, batching, re-evaluation) emit ops on behalf of an op they read: those
+# take that op's location, as JAX's rewritten equations keep their source info, and finding it
+# costs no walk up a deep stack of rule frames.
+
+
+def rewrites_one_op(fun: Callable) -> Callable:
+    """Decorates a function `fun(op, ...)` that rewrites one op: the ops it emits take `op`'s
+    location, except those emitted by user code it calls (a custom rule), which take the user's
+    line."""
+
+    @functools.wraps(fun)
+    def rewrite_one_op(op, *args, **kwargs):
+        previous = getattr(_local, "rewritten", None)
+        _local.rewritten = op
+        try:
+            return fun(op, *args, **kwargs)
+        finally:
+            _local.rewritten = previous
+
+    return rewrite_one_op
+
+
+_REWRITE_CODE = rewrites_one_op(lambda op: None).__code__
+
+
+def _emission_site() -> tuple[str, int] | Any:
+    """The user's (file, line), or the op a rewrite is rewriting, whichever is nearer."""
+    frame = sys._getframe(2)
+    rewrite_code = _REWRITE_CODE
+    while frame is not None:
+        code = frame.f_code
+        if code is rewrite_code:
+            return _local.rewritten
+        filename = code.co_filename
+        if not filename.startswith(_PACKAGE_DIR) and not filename.startswith("<frozen"):
+            return filename, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
 def user_location() -> ir.Location:
     """An MLIR location naming the user's file:line (cached per line), inside the names of the
-    enclosing `named_scope`s ("outer/inner"), as JAX's name stack."""
-    where = user_frame()
+    enclosing `named_scope`s ("outer/inner"), as JAX's name stack. Under a rewrite, the location
+    of the op being rewritten."""
+    where = _emission_site()
+    if where is not None and type(where) is not tuple:
+        return where.location
     scope = getattr(_local, "scope", "")
     if where is None and not scope:
         return ir.Location.unknown()

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from stablax._src import core, dispatch, dtypes
+from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray, Tracer
 from stablax._src.transforms.interpret import (
     aval_of_value,
@@ -70,6 +71,7 @@ def aval_of(x: Any) -> ShapedArray:
 # --- JVP ---------------------------------------------------------------------------------------
 
 
+@mlir.rewrites_one_op
 def jvp_op(
     op: Any, primals: list[Any], tangents: list[Any], owner: Any
 ) -> tuple[list[Any], list[Any]]:
@@ -233,19 +235,23 @@ def transpose_traced(
         cts_out = [ct_env.pop(r, None) for r in op.results]
         if all(ct is None for ct in cts_out):
             continue
-        key = op_key(op)
-        rule = dispatch.transpose_rules.get(key)
-        if rule is None:
-            raise NotImplementedError(f"[transpose] rule for '{key}' not implemented")
-        operands = [
-            UndefinedPrimal(aval_of_value(v)) if v in linear else env[v] for v in op_operands
-        ]
-        ct = cts_out if len(cts_out) > 1 else cts_out[0]
-        cts_in = rule(ct, *operands, **decode(op, owner, key))
+        cts_in = _transpose_op(op, op_operands, cts_out, linear, env, owner)
         for v, ct_in in zip(op_operands, cts_in, strict=True):
             if v in linear and ct_in is not None:
                 ct_env[v] = add_tangents(ct_env.get(v), ct_in)
     return [ct_env.get(arg) for arg in arguments[:num_linear]]
+
+
+@mlir.rewrites_one_op
+def _transpose_op(op, operands, cts_out, linear, env, owner) -> Sequence[Any]:
+    """The cotangents of one linear op's operands, given its outputs' (None = zero)."""
+    key = op_key(op)
+    rule = dispatch.transpose_rules.get(key)
+    if rule is None:
+        raise NotImplementedError(f"[transpose] rule for '{key}' not implemented")
+    values = [UndefinedPrimal(aval_of_value(v)) if v in linear else env[v] for v in operands]
+    ct = cts_out if len(cts_out) > 1 else cts_out[0]
+    return rule(ct, *values, **decode(op, owner, key))
 
 
 def call_primal(lin: Linearized, primals: Sequence[Any]) -> tuple[list[Any], list[Any]]:

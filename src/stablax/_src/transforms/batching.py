@@ -11,9 +11,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from stablax._src import core, dispatch
+from stablax._src import ir as mlir
 from stablax._src.transforms.interpret import decode, emit_constant, op_key, operand_values
 
 
+@mlir.rewrites_one_op
 def batch_op(op: Any, values: list[Any], dims: list[int | None], axis_size: int, owner: Any):
     name = op_key(op)
     if name == "stablehlo.constant":

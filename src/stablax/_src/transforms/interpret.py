@@ -68,6 +68,7 @@ def emit_constant(op: Any, trace: core.FuncTrace | None = None) -> Any:
     return Tracer(trace, aval_of_value(new.results[0]), new.results[0])
 
 
+@mlir.rewrites_one_op
 def eval_op(op: Any, operands: Sequence[Any], owner: Any) -> list[Any]:
     """Re-emits one op on new operands (constants are copied into the target trace)."""
     if op.name == "stablehlo.constant":
