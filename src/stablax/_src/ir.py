@@ -264,16 +264,31 @@ def rewrites_one_op(fun: Callable) -> Callable:
 _REWRITE_CODE = rewrites_one_op(lambda op: None).__code__
 
 
+# Whether a source file is stablax's own (or frozen importlib's), by name: an op emitted from
+# user code still walks up through a dozen library frames, and a lookup beats two prefix tests.
+_internal_files: dict[str, bool] = {}
+
+
+def _is_internal(filename: str) -> bool:
+    internal = filename.startswith(_PACKAGE_DIR) or filename.startswith("<frozen")
+    if len(_internal_files) < _CACHE_LIMIT:
+        _internal_files[filename] = internal
+    return internal
+
+
 def _emission_site() -> tuple[str, int] | Any:
     """The user's (file, line), or the op a rewrite is rewriting, whichever is nearer."""
     frame = sys._getframe(2)
-    rewrite_code = _REWRITE_CODE
+    rewrite_code, internal = _REWRITE_CODE, _internal_files.get
     while frame is not None:
         code = frame.f_code
         if code is rewrite_code:
             return _local.rewritten
         filename = code.co_filename
-        if not filename.startswith(_PACKAGE_DIR) and not filename.startswith("<frozen"):
+        is_internal = internal(filename)
+        if is_internal is None:
+            is_internal = _is_internal(filename)
+        if not is_internal:
             return filename, frame.f_lineno
         frame = frame.f_back
     return None
