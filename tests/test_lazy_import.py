@@ -60,3 +60,17 @@ def test_unknown_attribute_raises_attribute_error():
         stablax.no_such_thing  # noqa: B018
     with pytest.raises(AttributeError, match="no_such_thing"):
         stablax.numpy.no_such_thing  # noqa: B018
+
+
+def test_import_skips_what_stablax_never_calls_at_first():
+    """opt_einsum loads with the first einsum; the generated StableHLO op classes not at all
+    during import (stablax builds ops by name)."""
+    code = (
+        "import sys, stablax, stablax.numpy as jnp\n"
+        "skipped = ['opt_einsum', 'jaxlib.mlir.dialects._stablehlo_ops_gen']\n"
+        "print('loaded:' + ','.join(m for m in skipped if m in sys.modules))\n"
+        "jnp.einsum('ij,jk->ik', jnp.ones((2, 3)), jnp.ones((3, 4)))\n"
+        "print('opt_einsum' in sys.modules)"
+    )
+    loaded, einsum_loaded = _run(code).split("\n")
+    assert loaded == "loaded:" and einsum_loaded == "True"

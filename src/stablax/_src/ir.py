@@ -18,8 +18,14 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _chlo as chlo
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-from jaxlib.mlir.dialects import chlo, func, stablehlo
+from jaxlib.mlir._mlir_libs import _stablehlo as stablehlo
+from jaxlib.mlir.dialects import func
+
+# The stablehlo and chlo names are their dialects' native modules (registration, attributes):
+# ops are built generically by name, so the generated Python op classes (`dialects.stablehlo`
+# takes 10-15 ms to import) are never loaded.
 
 _local = threading.local()
 
