@@ -129,9 +129,8 @@ def add_function(trace: core.FuncTrace, fn: Any, prefix: str, payload: Any = Non
             ir.FunctionType(ir.TypeAttr(source.attributes["function_type"]).value).results
         )
         with ir.InsertionPoint(trace.module.body):
-            func = mlir.func.FuncOp(name, ir.FunctionType.get(types, result_types))
+            func, block = mlir.new_function(name, types, result_types)
         func.attributes["sym_visibility"] = ir.StringAttr.get("private")
-        block = func.add_entry_block()
         old_block = source.regions[0].blocks[0]
         env = dict(zip(old_block.arguments, block.arguments, strict=True))
         with ir.InsertionPoint(block):

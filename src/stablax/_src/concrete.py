@@ -57,7 +57,7 @@ def evaluate_prefix(trace: core.FuncTrace, tracer: core.Tracer) -> Array:
         block = clone.regions[0].blocks[0]
         value = _corresponding_value(trace.block, block, tracer.value)
         with ir.InsertionPoint(block):
-            mlir.func.ReturnOp([value])
+            mlir.emit_return([value])
         clone.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get([a.type for a in block.arguments], [value.type])
         )

@@ -251,10 +251,9 @@ class FuncTrace:
         with self.context, ir.Location.unknown():
             self.module = ir.Module.create()
             with ir.InsertionPoint(self.module.body):
-                self.func_op = mlir.func.FuncOp(
-                    name, ir.FunctionType.get([mlir.aval_type(a) for a in in_avals], [])
+                self.func_op, self.block = mlir.new_function(
+                    name, [mlir.aval_type(a) for a in in_avals], []
                 )
-            self.block = self.func_op.add_entry_block()
         self.args = [
             Tracer(self, a, v) for a, v in zip(in_avals, self.block.arguments, strict=True)
         ]
@@ -322,7 +321,7 @@ class FuncTrace:
         """Adds the return of `outs` and seals the function; the trace stays usable as a record."""
         with self.context, ir.Location.unknown(), self.insertion_point():
             out_tracers = [to_tracer(self, o) for o in outs]
-            mlir.func.ReturnOp([t.value for t in out_tracers])
+            mlir.emit_return([t.value for t in out_tracers])
             arg_types = [arg.type for arg in self.block.arguments]
             result_types = [mlir.aval_type(t.aval) for t in out_tracers]
             self.func_op.attributes["function_type"] = ir.TypeAttr.get(
