@@ -362,3 +362,19 @@ def test_float64_under_x64(x64):
     )
     np.testing.assert_allclose(np.asarray(jnp.i0(x * 20)), np.i0(x * 20), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(jnp.cov(x)), np.cov(x), rtol=1e-12)
+
+
+@pytest.mark.parametrize("size", [7, 100, 4099])
+@pytest.mark.parametrize("fn", ["argmax", "argmin"])
+def test_arg_extrema_pick_the_first_nan_and_the_first_tie(size, fn):
+    """Several NaNs and many ties at sizes where XLA may vectorise the reduction: NumPy's index,
+    eagerly, under jit and along a vmapped axis."""
+    rng = np.random.default_rng(size)
+    x = np.round(rng.random((6, size)) * 3).astype(np.float32)  # few values: ties everywhere
+    for row, count in enumerate([0, 1, 2, 5, size // 3, size]):
+        x[row, rng.choice(size, count, replace=False)] = np.nan
+    expected = getattr(np, fn)(x, axis=1)
+    ours = getattr(jnp, fn)
+    np.testing.assert_array_equal(ours(x, axis=1), expected)
+    np.testing.assert_array_equal(stablax.jit(ours, static_argnames="axis")(x, axis=1), expected)
+    np.testing.assert_array_equal(stablax.vmap(ours)(x), expected)
