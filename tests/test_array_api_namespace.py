@@ -14,7 +14,7 @@ DTYPES_32 = ["bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "flo
 DTYPES_64 = ["int64", "uint64", "float64", "complex128"]
 # One name per group of the standard, and the extensions; the whole list is xp._FUNCTIONS.
 NAMES = ["asarray", "acos", "bitwise_left_shift", "concat", "permute_dims", "pow", "unique_all"]
-NAMES += ["cumulative_sum", "isdtype", "finfo", "take_along_axis", "e", "pi", "inf", "newaxis"]
+NAMES += ["cumulative_sum", "isdtype", "iinfo", "take_along_axis", "e", "pi", "inf", "newaxis"]
 NAMES += ["linalg", "fft", "__array_api_version__", "__array_namespace_info__"]
 NOT_STANDARD = ["arccos", "concatenate", "transpose", "float16", "bfloat16", "ndarray", "lax"]
 
@@ -33,6 +33,7 @@ def test_standard_names_are_stablax_numpy_objects(name):
 def test_every_name_exists_in_both_modes_and_the_rest_is_absent():
     for name in xp._FUNCTIONS:
         assert getattr(xp, name) is getattr(jnp, name), name
+    assert _visible("finfo") and _visible("searchsorted")  # adapted: see the tests below
     for name in NOT_STANDARD:
         assert not hasattr(xp, name) and name not in dir(xp), name
     assert xp.linalg is jnp.linalg and xp.fft is jnp.fft
@@ -97,3 +98,61 @@ def test_info_dtypes_are_this_mode_dtypes(module, enabled):
 
 def test_lazy_attribute_of_stablax():
     assert stablax.array_api is xp and "array_api" in dir(stablax)
+
+
+FINFO_CASES = [  # (dtype name, NumPy's finfo of the real dtype)
+    ("float32", "float32"),
+    ("complex64", "float32"),
+    ("float64", "float64"),
+    ("complex128", "float64"),
+]
+
+
+@pytest.mark.parametrize(("name", "real"), FINFO_CASES)
+def test_finfo_gives_python_numbers_equal_to_numpy(name, real):
+    with stablax.enable_x64(real == "float64"):  # the 64-bit names exist only then
+        dtype = getattr(xp, name)
+        expected = np.finfo(real)
+        for arg in (dtype, xp.asarray(1, dtype=dtype), xp.asarray(1, dtype=dtype).dtype):
+            info = xp.finfo(arg)
+            assert type(info.bits) is int and info.bits == expected.bits
+            for field, value in [
+                ("eps", expected.eps),
+                ("max", expected.max),
+                ("min", expected.min),
+                ("smallest_normal", expected.smallest_normal),
+            ]:
+                assert type(getattr(info, field)) is float, field
+                assert getattr(info, field) == float(value), field
+            assert info.dtype == np.dtype(real)
+
+
+SEARCHSORTED_CASES = [  # (sorted values, queries, side, use a sorter)
+    ([1, 2, 2, 5], [0, 2, 6], "left", False),
+    ([1, 2, 2, 5], [[2, 5], [1, 3]], "right", False),
+    ([0.5, -1.0, 3.0], [-1.0, 0.5, 4.0], "left", True),
+    ([7], [7], "right", True),
+]
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "float32"])
+@pytest.mark.parametrize("enabled", [False, True], ids=["x32", "x64"])
+@pytest.mark.parametrize(("a", "v", "side", "use_sorter"), SEARCHSORTED_CASES)
+def test_searchsorted_gives_default_index_dtype(a, v, side, use_sorter, dtype, enabled):
+    if dtype == "uint8":
+        a, v = np.abs(a), np.abs(v)
+    with stablax.enable_x64(enabled):
+        a_np, v_np = np.asarray(a, dtype), np.asarray(v, dtype)
+        sorter = np.argsort(a_np) if use_sorter else None
+        if sorter is None:
+            a_np = np.sort(a_np)
+        out = xp.searchsorted(
+            xp.asarray(a_np),
+            xp.asarray(v_np),
+            side=side,
+            sorter=None if sorter is None else xp.asarray(sorter),
+        )
+        expected = np.searchsorted(a_np, v_np, side=side, sorter=sorter)
+        np.testing.assert_array_equal(np.asarray(out), expected)
+        assert out.dtype == xp.__array_namespace_info__().default_dtypes()["indexing"]
+        assert jnp.searchsorted(a_np, v_np, side=side, sorter=sorter).dtype == np.int32  # JAX's
