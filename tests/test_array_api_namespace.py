@@ -96,10 +96,6 @@ def test_info_dtypes_are_this_mode_dtypes(module, enabled):
             assert module.asarray(value).dtype == dtype
 
 
-def test_lazy_attribute_of_stablax():
-    assert stablax.array_api is xp and "array_api" in dir(stablax)
-
-
 FINFO_CASES = [  # (dtype name, NumPy's finfo of the real dtype)
     ("float32", "float32"),
     ("complex64", "float32"),
