@@ -21,6 +21,7 @@ LAZY = [
     ("example_libraries", "stablax.example_libraries"),
     ("numpy.linalg", "stablax.numpy.linalg"),
     ("numpy.fft", "stablax.numpy.fft"),
+    ("array_api", "stablax.array_api"),
 ]
 
 

@@ -194,6 +194,7 @@ from stablax._src import config_states as _config_states
 _LAZY_SUBMODULES = frozenset(
     {
         "ad_checkpoint",
+        "array_api",
         "core",
         "custom_batching",
         "dlpack",
