@@ -263,6 +263,8 @@ class FuncTrace:
         self.finished = False
         self.level = -1
         self._contexts: list[Any] = []
+        # Jitted functions traced once for this trace and its nested ones (jit_inline.py).
+        self.inline_cache: dict[Any, Any] = {}
 
     def __enter__(self) -> FuncTrace:
         self.level = len(trace_state.stack)  # nesting depth; inner traces have higher levels
@@ -281,6 +283,7 @@ class FuncTrace:
         assert popped is self, "stablax: traces exited out of order"
         trace_state.target = self._saved_target
         self.finished = True
+        self.inline_cache.clear()
 
     def lift(self, outer: Any, aval: ShapedArray) -> Tracer:
         """Makes `outer` (a concrete array or an enclosing trace's tracer) an extra argument."""

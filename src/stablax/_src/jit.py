@@ -21,6 +21,7 @@ from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
 from stablax._src.core import ShapedArray, trace_state
 from stablax._src.dispatch import compile_traced, to_array
+from stablax._src.jit_inline import inline_call
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 from stablax._src.traceback_util import api_boundary
 from stablax._src.traced import Traced, args_info, out_info
@@ -108,6 +109,8 @@ class _Entry:
 
 class Jitted:
     """The callable `jit(f)` returns."""
+
+    argument_aval = staticmethod(_leaf_aval)  # for jit_inline.py
 
     def __init__(
         self,
@@ -445,26 +448,12 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                     return entry.out_fast.unflatten(list(map(Array, outs, entry.out_avals)))
                 return _wrap_outputs(entry, outs, args)
         if trace_state.stack:
-            return _inline(fun, args, kwargs)
+            return inline_call(jitted, fun, args, kwargs)
         if config.jax_disable_jit:
             return fun(*args, **kwargs)
         return general(args, kwargs)
 
     return call
-
-
-def _inline(fun: Callable, args: tuple, kwargs: dict) -> Any:
-    """A jitted function called while tracing is traced into the enclosing function. As in JAX,
-    it is staged on its own: custom_jvp/custom_vjp functions in it trace their primal functions
-    even when the enclosing function is about to be differentiated."""
-    trace = trace_state.stack[-1]
-    if not trace.differentiated:
-        return fun(*args, **kwargs)
-    trace.differentiated = False
-    try:
-        return fun(*args, **kwargs)
-    finally:
-        trace.differentiated = True
 
 
 def _run(entry: _Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:
