@@ -4,11 +4,9 @@ Under abstract tracing (inside `jit`, including the rewrites' traces) a jitted f
 again with arguments of the same types is not traced again: its first trace, a function of its
 own, is copied in op by op (MLIR clones, no Python), as JAX reuses a jitted function's jaxpr. A
 model calling `nn.softplus` on 100 slices traces it once. The traces live on the outermost trace
-and go with it. Where tracing may see concrete values (grad outside jit, vmap's trace of one example),
-where the function
-closes over traced values, returns something not computed from its arguments (a Python
-value, a constant), or fails, it is traced
-inline at every call, as before.
+and go with it. Where tracing may see concrete values (grad outside jit, vmap's trace of one
+example), where the function closes over traced values, returns something not computed from its
+arguments (a Python value, a constant), or fails, it is traced inline at every call, as before.
 """
 
 from __future__ import annotations
