@@ -72,10 +72,14 @@ def _jax_internal(call: dict, ours: dict, theirs: dict, difference: tuple[str, s
 
 
 def _list_input(call: dict, ours: dict, theirs: dict, difference: tuple[str, str]) -> bool:
-    """JAX rejects a list or tuple passed for an array; stablax converts it, as NumPy does."""
+    """JAX rejects a list or tuple passed for an array (jnp and lax alike); stablax converts
+    it with asarray's rules, as NumPy does."""
     return _error(theirs) and bool(
         re.search(
-            r"requires ndarray or scalar arguments, got <class '(?:list|tuple)'>", theirs["message"]
+            r"requires ndarray or scalar arguments, got <class '(?:list|tuple)'>"
+            r"|Error interpreting argument to \w+ as a JAX value\. The problematic value is of "
+            r"type <class '(?:list|tuple)'>",
+            theirs["message"],
         )
     )
 
@@ -215,7 +219,65 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
     return False
 
 
+_SAME_DTYPES = re.compile(r"requires arguments to have the same dtypes, got")
+
+
+def _lax_python_scalars(call, ours, theirs, difference) -> bool:
+    """In stablax.lax's binary ops a Python scalar takes the dtype of an array operand of its
+    kind (lax._elementwise_common._prepare; stablax's own compositions rely on it) and one out
+    of that dtype's range raises OverflowError as in jnp; JAX 0.10.2 gives it the default
+    dtype and raises TypeError whenever that differs from the other operand's."""
+    has_scalar = any("py" in a and isinstance(a["py"], (int, float)) for a in call["args"])
+    if not (call["fn"].startswith("lax.") and has_scalar and _error(theirs)):
+        return False
+    if not _SAME_DTYPES.search(theirs["message"]):
+        return False
+    return ours["kind"] == "value" or (
+        ours["type"] == "OverflowError" and "out of bounds for" in ours["message"]
+    )
+
+
+def _integer_select_predicate(call, ours, theirs, difference) -> bool:
+    """lax.select documents a boolean predicate and stablax enforces it (TypeError); JAX 0.10.2
+    passes an integer one on to select_n, where it is a case index (out-of-range values pick
+    an undefined case)."""
+    return (
+        call["fn"] == "lax.select"
+        and ours["kind"] == "error"
+        and "predicate must be boolean" in ours["message"]
+    )
+
+
+def _grad_of_integer_op(call, ours, theirs, difference) -> bool:
+    """Under grad, JAX looks for the op's differentiation rule before checking its operand's
+    dtype (NotImplementedError for an integer-only op such as clz, population_count or the
+    shifts); stablax checks the dtype first and raises the TypeError the op raises eagerly."""
+    return (
+        call["mode"] == "grad"
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and "does not accept dtype" in ours["message"]
+        and _error(theirs)
+        and "Differentiation rule for" in theirs["message"]
+    )
+
+
+def _integer_quantiles(call, ours, theirs, difference) -> bool:
+    """jnp.quantile/percentile with integer q: JAX applies lax.floor to q in its own dtype and
+    raises TypeError; stablax (like NumPy) computes the quantile."""
+    return (
+        call["fn"] in ("jnp.quantile", "jnp.nanquantile", "jnp.percentile", "jnp.nanpercentile")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(re.search(r"floor does not accept dtype u?int", theirs["message"]))
+    )
+
+
 RULES: list[Rule] = [
+    ("lax-python-scalars", _lax_python_scalars, _lax_python_scalars.__doc__),
+    ("integer-select-predicate", _integer_select_predicate, _integer_select_predicate.__doc__),
+    ("grad-of-integer-op", _grad_of_integer_op, _grad_of_integer_op.__doc__),
+    ("integer-quantiles", _integer_quantiles, _integer_quantiles.__doc__),
     ("numpy-values", _numpy_values, _numpy_values.__doc__),
     ("array-api-special-values", _array_api_special_values, _array_api_special_values.__doc__),
     ("half-precision-linalg", _half_precision_linalg, _half_precision_linalg.__doc__),

@@ -436,6 +436,33 @@ _CASES = [
         lambda: jnp.linalg.cholesky(jnp.array([[4, 0], [0, 9]])),
         [[2.0, 0.0], [0.0, 3.0]],
     ),
+    ("unravel_index int shape", lambda: jnp.unravel_index(jnp.array([3, 1]), 4), [[3, 1]]),
+    (
+        "unravel_index bool indices",
+        lambda: jnp.unravel_index(jnp.array([False, True]), (3, 3)),
+        [[0, 0], [0, 1]],
+    ),
+    ("extract size=0 long condition", lambda: jnp.extract(jnp.ones(3), jnp.ones(1), size=0), []),
+    (
+        "extract unused fill_value",
+        lambda: jnp.extract(1.5, jnp.array([[-3.0, 2.0]]), fill_value=jnp.ones((1, 2))),
+        [-3.0],
+    ),
+    (
+        "union1d unused fill_value",
+        lambda: jnp.union1d(jnp.array([6, 2, 1]), 0.5, fill_value=jnp.array([7, 1, 2])),
+        [0.5, 1.0, 2.0, 6.0],
+    ),
+    (
+        "lu_pivots_to_permutation size before dtype",
+        lambda: lax.linalg.lu_pivots_to_permutation(jnp.ones(3), 0),
+        ValueError,
+    ),
+    (
+        "quantile method before weights",
+        lambda: jnp.quantile(jnp.ones(2), 0.5, method="auto", weights=jnp.ones(2)),
+        ValueError,
+    ),
 ]
 
 
@@ -550,6 +577,13 @@ _RESULT_TYPES = [
         "polyder past the degree",
         lambda: jnp.polyder(jnp.array([2.0, 3.0]), 2),
         [],
+        "float32",
+        False,
+    ),
+    (
+        "hypot of an int array and a Python float",
+        lambda: jnp.hypot(jnp.array([3], jnp.int8), 4.0),
+        [5.0],
         "float32",
         False,
     ),

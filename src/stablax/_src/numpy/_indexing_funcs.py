@@ -241,11 +241,13 @@ def compress(
             condition = condition[:n]
         positions = _sized_positions(condition, size)
     else:
-        if length > n and concrete[n:].any():
+        # With size=, JAX (like its traced path) cuts the condition to the axis instead.
+        if size is None and length > n and concrete[n:].any():
             raise ValueError("condition contains entries that are out of bounds")
         positions = np.flatnonzero(concrete[:n])
-        if size is not None:
-            positions = np.concatenate([positions[:size], np.full(size, n)])[:size]
+        if size is None:
+            return take(a, positions, axis=axis)  # nothing to fill: fill_value is unused
+        positions = np.concatenate([positions[:size], np.full(size, n)])[:size]
     return take(a, positions, axis=axis, fill_value=fill_value)
 
 
@@ -402,15 +404,22 @@ def unravel_index(indices: Any, shape: Sequence[int]) -> tuple[Any, ...]:
 
     Unlike NumPy (and as JAX does), out-of-bounds indices are clamped after negative ones wrap.
     """
+    indices = asarray(indices)
+    if indices.aval.dtype == np.bool_:  # NumPy takes booleans as 0 and 1 (JAX: weak ints)
+        indices = lax.convert_element_type(indices, dtypes.default_int_dtype(), weak_type=True)
     indices = _check_int_indices("unravel_index", indices)
-    shape = tuple(operator.index(d) for d in shape)
+    shape = int_or_int_sequence(shape, "shape", "jnp.unravel_index")
     size = int(np.prod(shape, dtype=np.int64))
     dtype = indices.aval.dtype
     wrapped = _ufuncs.where(_ufuncs.less(indices, 0), _ufuncs.add(indices, size), indices)
     flat = _ufuncs.clip(wrapped, 0, max(size - 1, 0))
     coords = []
     for d in reversed(shape):
-        coords.append(lax.convert_element_type(_ufuncs.remainder(flat, d), dtype))
+        coords.append(
+            lax.convert_element_type(
+                _ufuncs.remainder(flat, d), dtype, weak_type=indices.aval.weak_type
+            )
+        )
         flat = _ufuncs.floor_divide(flat, d)
     return tuple(reversed(coords))
 

@@ -154,6 +154,7 @@ def _unique_parts(ar, axis, equal_nan, size, fill_value, name):
     if size is None:
         count = _count_distinct(ar, axis=axis, equal_nan=bool(equal_nan))
         size = int(concrete_value(count, f"jnp.{name}", _unique_hint(f"jnp.{name}")))
+        fill_value = None  # every slot holds a distinct value: unused, as in JAX
     size = operator.index(size)
     n = ar.aval.size if axis is None else ar.aval.shape[axis]
     if n == 0:
