@@ -53,6 +53,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"invalid literal for int\(\)",
             r"\bjaxlib\b|_src\.",
             r"(?:tuple|list) index out of range",
+            r"must have __hash__ and __eq__ methods",
         ]
     )
 )
@@ -227,7 +228,11 @@ def _lax_python_scalars(call, ours, theirs, difference) -> bool:
     kind (lax._elementwise_common._prepare; stablax's own compositions rely on it) and one out
     of that dtype's range raises OverflowError as in jnp; JAX 0.10.2 gives it the default
     dtype and raises TypeError whenever that differs from the other operand's."""
-    has_scalar = any("py" in a and isinstance(a["py"], (int, float)) for a in call["args"])
+    has_scalar = any(
+        ("py" in a and isinstance(a["py"], (int, float)))
+        or ("array" in a and a.get("as") == "list" and a["array"] == [])  # a 0-d .tolist()
+        for a in call["args"]
+    )
     if not (call["fn"].startswith("lax.") and has_scalar and _error(theirs)):
         return False
     if not _SAME_DTYPES.search(theirs["message"]):
@@ -273,7 +278,68 @@ def _integer_quantiles(call, ours, theirs, difference) -> bool:
     )
 
 
+_NUMPY_INDEX_ERROR = re.compile(
+    r"index -?\d+ is out of bounds for axis \d+ with size \d+"
+    r"|only integers, slices \(`:`\), ellipsis"
+    r"|list assignment index out of range"
+)
+
+
+def _bad_axis_index_error(call, ours, theirs, difference) -> bool:
+    """A bad axis: JAX indexes a shape tuple or a NumPy permutation with it and lets the
+    IndexError of NumPy or Python escape; stablax checks the axis and raises ValueError naming
+    it (NumPy's AxisError is a ValueError too), or TypeError for a non-integer axis (as NumPy)."""
+    return (
+        _error(ours)
+        and ours["type"] in ("ValueError", "TypeError")
+        and bool(re.search(r"\baxis\b|cannot be interpreted as an integer", ours["message"]))
+        and _error(theirs)
+        and theirs["type"] == "IndexError"
+        and bool(_NUMPY_INDEX_ERROR.search(theirs["message"]))
+    )
+
+
+def _vmap_rank_broadcast(call, ours, theirs, difference) -> bool:
+    """Under vmap, JAX's batching rule of a lax binary op broadcasts operands whose
+    per-example ranks differ, which the op itself rejects outside vmap; stablax applies the
+    op's own rule (TypeError, the one JAX raises eagerly)."""
+    return (
+        call["mode"] == "vmap"
+        and call["fn"].startswith("lax.")
+        and _error(ours)
+        and "must have the same number of dimensions" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
+def _fft_through_pad(call, ours, theirs, difference) -> bool:
+    """jnp.fft.*n with s=() (no axes): JAX fails in the jnp.pad it calls internally; stablax
+    returns the input as the complex transform over no axes."""
+    return (
+        call["fn"].startswith("jnp.fft.")
+        and _error(theirs)
+        and theirs["message"].startswith("jnp.pad: pad_width with nd=")
+    )
+
+
+def _unique_of_nothing(call, ours, theirs, difference) -> bool:
+    """jnp.unique and friends of a size-0 array under jit/vmap: stablax knows there are no
+    distinct values without looking at any (the result shape is static); JAX asks for a
+    concrete input (ConcretizationTypeError) as it does for every traced input."""
+    return (
+        call["fn"].startswith(("jnp.unique", "jnp.union1d", "jnp.intersect1d", "jnp.setdiff1d"))
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and theirs["type"] == "ConcretizationTypeError"
+        and any(0 in s.get("array", [1]) for s in _arrays(call))
+    )
+
+
 RULES: list[Rule] = [
+    ("unique-of-nothing", _unique_of_nothing, _unique_of_nothing.__doc__),
+    ("bad-axis-index-error", _bad_axis_index_error, _bad_axis_index_error.__doc__),
+    ("vmap-rank-broadcast", _vmap_rank_broadcast, _vmap_rank_broadcast.__doc__),
+    ("fft-through-pad", _fft_through_pad, _fft_through_pad.__doc__),
     ("lax-python-scalars", _lax_python_scalars, _lax_python_scalars.__doc__),
     ("integer-select-predicate", _integer_select_predicate, _integer_select_predicate.__doc__),
     ("grad-of-integer-op", _grad_of_integer_op, _grad_of_integer_op.__doc__),

@@ -138,10 +138,29 @@ def put_along_axis(
     """`np.put_along_axis` as a pure function (needs `inplace=False`); a `stablehlo.scatter`."""
     if inplace:
         raise _inplace_error("put_along_axis")
-    arr = asarray(arr)
+    arr, indices = asarray(arr), asarray(indices)
+    # The shapes before the index dtype, as JAX; with axis=None the indices are not flattened
+    # (NumPy and JAX ask for 1-D ones).
+    ndim = 1 if axis is None else arr.aval.ndim
+    if indices.aval.ndim != ndim:
+        raise ValueError(
+            f"jnp.put_along_axis: 'arr' and 'indices' must have the same number of dimensions "
+            f"(1 with axis=None), got arr {arr.aval.str_short()} and indices "
+            f"{indices.aval.str_short()}{mlir.where_suffix()}"
+        )
+    values = asarray(values)
+    try:
+        fits = np.broadcast_shapes(values.aval.shape, indices.aval.shape) == indices.aval.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"jnp.put_along_axis: values of shape {values.aval.shape} must broadcast to the "
+            f"indices' shape {indices.aval.shape}{mlir.where_suffix()}"
+        )
     indices = _check_int_indices("put_along_axis", indices)
     if axis is None:
-        flat = put_along_axis(_shape.ravel(arr), _shape.ravel(indices), values, 0, False, mode=mode)
+        flat = put_along_axis(_shape.ravel(arr), indices, values, 0, False, mode=mode)
         return _shape.reshape(flat, arr.aval.shape)
     axis = _axis(axis, arr.aval.ndim, "put_along_axis")
     index = _along_axis_index("put_along_axis", arr, indices, axis)

@@ -93,13 +93,13 @@ _cholesky = _eager(_cholesky_impl, static_argnums=(1, 2))
 
 
 def _qr_impl(a, mode="reduced"):
+    if mode not in ("reduced", "complete", "r", "raw"):  # before the shape, in JAX's order
+        raise ValueError(f"jnp.linalg.qr: unsupported mode {mode!r}{mlir.where_suffix()}")
     a = matrices("qr", a, square=False)
     if mode == "raw":
         raise NotImplementedError(
             f"jnp.linalg.qr: mode='raw' is not supported{mlir.where_suffix()}"
         )
-    if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"jnp.linalg.qr: unsupported mode {mode!r}{mlir.where_suffix()}")
     q, r = ll.qr(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
@@ -108,11 +108,11 @@ qr = _eager(_qr_impl, static_argnames=("mode",))
 
 
 def _eigh_impl(a, UPLO=None, symmetrize_input=True):  # noqa: N803 (NumPy's name)
-    a = matrices("eigh", a)
-    if UPLO not in (None, "L", "U"):
+    if UPLO not in (None, "L", "U"):  # before the shape, in JAX's order
         raise ValueError(
             f"jnp.linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}{mlir.where_suffix()}"
         )
+    a = matrices("eigh", a)
     v, w = ll.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
     return EighResult(w, v)
 
