@@ -54,6 +54,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"\bjaxlib\b|_src\.",
             r"(?:tuple|list) index out of range",
             r"must have __hash__ and __eq__ methods",
+            r"Cannot lower jaxpr with verifier errors",
         ]
     )
 )
@@ -335,7 +336,61 @@ def _unique_of_nothing(call, ours, theirs, difference) -> bool:
     )
 
 
+def _non_square_hermitian(call, ours, theirs, difference) -> bool:
+    """eigh/eigvalsh/cholesky of a non-square (..., m, 1) or (..., 1, n) input: JAX's
+    symmetrize_input adds the input to its transpose, which broadcasts to a square matrix, and
+    decomposes that; stablax rejects the input, as NumPy (LinAlgError)."""
+    return (
+        call["fn"] in ("jnp.linalg.eigh", "jnp.linalg.eigvalsh", "jnp.linalg.cholesky")
+        and _error(ours)
+        and "must have shape [..., n, n]" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
+def _static_error_first(call, ours, theirs, difference) -> bool:
+    """stablax rejects a static argument or shape (ValueError/TypeError naming it) before it
+    needs a traced value to be concrete; JAX asks for the concrete value first."""
+    return (
+        _error(ours)
+        and ours["type"] in ("ValueError", "TypeError")
+        and _error(theirs)
+        and theirs["type"] == "ConcretizationTypeError"
+    )
+
+
+def _bytes_argument(call, ours, theirs, difference) -> bool:
+    """bytes passed for a sequence (a shape, axes, a condition list): stablax raises TypeError
+    (issue #15, C5: b'ab' is no shape); JAX iterates the bytes as the integers 97, 98."""
+    has_bytes = any("bytes" in a for a in [*call["args"], *call["kwargs"].values()])
+    return (
+        has_bytes
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and bool(re.search(r"got b'|got bytes|bytes", ours["message"]))
+    )
+
+
+def _jax_missing_rule(call, ours, theirs, difference) -> bool:
+    """JAX has no batching (or differentiation) rule for the op and raises NotImplementedError
+    before it looks at the arguments; stablax checks them and raises its documented error."""
+    return (
+        _error(ours)
+        and _error(theirs)
+        and theirs["type"] == "NotImplementedError"
+        and bool(
+            re.search(
+                r"(?:Batching|Differentiation) rule for '\w+' not implemented", theirs["message"]
+            )
+        )
+    )
+
+
 RULES: list[Rule] = [
+    ("non-square-hermitian", _non_square_hermitian, _non_square_hermitian.__doc__),
+    ("static-error-first", _static_error_first, _static_error_first.__doc__),
+    ("bytes-argument", _bytes_argument, _bytes_argument.__doc__),
+    ("jax-missing-rule", _jax_missing_rule, _jax_missing_rule.__doc__),
     ("unique-of-nothing", _unique_of_nothing, _unique_of_nothing.__doc__),
     ("bad-axis-index-error", _bad_axis_index_error, _bad_axis_index_error.__doc__),
     ("vmap-rank-broadcast", _vmap_rank_broadcast, _vmap_rank_broadcast.__doc__),

@@ -487,6 +487,21 @@ _CASES = [
     ("qr mode before shape", lambda: jnp.linalg.qr(jnp.ones(3), mode="constant"), ValueError),
     ("eigh UPLO before shape", lambda: jnp.linalg.eigh(jnp.ones(3), UPLO="X"), ValueError),
     (
+        "full_like traced fill_value",
+        lambda: stablax.jit(lambda v: lax.full_like(np.uint32(3), v))(jnp.uint32(1)),
+        1,
+    ),
+    ("roots of a constant", lambda: jnp.roots(3.0), []),
+    ("take float indices", lambda: jnp.take(jnp.ones(3), jnp.ones(2)), ValueError),
+    ("rng_uniform int shape", lambda: lax.rng_uniform(0.0, 1.0, 3), TypeError),
+    (
+        "conv_general_dilated_patches filter rank",
+        lambda: lax.conv_general_dilated_patches(
+            jnp.ones((2, 2, 2, 2)), (2, 2, 2, 2), (3,), "SAME"
+        ),
+        TypeError,
+    ),
+    (
         "quantile method before weights",
         lambda: jnp.quantile(jnp.ones(2), 0.5, method="auto", weights=jnp.ones(2)),
         ValueError,
@@ -612,6 +627,20 @@ _RESULT_TYPES = [
         "hypot of an int array and a Python float",
         lambda: jnp.hypot(jnp.array([3], jnp.int8), 4.0),
         [5.0],
+        "float32",
+        False,
+    ),
+    (
+        "histogramdd density of bfloat16",
+        lambda: jnp.histogramdd(jnp.ones((2, 2), jnp.bfloat16), bins=1, density=True)[0],
+        [[1.0]],
+        "bfloat16",
+        False,
+    ),
+    (
+        "histogramdd int weights",
+        lambda: jnp.histogramdd(jnp.ones((2, 2)), bins=1, weights=jnp.array([1, 2]))[0],
+        [[3.0]],
         "float32",
         False,
     ),

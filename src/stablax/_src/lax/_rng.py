@@ -174,5 +174,7 @@ def rng_uniform(a: Any, b: Any, shape: Sequence[int]) -> Any:
 
     The values change from call to call and are backend-specific; prefer `stablax.random`.
     """
-    shape = tuple(operator.index(d) for d in shape)
+    from stablax._src.lax._argcheck import int_sequence
+
+    shape = int_sequence(shape, "shape", "lax.rng_uniform")
     return bind(RNG, a, b, shape=shape)

@@ -23,10 +23,10 @@ def _axis(axis: int, ndim: int, name: str) -> int:
     return _shape.normalize_axis(operator.index(axis), ndim, name)
 
 
-def _check_int_indices(name: str, indices: Any) -> Any:
+def _check_int_indices(name: str, indices: Any, error: type = TypeError) -> Any:
     indices = asarray(indices)
     if indices.aval.dtype.kind not in "iu":
-        raise TypeError(
+        raise error(
             f"jnp.{name}: indices must be of integer type, got {indices.aval.dtype.name}"
             f"{mlir.where_suffix()}"
         )
@@ -72,7 +72,7 @@ def take(
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     a = asarray(a)
-    indices = _check_int_indices("take", indices)
+    indices = _check_int_indices("take", indices, ValueError)  # JAX's class
     if axis is None:
         a, axis = _shape.ravel(a), 0
     axis = _axis(axis, a.aval.ndim, "take")
