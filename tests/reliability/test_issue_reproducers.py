@@ -502,6 +502,30 @@ _CASES = [
         TypeError,
     ),
     (
+        "scaled_dot ranks",
+        lambda: lax.scaled_dot(jnp.ones((5, 2, 5)), 1.5, rhs_scale=jnp.float32(2)),
+        TypeError,
+    ),
+    (
+        "scaled_dot empty scale",
+        lambda: lax.scaled_dot(
+            jnp.ones((2, 4)),
+            jnp.ones((4, 3)),
+            lhs_scale=jnp.ones((2, 0)),
+            rhs_scale=jnp.ones((1, 3)),
+        ),
+        TypeError,
+    ),
+    ("broadcast_shapes of an int", lambda: lax.broadcast_shapes(1), TypeError),
+    ("lax.stack of a float", lambda: lax.stack(3.0), TypeError),
+    ("cumsum axis before dtype", lambda: lax.cumsum(np.bool_(True)), ValueError),
+    (
+        "tensorsolve leading shape",
+        lambda: jnp.linalg.tensorsolve(jnp.zeros(()), jnp.zeros(1), axes=()),
+        ValueError,
+    ),
+    ("setdiff1d negative size", lambda: jnp.setdiff1d(1, jnp.ones(3), size=-1), ValueError),
+    (
         "quantile method before weights",
         lambda: jnp.quantile(jnp.ones(2), 0.5, method="auto", weights=jnp.ones(2)),
         ValueError,

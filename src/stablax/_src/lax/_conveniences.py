@@ -58,7 +58,9 @@ def stack(operands: Sequence[Any], axis: int = 0) -> Any:
 
     Example: `stack([x, y], axis=1)` of two `int32[2]` is `int32[2,2]` with columns x and y.
     """
-    operands = list(operands)
+    from stablax._src.lax._argcheck import sequence
+
+    operands = sequence(operands, "operands", "lax.stack")
     if not operands:
         raise ValueError("lax.stack: need at least one array to stack")
     shapes = [aval_of(x).shape for x in operands]
@@ -135,7 +137,9 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     """
     if not shapes:
         return ()
-    shapes = [tuple(operator.index(d) for d in s) for s in shapes]
+    from stablax._src.lax._argcheck import int_sequence
+
+    shapes = [int_sequence(s, "each shape", "lax.broadcast_shapes") for s in shapes]
     ndim = max(len(s) for s in shapes)
     padded = [(1,) * (ndim - len(s)) + s for s in shapes]
     result = []
