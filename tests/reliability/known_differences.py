@@ -213,9 +213,12 @@ def _monoid_reduce(call, ours, theirs, difference) -> bool:
 
 def _numpy_errors(call, ours, theirs, difference) -> bool:
     """stablax raises NumPy's error where JAX computes something: geomspace through zero,
+    unravel_index of float indices (NumPy's TypeError; JAX truncates them),
     pad with a non-integer pad_width (NumPy's TypeError; JAX truncates it); rounding integers
     to negative decimals works (JAX raises NotImplementedError)."""
     fn = call["fn"]
+    if fn == "jnp.unravel_index":  # NumPy: "only int indices permitted"
+        return ours["kind"] == "error" and "indices must be of integer type" in ours["message"]
     if fn == "jnp.pad":
         return ours["kind"] == "error" and "pad_width must be of integral type" in ours["message"]
     if fn == "jnp.geomspace":
@@ -375,6 +378,18 @@ def _bytes_argument(call, ours, theirs, difference) -> bool:
     )
 
 
+def _jax_traced_to_numpy(call, ours, theirs, difference) -> bool:
+    """JAX converts a traced argument to NumPy inside its own implementation
+    (TracerArrayConversionError) where stablax checks the arguments and raises its documented
+    error."""
+    return (
+        _error(ours)
+        and _error(theirs)
+        and theirs["type"] == "TracerArrayConversionError"
+        and ours["type"] != "TracerArrayConversionError"
+    )
+
+
 def _jax_missing_rule(call, ours, theirs, difference) -> bool:
     """JAX has no batching (or differentiation) rule for the op and raises NotImplementedError
     before it looks at the arguments; stablax checks them and raises its documented error."""
@@ -390,11 +405,25 @@ def _jax_missing_rule(call, ours, theirs, difference) -> bool:
     )
 
 
+def _single_shape_unchecked(call, ours, theirs, difference) -> bool:
+    """lax.broadcast_shapes with one argument: JAX returns it unchecked (even an int);
+    stablax checks that it is a shape (TypeError)."""
+    return (
+        call["fn"] == "lax.broadcast_shapes"
+        and len(call["args"]) == 1
+        and _error(ours)
+        and "must be a sequence of integers" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
+    ("single-shape-unchecked", _single_shape_unchecked, _single_shape_unchecked.__doc__),
     ("non-square-hermitian", _non_square_hermitian, _non_square_hermitian.__doc__),
     ("static-error-first", _static_error_first, _static_error_first.__doc__),
     ("bytes-argument", _bytes_argument, _bytes_argument.__doc__),
     ("jax-missing-rule", _jax_missing_rule, _jax_missing_rule.__doc__),
+    ("jax-traced-to-numpy", _jax_traced_to_numpy, _jax_traced_to_numpy.__doc__),
     ("unique-of-nothing", _unique_of_nothing, _unique_of_nothing.__doc__),
     ("bad-axis-index-error", _bad_axis_index_error, _bad_axis_index_error.__doc__),
     ("vmap-rank-broadcast", _vmap_rank_broadcast, _vmap_rank_broadcast.__doc__),

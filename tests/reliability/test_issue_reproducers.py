@@ -525,6 +525,12 @@ _CASES = [
         ValueError,
     ),
     ("setdiff1d negative size", lambda: jnp.setdiff1d(1, jnp.ones(3), size=-1), ValueError),
+    ("lstsq leading dimensions", lambda: jnp.linalg.lstsq(jnp.ones(3), jnp.ones(1)), ValueError),
+    (
+        "conv string padding with lhs_dilation first",
+        lambda: lax.conv_general_dilated(jnp.ones(3), jnp.ones(1), (3,), "SAME", lhs_dilation=(3,)),
+        ValueError,
+    ),
     (
         "quantile method before weights",
         lambda: jnp.quantile(jnp.ones(2), 0.5, method="auto", weights=jnp.ones(2)),

@@ -340,6 +340,11 @@ def pinv(a: Any, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None
 
 def _lstsq_impl(a, b, rcond=None, numpy_resid=False):
     a, b = promote_dtypes_inexact(asarray(a), asarray(b))
+    if a.aval.ndim and b.aval.ndim and a.aval.shape[0] != b.aval.shape[0]:  # JAX's order
+        raise ValueError(
+            f"jnp.linalg.lstsq: leading dimensions of a {a.aval.shape} and b {b.aval.shape} "
+            f"must match{mlir.where_suffix()}"
+        )
     a = matrices("lstsq", a, square=False)
     if a.aval.ndim != 2:
         raise TypeError(f"jnp.linalg.lstsq: a must be 2-D, got {a.aval.shape}{mlir.where_suffix()}")
