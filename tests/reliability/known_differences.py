@@ -146,7 +146,8 @@ def _value_difference(difference: tuple[str, str]) -> bool:
 def _numpy_values(call, ours, theirs, difference) -> bool:
     """Where JAX's value is an artefact of XLA's arithmetic, stablax gives NumPy's: modf and
     spacing at infinities and negatives, fmod/floor_divide/remainder of integers by zero,
-    integer powers with exponents of 64 or more (JAX reads 6 bits) or negative ones."""
+    integer powers with exponents of 64 or more (JAX reads 6 bits) or negative ones, integer
+    geomspace whose first element is the exact start (as NumPy; JAX's passes through exp/log)."""
     numpy_fns = _fn(
         "jnp.modf",
         "jnp.spacing",
@@ -157,6 +158,7 @@ def _numpy_values(call, ours, theirs, difference) -> bool:
         "jnp.divmod",
         "jnp.power",
         "jnp.pow",
+        "jnp.geomspace",
     )
     return numpy_fns(call) and _value_difference(difference)
 
@@ -290,6 +292,7 @@ _NUMPY_INDEX_ERROR = re.compile(
     r"index -?\d+ is out of bounds for axis \d+ with size \d+"
     r"|only integers, slices \(`:`\), ellipsis"
     r"|list assignment index out of range"
+    r"|arrays used as indices must be of integer \(or boolean\) type"
 )
 
 
@@ -300,7 +303,9 @@ def _bad_axis_index_error(call, ours, theirs, difference) -> bool:
     return (
         _error(ours)
         and ours["type"] in ("ValueError", "TypeError")
-        and bool(re.search(r"\baxis\b|cannot be interpreted as an integer", ours["message"]))
+        and bool(
+            re.search(r"\baxis\b|\baxes\b|cannot be interpreted as an integer", ours["message"])
+        )
         and _error(theirs)
         and theirs["type"] == "IndexError"
         and bool(_NUMPY_INDEX_ERROR.search(theirs["message"]))
@@ -405,6 +410,18 @@ def _jax_missing_rule(call, ours, theirs, difference) -> bool:
     )
 
 
+def _both_need_concrete(call, ours, theirs, difference) -> bool:
+    """Both ask for concrete values: stablax with ConcretizationTypeError naming the function,
+    JAX with NonConcreteBooleanIndexError (an IndexError) from the boolean mask it uses
+    internally."""
+    return (
+        _error(ours)
+        and ours["type"] == "ConcretizationTypeError"
+        and _error(theirs)
+        and theirs["type"] == "NonConcreteBooleanIndexError"
+    )
+
+
 def _single_shape_unchecked(call, ours, theirs, difference) -> bool:
     """lax.broadcast_shapes with one argument: JAX returns it unchecked (even an int);
     stablax checks that it is a shape (TypeError)."""
@@ -419,6 +436,7 @@ def _single_shape_unchecked(call, ours, theirs, difference) -> bool:
 
 RULES: list[Rule] = [
     ("single-shape-unchecked", _single_shape_unchecked, _single_shape_unchecked.__doc__),
+    ("both-need-concrete", _both_need_concrete, _both_need_concrete.__doc__),
     ("non-square-hermitian", _non_square_hermitian, _non_square_hermitian.__doc__),
     ("static-error-first", _static_error_first, _static_error_first.__doc__),
     ("bytes-argument", _bytes_argument, _bytes_argument.__doc__),

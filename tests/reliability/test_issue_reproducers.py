@@ -532,6 +532,22 @@ _CASES = [
         ValueError,
     ),
     (
+        "rng_bit_generator int shape",
+        lambda: lax.rng_bit_generator(jnp.zeros(2, jnp.uint32), 1),
+        TypeError,
+    ),
+    ("approx_max_k k before rank", lambda: lax.approx_max_k(0.0, -2), ValueError),
+    (
+        "pinv rtol and rcond",
+        lambda: jnp.linalg.pinv(jnp.ones((2, 2)), rtol=0.0, rcond=0.0),
+        ValueError,
+    ),
+    (
+        "put mode before indices",
+        lambda: jnp.put(jnp.ones(3), jnp.ones(1), 1.0, mode="constant", inplace=False),
+        ValueError,
+    ),
+    (
         "quantile method before weights",
         lambda: jnp.quantile(jnp.ones(2), 0.5, method="auto", weights=jnp.ones(2)),
         ValueError,
@@ -674,6 +690,7 @@ _RESULT_TYPES = [
         "float32",
         False,
     ),
+    ("angle of a Python complex", lambda: jnp.angle(0.5 + 0j), 0.0, "float32", True),
     (
         "histogram edges with complex weights",
         lambda: jnp.histogram(jnp.array([1.0, 2.0, 3.0]), bins=2, weights=jnp.array([1j, 1, 1]))[1],

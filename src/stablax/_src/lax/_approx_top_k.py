@@ -32,6 +32,8 @@ def _approx_top_k(
     aggregate_to_topk: bool,
 ) -> tuple[Any, Any]:
     aval = aval_of(operand)
+    if operator.index(k) <= 0:  # first, in JAX's order
+        raise ValueError(f"{name}: k must be positive, got {k}{mlir.where_suffix()}")
     if aval.ndim == 0:  # JAX's order and class
         raise TypeError(f"{name}: operand must have at least one dimension, got shape ()")
     if not dtypes.issubdtype(aval.dtype, np.floating):

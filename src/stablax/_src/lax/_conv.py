@@ -482,7 +482,8 @@ def conv_general_dilated(
     """
     op = "conv_general_dilated"
     lhs_shape, rhs_shape = aval_of(lhs).shape, aval_of(rhs).shape
-    if isinstance(padding, str) and lhs_dilation is not None:  # first, in JAX's order
+    # After the rank-equality check and before the rank >= 2 one, in JAX's order.
+    if isinstance(padding, str) and lhs_dilation is not None and len(lhs_shape) == len(rhs_shape):
         dilations = lhs_dilation if isinstance(lhs_dilation, (list, tuple)) else ()
         if any(isinstance(d, int) and d != 1 for d in dilations):
             raise _error(

@@ -176,6 +176,8 @@ def put(a: Any, ind: Any, v: Any, mode: str | None = None, *, inplace: bool = Tr
     if inplace:
         raise _inplace_error("put")
     a = asarray(a)
+    if mode not in (None, "fill", "clip", "wrap", "raise"):  # before the indices, as JAX
+        raise ValueError(f"jnp.put: mode should be one of 'wrap' or 'clip'; got mode={mode!r}")
     ind = _shape.ravel(_check_int_indices("put", ind))
     v = _shape.ravel(asarray(v))
     count, size = ind.aval.shape[0], a.aval.size

@@ -334,6 +334,10 @@ def pinv(a: Any, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None
     Singular values below `rtol` times the largest (default 10 max(m, n) eps) count as zero.
     """
     if rcond is not None:
+        if rtol is not None:  # JAX's check
+            raise ValueError(
+                f"jnp.linalg.pinv: only one of rtol and rcond may be specified{mlir.where_suffix()}"
+            )
         rtol = rcond
     return _pinv(a, rtol, hermitian=bool(hermitian))
 

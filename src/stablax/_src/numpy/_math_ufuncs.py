@@ -129,10 +129,13 @@ def angle(z: Any, deg: bool = False) -> Any:
 
 
 def _angle_impl(z, deg):
+    # JAX keeps a weak type only for a weak complex input (a Python complex).
+    weak = dtypes.is_weakly_typed(z) and dtypes.dtype_of(z).kind == "c"
     z = _to_default_float(z)
     re, im = (lax.real(z), lax.imag(z)) if z.aval.dtype.kind == "c" else (z, lax.full_like(z, 0))
     out = lax.atan2(im, re)
-    return lax.mul(out, _const(out, 180 / math.pi)) if deg else out
+    out = lax.mul(out, _const(out, 180 / math.pi)) if deg else out
+    return lax.convert_element_type(out, out.aval.dtype, weak_type=weak)
 
 
 _angle = _eager(_angle_impl, static_argnames="deg")
