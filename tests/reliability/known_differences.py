@@ -434,7 +434,20 @@ def _single_shape_unchecked(call, ours, theirs, difference) -> bool:
     )
 
 
+def _empty_default_dtype(call, ours, theirs, difference) -> bool:
+    """lax.empty with x64 off: JAX returns a 64-bit array (its dtype argument is not
+    canonicalized, so None gives float64 and uint64 stays uint64); stablax gives the canonical
+    32-bit dtype, as every other constructor does in that mode."""
+    return (
+        call["fn"] == "lax.empty"
+        and not call["x64"]
+        and difference[0] == "diverge-dtype"
+        and bool(re.search(r"vs JAX \w+64$", difference[1]))
+    )
+
+
 RULES: list[Rule] = [
+    ("empty-default-dtype", _empty_default_dtype, _empty_default_dtype.__doc__),
     ("single-shape-unchecked", _single_shape_unchecked, _single_shape_unchecked.__doc__),
     ("both-need-concrete", _both_need_concrete, _both_need_concrete.__doc__),
     ("non-square-hermitian", _non_square_hermitian, _non_square_hermitian.__doc__),

@@ -548,6 +548,16 @@ _CASES = [
         ValueError,
     ),
     (
+        "dynamic_index_in_dim allow_negative_indices=None",
+        lambda: stablax.jit(
+            lambda x: lax.dynamic_index_in_dim(x, -3, keepdims=False, allow_negative_indices=None)
+        )(jnp.array([5, 6, 7])),
+        ValueError,  # None is False, as in JAX; stablax rejects a static negative index then
+    ),
+    ("shape_as_value of an int", lambda: lax.shape_as_value(0), TypeError),
+    ("lax.tile with int reps", lambda: lax.tile(jnp.ones(2), 3), TypeError),
+    ("choose from an int", lambda: jnp.choose(jnp.int8(0), 4), TypeError),
+    (
         "quantile method before weights",
         lambda: jnp.quantile(jnp.ones(2), 0.5, method="auto", weights=jnp.ones(2)),
         ValueError,

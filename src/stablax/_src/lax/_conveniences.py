@@ -89,7 +89,9 @@ def tile(operand: Any, reps: Sequence[int]) -> Any:
     Lowers to a reshape, a `stablehlo.broadcast_in_dim` and a reshape.
     """
     aval = aval_of(operand)
-    reps = tuple(operator.index(r) for r in reps)
+    from stablax._src.lax._argcheck import int_sequence
+
+    reps = int_sequence(reps, "reps", "lax.tile")
     if len(reps) != aval.ndim:
         raise TypeError(
             "reps length must be equal to the ndim of x, got "
@@ -207,7 +209,9 @@ def dtype(x: Any) -> np.dtype:
 
 def shape_as_value(shape: Sequence[int]) -> np.ndarray:
     """A shape as a 1-D integer array (int64 if a dimension needs it, else int32)."""
-    shape = tuple(operator.index(d) for d in shape)
+    from stablax._src.lax._argcheck import int_sequence
+
+    shape = int_sequence(shape, "shape", "lax.shape_as_value")
     wide = any(d > np.iinfo(np.int32).max for d in shape)
     value = np.asarray(shape, dtype=np.int64 if wide else np.int32).reshape(len(shape))
     # As JAX: the empty shape comes back as an array, a non-empty one as a NumPy array.

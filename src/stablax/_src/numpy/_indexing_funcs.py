@@ -300,7 +300,7 @@ def choose(a: Any, choices: Any, out: None = None, mode: str = "raise") -> Any:
             f"jnp.choose: indices must be of integer type, got {a.aval.dtype.name}"
             f"{mlir.where_suffix()}"
         )
-    choices = [asarray(c) for c in choices]
+    choices = [asarray(c) for c in sequence(choices, "choices", "jnp.choose")]
     n = len(choices)
     if mode == "raise":
         concrete = _concrete_or_none(a)
