@@ -371,13 +371,18 @@ def run_fuzz(
     python: str | None = None,
     progress: Any = None,
     functions: dict | None = None,
+    per_function: int | None = None,
 ) -> Report:
     """Runs `calls` calls drawn by hypothesis, spread evenly over the functions (in an order
-    shuffled by `seed_value`), and classifies each outcome."""
+    shuffled by `seed_value`), and classifies each outcome. With `per_function`, each function
+    gets that many calls and a short run covers the first calls / per_function functions of the
+    shuffled order (hypothesis's first example of a function is its simplest, so one call per
+    function explores little)."""
     functions = fuzz_strategies.catalog() if functions is None else functions
     names = sorted(functions)
     random.Random(seed_value).shuffle(names)
-    per_function = max(1, -(-calls // len(names)))
+    if per_function is None:
+        per_function = max(1, -(-calls // len(names)))
     report = Report(seed_value, calls, compare)
     pool = WorkerPool(compare, timeout, python)
     try:
@@ -419,6 +424,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", default=None, help="write the findings here (JSON)")
     parser.add_argument("--only", default=None, help="comma-separated function names")
     parser.add_argument(
+        "--per-function",
+        type=int,
+        default=None,
+        help="calls per function (default: --calls spread over all functions)",
+    )
+    parser.add_argument(
         "--reclassify", default=None, help="count the findings of an earlier report again"
     )
     args = parser.parse_args(argv)
@@ -452,6 +463,7 @@ def main(argv: list[str] | None = None) -> int:
         args.timeout,
         progress=progress,
         functions=functions,
+        per_function=args.per_function,
     )
     print(json.dumps(report.summary(), indent=1))
     if args.report:

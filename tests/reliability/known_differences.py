@@ -53,6 +53,9 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"invalid literal for int\(\)",
             r"\bjaxlib\b|_src\.",
             r"(?:tuple|list) index out of range",
+            r"must have __hash__ and __eq__ methods",
+            r"Cannot lower jaxpr with verifier errors",
+            r"The truth value of an array with more than one element is ambiguous",
         ]
     )
 )
@@ -72,10 +75,14 @@ def _jax_internal(call: dict, ours: dict, theirs: dict, difference: tuple[str, s
 
 
 def _list_input(call: dict, ours: dict, theirs: dict, difference: tuple[str, str]) -> bool:
-    """JAX rejects a list or tuple passed for an array; stablax converts it, as NumPy does."""
+    """JAX rejects a list or tuple passed for an array (jnp and lax alike); stablax converts
+    it with asarray's rules, as NumPy does."""
     return _error(theirs) and bool(
         re.search(
-            r"requires ndarray or scalar arguments, got <class '(?:list|tuple)'>", theirs["message"]
+            r"requires ndarray or scalar arguments, got <class '(?:list|tuple)'>"
+            r"|Error interpreting argument to \w+ as a JAX value\. The problematic value is of "
+            r"type <class '(?:list|tuple)'>",
+            theirs["message"],
         )
     )
 
@@ -139,7 +146,8 @@ def _value_difference(difference: tuple[str, str]) -> bool:
 def _numpy_values(call, ours, theirs, difference) -> bool:
     """Where JAX's value is an artefact of XLA's arithmetic, stablax gives NumPy's: modf and
     spacing at infinities and negatives, fmod/floor_divide/remainder of integers by zero,
-    integer powers with exponents of 64 or more (JAX reads 6 bits) or negative ones."""
+    integer powers with exponents of 64 or more (JAX reads 6 bits) or negative ones, integer
+    geomspace whose first element is the exact start (as NumPy; JAX's passes through exp/log)."""
     numpy_fns = _fn(
         "jnp.modf",
         "jnp.spacing",
@@ -150,6 +158,7 @@ def _numpy_values(call, ours, theirs, difference) -> bool:
         "jnp.divmod",
         "jnp.power",
         "jnp.pow",
+        "jnp.geomspace",
     )
     return numpy_fns(call) and _value_difference(difference)
 
@@ -206,8 +215,14 @@ def _monoid_reduce(call, ours, theirs, difference) -> bool:
 
 def _numpy_errors(call, ours, theirs, difference) -> bool:
     """stablax raises NumPy's error where JAX computes something: geomspace through zero,
-    rounding integers to negative decimals works (JAX raises NotImplementedError)."""
+    unravel_index of float indices (NumPy's TypeError; JAX truncates them),
+    pad with a non-integer pad_width (NumPy's TypeError; JAX truncates it); rounding integers
+    to negative decimals works (JAX raises NotImplementedError)."""
     fn = call["fn"]
+    if fn == "jnp.unravel_index":  # NumPy: "only int indices permitted"
+        return ours["kind"] == "error" and "indices must be of integer type" in ours["message"]
+    if fn == "jnp.pad":
+        return ours["kind"] == "error" and "pad_width must be of integral type" in ours["message"]
     if fn == "jnp.geomspace":
         return ours["kind"] == "error" and "cannot include zero" in ours["message"]
     if fn in ("jnp.round", "jnp.around"):
@@ -215,7 +230,239 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
     return False
 
 
+_SAME_DTYPES = re.compile(r"requires arguments to have the same dtypes, got")
+
+
+def _lax_python_scalars(call, ours, theirs, difference) -> bool:
+    """In stablax.lax's binary ops a Python scalar takes the dtype of an array operand of its
+    kind (lax._elementwise_common._prepare; stablax's own compositions rely on it) and one out
+    of that dtype's range raises OverflowError as in jnp; JAX 0.10.2 gives it the default
+    dtype and raises TypeError whenever that differs from the other operand's."""
+    has_scalar = any(
+        ("py" in a and isinstance(a["py"], (int, float)))
+        or ("array" in a and a.get("as") == "list" and a["array"] == [])  # a 0-d .tolist()
+        for a in call["args"]
+    )
+    if not (call["fn"].startswith("lax.") and has_scalar and _error(theirs)):
+        return False
+    if not _SAME_DTYPES.search(theirs["message"]):
+        return False
+    return ours["kind"] == "value" or (
+        ours["type"] == "OverflowError" and "out of bounds for" in ours["message"]
+    )
+
+
+def _integer_select_predicate(call, ours, theirs, difference) -> bool:
+    """lax.select documents a boolean predicate and stablax enforces it (TypeError); JAX 0.10.2
+    passes an integer one on to select_n, where it is a case index (out-of-range values pick
+    an undefined case)."""
+    return (
+        call["fn"] == "lax.select"
+        and ours["kind"] == "error"
+        and "predicate must be boolean" in ours["message"]
+    )
+
+
+def _grad_of_integer_op(call, ours, theirs, difference) -> bool:
+    """Under grad, JAX looks for the op's differentiation rule before checking its operand's
+    dtype (NotImplementedError for an integer-only op such as clz, population_count or the
+    shifts); stablax checks the dtype first and raises the TypeError the op raises eagerly."""
+    return (
+        call["mode"] == "grad"
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and "does not accept dtype" in ours["message"]
+        and _error(theirs)
+        and "Differentiation rule for" in theirs["message"]
+    )
+
+
+def _integer_quantiles(call, ours, theirs, difference) -> bool:
+    """jnp.quantile/percentile with integer q: JAX applies lax.floor to q in its own dtype and
+    raises TypeError; stablax (like NumPy) computes the quantile."""
+    return (
+        call["fn"] in ("jnp.quantile", "jnp.nanquantile", "jnp.percentile", "jnp.nanpercentile")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(re.search(r"floor does not accept dtype u?int", theirs["message"]))
+    )
+
+
+_NUMPY_INDEX_ERROR = re.compile(
+    r"index -?\d+ is out of bounds for axis \d+ with size \d+"
+    r"|only integers, slices \(`:`\), ellipsis"
+    r"|list assignment index out of range"
+    r"|arrays used as indices must be of integer \(or boolean\) type"
+)
+
+
+def _bad_axis_index_error(call, ours, theirs, difference) -> bool:
+    """A bad axis: JAX indexes a shape tuple or a NumPy permutation with it and lets the
+    IndexError of NumPy or Python escape; stablax checks the axis and raises ValueError naming
+    it (NumPy's AxisError is a ValueError too), or TypeError for a non-integer axis (as NumPy)."""
+    return (
+        _error(ours)
+        and ours["type"] in ("ValueError", "TypeError")
+        and bool(
+            re.search(r"\baxis\b|\baxes\b|cannot be interpreted as an integer", ours["message"])
+        )
+        and _error(theirs)
+        and theirs["type"] == "IndexError"
+        and bool(_NUMPY_INDEX_ERROR.search(theirs["message"]))
+    )
+
+
+def _vmap_rank_broadcast(call, ours, theirs, difference) -> bool:
+    """Under vmap, JAX's batching rule of a lax binary op broadcasts operands whose
+    per-example ranks differ, which the op itself rejects outside vmap; stablax applies the
+    op's own rule (TypeError, the one JAX raises eagerly)."""
+    return (
+        call["mode"] == "vmap"
+        and call["fn"].startswith("lax.")
+        and _error(ours)
+        and "must have the same number of dimensions" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
+def _fft_through_pad(call, ours, theirs, difference) -> bool:
+    """jnp.fft.*n with s=() (no axes): JAX fails in the jnp.pad it calls internally; stablax
+    returns the input as the complex transform over no axes."""
+    return (
+        call["fn"].startswith("jnp.fft.")
+        and _error(theirs)
+        and theirs["message"].startswith("jnp.pad: pad_width with nd=")
+    )
+
+
+def _unique_of_nothing(call, ours, theirs, difference) -> bool:
+    """jnp.unique and friends of a size-0 array under jit/vmap: stablax knows there are no
+    distinct values without looking at any (the result shape is static); JAX asks for a
+    concrete input (ConcretizationTypeError) as it does for every traced input."""
+    return (
+        call["fn"].startswith(("jnp.unique", "jnp.union1d", "jnp.intersect1d", "jnp.setdiff1d"))
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and theirs["type"] == "ConcretizationTypeError"
+        and any(0 in s.get("array", [1]) for s in _arrays(call))
+    )
+
+
+def _non_square_hermitian(call, ours, theirs, difference) -> bool:
+    """eigh/eigvalsh/cholesky of a non-square (..., m, 1) or (..., 1, n) input: JAX's
+    symmetrize_input adds the input to its transpose, which broadcasts to a square matrix, and
+    decomposes that; stablax rejects the input, as NumPy (LinAlgError)."""
+    return (
+        call["fn"] in ("jnp.linalg.eigh", "jnp.linalg.eigvalsh", "jnp.linalg.cholesky")
+        and _error(ours)
+        and "must have shape [..., n, n]" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
+def _static_error_first(call, ours, theirs, difference) -> bool:
+    """stablax rejects a static argument or shape (ValueError/TypeError naming it) before it
+    needs a traced value to be concrete; JAX asks for the concrete value first."""
+    return (
+        _error(ours)
+        and ours["type"] in ("ValueError", "TypeError")
+        and _error(theirs)
+        and theirs["type"] == "ConcretizationTypeError"
+    )
+
+
+def _bytes_argument(call, ours, theirs, difference) -> bool:
+    """bytes passed for a sequence (a shape, axes, a condition list): stablax raises TypeError
+    (issue #15, C5: b'ab' is no shape); JAX iterates the bytes as the integers 97, 98."""
+    has_bytes = any("bytes" in a for a in [*call["args"], *call["kwargs"].values()])
+    return (
+        has_bytes
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and bool(re.search(r"got b'|got bytes|bytes|dtype \|S\d", ours["message"]))
+    )
+
+
+def _jax_traced_to_numpy(call, ours, theirs, difference) -> bool:
+    """JAX converts a traced argument to NumPy inside its own implementation
+    (TracerArrayConversionError) where stablax checks the arguments and raises its documented
+    error."""
+    return (
+        _error(ours)
+        and _error(theirs)
+        and theirs["type"] == "TracerArrayConversionError"
+        and ours["type"] != "TracerArrayConversionError"
+    )
+
+
+def _jax_missing_rule(call, ours, theirs, difference) -> bool:
+    """JAX has no batching (or differentiation) rule for the op and raises NotImplementedError
+    before it looks at the arguments; stablax checks them and raises its documented error."""
+    return (
+        _error(ours)
+        and _error(theirs)
+        and theirs["type"] == "NotImplementedError"
+        and bool(
+            re.search(
+                r"(?:Batching|Differentiation) rule for '\w+' not implemented", theirs["message"]
+            )
+        )
+    )
+
+
+def _both_need_concrete(call, ours, theirs, difference) -> bool:
+    """Both ask for concrete values: stablax with ConcretizationTypeError naming the function,
+    JAX with NonConcreteBooleanIndexError (an IndexError) from the boolean mask it uses
+    internally."""
+    return (
+        _error(ours)
+        and ours["type"] == "ConcretizationTypeError"
+        and _error(theirs)
+        and theirs["type"] == "NonConcreteBooleanIndexError"
+    )
+
+
+def _single_shape_unchecked(call, ours, theirs, difference) -> bool:
+    """lax.broadcast_shapes with one argument: JAX returns it unchecked (even an int);
+    stablax checks that it is a shape (TypeError)."""
+    return (
+        call["fn"] == "lax.broadcast_shapes"
+        and len(call["args"]) == 1
+        and _error(ours)
+        and "must be a sequence of integers" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
+def _empty_default_dtype(call, ours, theirs, difference) -> bool:
+    """lax.empty with x64 off: JAX returns a 64-bit array (its dtype argument is not
+    canonicalized, so None gives float64 and uint64 stays uint64); stablax gives the canonical
+    32-bit dtype, as every other constructor does in that mode."""
+    return (
+        call["fn"] == "lax.empty"
+        and not call["x64"]
+        and difference[0] == "diverge-dtype"
+        and bool(re.search(r"vs JAX \w+64$", difference[1]))
+    )
+
+
 RULES: list[Rule] = [
+    ("empty-default-dtype", _empty_default_dtype, _empty_default_dtype.__doc__),
+    ("single-shape-unchecked", _single_shape_unchecked, _single_shape_unchecked.__doc__),
+    ("both-need-concrete", _both_need_concrete, _both_need_concrete.__doc__),
+    ("non-square-hermitian", _non_square_hermitian, _non_square_hermitian.__doc__),
+    ("static-error-first", _static_error_first, _static_error_first.__doc__),
+    ("bytes-argument", _bytes_argument, _bytes_argument.__doc__),
+    ("jax-missing-rule", _jax_missing_rule, _jax_missing_rule.__doc__),
+    ("jax-traced-to-numpy", _jax_traced_to_numpy, _jax_traced_to_numpy.__doc__),
+    ("unique-of-nothing", _unique_of_nothing, _unique_of_nothing.__doc__),
+    ("bad-axis-index-error", _bad_axis_index_error, _bad_axis_index_error.__doc__),
+    ("vmap-rank-broadcast", _vmap_rank_broadcast, _vmap_rank_broadcast.__doc__),
+    ("fft-through-pad", _fft_through_pad, _fft_through_pad.__doc__),
+    ("lax-python-scalars", _lax_python_scalars, _lax_python_scalars.__doc__),
+    ("integer-select-predicate", _integer_select_predicate, _integer_select_predicate.__doc__),
+    ("grad-of-integer-op", _grad_of_integer_op, _grad_of_integer_op.__doc__),
+    ("integer-quantiles", _integer_quantiles, _integer_quantiles.__doc__),
     ("numpy-values", _numpy_values, _numpy_values.__doc__),
     ("array-api-special-values", _array_api_special_values, _array_api_special_values.__doc__),
     ("half-precision-linalg", _half_precision_linalg, _half_precision_linalg.__doc__),

@@ -436,6 +436,132 @@ _CASES = [
         lambda: jnp.linalg.cholesky(jnp.array([[4, 0], [0, 9]])),
         [[2.0, 0.0], [0.0, 3.0]],
     ),
+    ("unravel_index int shape", lambda: jnp.unravel_index(jnp.array([3, 1]), 4), [[3, 1]]),
+    (
+        "unravel_index bool indices",
+        lambda: jnp.unravel_index(jnp.array([False, True]), (3, 3)),
+        [[0, 0], [0, 1]],
+    ),
+    ("extract size=0 long condition", lambda: jnp.extract(jnp.ones(3), jnp.ones(1), size=0), []),
+    (
+        "extract unused fill_value",
+        lambda: jnp.extract(1.5, jnp.array([[-3.0, 2.0]]), fill_value=jnp.ones((1, 2))),
+        [-3.0],
+    ),
+    (
+        "union1d unused fill_value",
+        lambda: jnp.union1d(jnp.array([6, 2, 1]), 0.5, fill_value=jnp.array([7, 1, 2])),
+        [0.5, 1.0, 2.0, 6.0],
+    ),
+    (
+        "lu_pivots_to_permutation size before dtype",
+        lambda: lax.linalg.lu_pivots_to_permutation(jnp.ones(3), 0),
+        ValueError,
+    ),
+    (
+        "arctan of a huge int under jit",
+        lambda: stablax.jit(lambda: jnp.arctan(2**31))(),
+        OverflowError,
+    ),
+    ("reduce_sum of a string", lambda: lax.reduce_sum("a", (0,)), TypeError),
+    ("reduce_sum of bools", lambda: lax.reduce_sum(jnp.ones(3, bool), (0,)), TypeError),
+    ("reduce_prod of bools", lambda: lax.reduce_prod(jnp.ones(3, bool), (0,)), TypeError),
+    ("reduce_xor dtype before axes", lambda: lax.reduce_xor(jnp.ones((1, 1)), (0, -3)), TypeError),
+    ("sort tuple num_keys", lambda: lax.sort(jnp.ones(3), num_keys=(1,)), ValueError),
+    (
+        "searchsorted float sorter before method",
+        lambda: jnp.searchsorted(jnp.ones(3), 1.0, sorter=jnp.ones(3), method="linear"),
+        TypeError,
+    ),
+    ("approx_min_k of a scalar", lambda: lax.approx_min_k(jnp.ones(()), 1), TypeError),
+    (
+        "put_along_axis axis=None 0-d indices",
+        lambda: jnp.put_along_axis(jnp.ones(3), 0.5, jnp.ones(4), None, inplace=False),
+        ValueError,
+    ),
+    (
+        "put_along_axis values that do not broadcast",
+        lambda: jnp.put_along_axis(jnp.ones(3), jnp.ones(3), jnp.ones(4), 0, inplace=False),
+        ValueError,
+    ),
+    ("qr mode before shape", lambda: jnp.linalg.qr(jnp.ones(3), mode="constant"), ValueError),
+    ("eigh UPLO before shape", lambda: jnp.linalg.eigh(jnp.ones(3), UPLO="X"), ValueError),
+    (
+        "full_like traced fill_value",
+        lambda: stablax.jit(lambda v: lax.full_like(np.uint32(3), v))(jnp.uint32(1)),
+        1,
+    ),
+    ("roots of a constant", lambda: jnp.roots(3.0), []),
+    ("take float indices", lambda: jnp.take(jnp.ones(3), jnp.ones(2)), ValueError),
+    ("rng_uniform int shape", lambda: lax.rng_uniform(0.0, 1.0, 3), TypeError),
+    (
+        "conv_general_dilated_patches filter rank",
+        lambda: lax.conv_general_dilated_patches(
+            jnp.ones((2, 2, 2, 2)), (2, 2, 2, 2), (3,), "SAME"
+        ),
+        TypeError,
+    ),
+    (
+        "scaled_dot ranks",
+        lambda: lax.scaled_dot(jnp.ones((5, 2, 5)), 1.5, rhs_scale=jnp.float32(2)),
+        TypeError,
+    ),
+    (
+        "scaled_dot empty scale",
+        lambda: lax.scaled_dot(
+            jnp.ones((2, 4)),
+            jnp.ones((4, 3)),
+            lhs_scale=jnp.ones((2, 0)),
+            rhs_scale=jnp.ones((1, 3)),
+        ),
+        TypeError,
+    ),
+    ("broadcast_shapes of an int", lambda: lax.broadcast_shapes(1), TypeError),
+    ("lax.stack of a float", lambda: lax.stack(3.0), TypeError),
+    ("cumsum axis before dtype", lambda: lax.cumsum(np.bool_(True)), ValueError),
+    (
+        "tensorsolve leading shape",
+        lambda: jnp.linalg.tensorsolve(jnp.zeros(()), jnp.zeros(1), axes=()),
+        ValueError,
+    ),
+    ("setdiff1d negative size", lambda: jnp.setdiff1d(1, jnp.ones(3), size=-1), ValueError),
+    ("lstsq leading dimensions", lambda: jnp.linalg.lstsq(jnp.ones(3), jnp.ones(1)), ValueError),
+    (
+        "conv string padding with lhs_dilation first",
+        lambda: lax.conv_general_dilated(jnp.ones(3), jnp.ones(1), (3,), "SAME", lhs_dilation=(3,)),
+        ValueError,
+    ),
+    (
+        "rng_bit_generator int shape",
+        lambda: lax.rng_bit_generator(jnp.zeros(2, jnp.uint32), 1),
+        TypeError,
+    ),
+    ("approx_max_k k before rank", lambda: lax.approx_max_k(0.0, -2), ValueError),
+    (
+        "pinv rtol and rcond",
+        lambda: jnp.linalg.pinv(jnp.ones((2, 2)), rtol=0.0, rcond=0.0),
+        ValueError,
+    ),
+    (
+        "put mode before indices",
+        lambda: jnp.put(jnp.ones(3), jnp.ones(1), 1.0, mode="constant", inplace=False),
+        ValueError,
+    ),
+    (
+        "dynamic_index_in_dim allow_negative_indices=None",
+        lambda: stablax.jit(
+            lambda x: lax.dynamic_index_in_dim(x, -3, keepdims=False, allow_negative_indices=None)
+        )(jnp.array([5, 6, 7])),
+        ValueError,  # None is False, as in JAX; stablax rejects a static negative index then
+    ),
+    ("shape_as_value of an int", lambda: lax.shape_as_value(0), TypeError),
+    ("lax.tile with int reps", lambda: lax.tile(jnp.ones(2), 3), TypeError),
+    ("choose from an int", lambda: jnp.choose(jnp.int8(0), 4), TypeError),
+    (
+        "quantile method before weights",
+        lambda: jnp.quantile(jnp.ones(2), 0.5, method="auto", weights=jnp.ones(2)),
+        ValueError,
+    ),
 ]
 
 
@@ -553,6 +679,28 @@ _RESULT_TYPES = [
         "float32",
         False,
     ),
+    (
+        "hypot of an int array and a Python float",
+        lambda: jnp.hypot(jnp.array([3], jnp.int8), 4.0),
+        [5.0],
+        "float32",
+        False,
+    ),
+    (
+        "histogramdd density of bfloat16",
+        lambda: jnp.histogramdd(jnp.ones((2, 2), jnp.bfloat16), bins=1, density=True)[0],
+        [[1.0]],
+        "bfloat16",
+        False,
+    ),
+    (
+        "histogramdd int weights",
+        lambda: jnp.histogramdd(jnp.ones((2, 2)), bins=1, weights=jnp.array([1, 2]))[0],
+        [[3.0]],
+        "float32",
+        False,
+    ),
+    ("angle of a Python complex", lambda: jnp.angle(0.5 + 0j), 0.0, "float32", True),
     (
         "histogram edges with complex weights",
         lambda: jnp.histogram(jnp.array([1.0, 2.0, 3.0]), bins=2, weights=jnp.array([1j, 1, 1]))[1],

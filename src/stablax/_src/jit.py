@@ -448,12 +448,23 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                     return entry.out_fast.unflatten(list(map(Array, outs, entry.out_avals)))
                 return _wrap_outputs(entry, outs, args)
         if trace_state.stack:
+            _check_python_ints(args, statics)
             return inline_call(jitted, fun, args, kwargs)
         if config.jax_disable_jit:
             return fun(*args, **kwargs)
         return general(args, kwargs)
 
     return call
+
+
+def _check_python_ints(args: tuple, statics: Any) -> None:
+    """A Python int argument of a jitted function inlined into a trace is parsed as at the top
+    level (and as in JAX): outside the default integer type it is an OverflowError."""
+    for i, a in enumerate(args):
+        if type(a) is int and i not in statics:
+            info = np.iinfo(dtypes.python_scalar_dtype(a))
+            if not info.min <= a <= info.max:
+                raise OverflowError(f"Python int {a} too large to convert to {info.dtype.name}")
 
 
 def _run(entry: _Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:

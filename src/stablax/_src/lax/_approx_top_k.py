@@ -32,10 +32,12 @@ def _approx_top_k(
     aggregate_to_topk: bool,
 ) -> tuple[Any, Any]:
     aval = aval_of(operand)
+    if operator.index(k) <= 0:  # first, in JAX's order
+        raise ValueError(f"{name}: k must be positive, got {k}{mlir.where_suffix()}")
+    if aval.ndim == 0:  # JAX's order and class
+        raise TypeError(f"{name}: operand must have at least one dimension, got shape ()")
     if not dtypes.issubdtype(aval.dtype, np.floating):
         raise ValueError(f"{name}: operand must be a floating type, got {aval.dtype}")
-    if aval.ndim == 0:
-        raise ValueError(f"{name}: operand must have at least one dimension")
     dim = canonicalize_axis(reduction_dimension, aval.ndim, name)
     k = operator.index(k)
     size = aval.shape[dim]

@@ -482,6 +482,16 @@ def conv_general_dilated(
     """
     op = "conv_general_dilated"
     lhs_shape, rhs_shape = aval_of(lhs).shape, aval_of(rhs).shape
+    # After the rank-equality check and before the rank >= 2 one, in JAX's order.
+    if isinstance(padding, str) and lhs_dilation is not None and len(lhs_shape) == len(rhs_shape):
+        dilations = lhs_dilation if isinstance(lhs_dilation, (list, tuple)) else ()
+        if any(isinstance(d, int) and d != 1 for d in dilations):
+            raise _error(
+                op,
+                "string padding is not supported with lhs_dilation; give explicit (low, high) "
+                "pairs or use lax.conv_transpose",
+                ValueError,
+            )
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers, op)
     n = len(lhs_shape) - 2
     strides = _spatial(window_strides, n, "window_strides", op)

@@ -153,6 +153,11 @@ def conv_general_dilated_patches(
     op = "conv_general_dilated_patches"
     aval = aval_of(lhs)
     filter_shape = _spatial(filter_shape, aval.ndim - 2, "filter_shape", op)
+    if len(filter_shape) != aval.ndim - 2:  # JAX's class: the kernel's rank would differ
+        raise TypeError(
+            f"lax.{op}: filter_shape {filter_shape} needs one size per spatial dimension of "
+            f"lhs {aval.str_short()}{mlir.where_suffix()}"
+        )
     rhs_shape = [0] * aval.ndim
     dn = conv_dimension_numbers(aval.shape, rhs_shape, dimension_numbers, op)
     channels = aval.shape[dn.lhs_spec[1]]

@@ -58,7 +58,9 @@ def stack(operands: Sequence[Any], axis: int = 0) -> Any:
 
     Example: `stack([x, y], axis=1)` of two `int32[2]` is `int32[2,2]` with columns x and y.
     """
-    operands = list(operands)
+    from stablax._src.lax._argcheck import sequence
+
+    operands = sequence(operands, "operands", "lax.stack")
     if not operands:
         raise ValueError("lax.stack: need at least one array to stack")
     shapes = [aval_of(x).shape for x in operands]
@@ -87,7 +89,9 @@ def tile(operand: Any, reps: Sequence[int]) -> Any:
     Lowers to a reshape, a `stablehlo.broadcast_in_dim` and a reshape.
     """
     aval = aval_of(operand)
-    reps = tuple(operator.index(r) for r in reps)
+    from stablax._src.lax._argcheck import int_sequence
+
+    reps = int_sequence(reps, "reps", "lax.tile")
     if len(reps) != aval.ndim:
         raise TypeError(
             "reps length must be equal to the ndim of x, got "
@@ -135,7 +139,9 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     """
     if not shapes:
         return ()
-    shapes = [tuple(operator.index(d) for d in s) for s in shapes]
+    from stablax._src.lax._argcheck import int_sequence
+
+    shapes = [int_sequence(s, "each shape", "lax.broadcast_shapes") for s in shapes]
     ndim = max(len(s) for s in shapes)
     padded = [(1,) * (ndim - len(s)) + s for s in shapes]
     result = []
@@ -203,7 +209,9 @@ def dtype(x: Any) -> np.dtype:
 
 def shape_as_value(shape: Sequence[int]) -> np.ndarray:
     """A shape as a 1-D integer array (int64 if a dimension needs it, else int32)."""
-    shape = tuple(operator.index(d) for d in shape)
+    from stablax._src.lax._argcheck import int_sequence
+
+    shape = int_sequence(shape, "shape", "lax.shape_as_value")
     wide = any(d > np.iinfo(np.int32).max for d in shape)
     value = np.asarray(shape, dtype=np.int64 if wide else np.int32).reshape(len(shape))
     # As JAX: the empty shape comes back as an array, a non-empty one as a NumPy array.

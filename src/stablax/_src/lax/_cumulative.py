@@ -28,13 +28,13 @@ from stablax._src.lax._shapes import aval_of, full_like
 
 def _cumulative(computation: str, opname: str, operand: Any, axis: int, reverse: bool) -> Any:
     aval = aval_of(operand)
-    check_dtype(opname, aval.dtype, (FLOAT,) if computation == "logaddexp" else NUMBER)
     axis = operator.index(axis)
-    if not -aval.ndim <= axis < aval.ndim:
+    if not -aval.ndim <= axis < aval.ndim:  # the axis before the dtype, in JAX's order
         raise ValueError(
             f"lax.{opname}: axis {axis} is out of bounds for an array of shape "
             f"{aval.shape}{mlir.where_suffix()}"
         )
+    check_dtype(opname, aval.dtype, (FLOAT,) if computation == "logaddexp" else NUMBER)
     axis %= aval.ndim
     n = aval.shape[axis]
     if n == 0:

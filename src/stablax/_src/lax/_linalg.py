@@ -253,18 +253,19 @@ def lu(x: Any) -> tuple[Any, Any, Any]:
 def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
     """The permutation that applying the row swaps `pivots` (..., k) to range(size) produces."""
     pivots_aval = aval_of(pivots)
+    size = operator.index(permutation_size)
+    # The size is checked before the dtype, in JAX's order (its shape rule runs first).
+    if pivots_aval.ndim >= 1 and pivots_aval.shape[-1] > size:
+        raise ValueError(
+            f"lax.linalg.lu_pivots_to_permutation: {pivots_aval.shape[-1]} pivots exceed "
+            f"permutation_size={size}{mlir.where_suffix()}"
+        )
     if pivots_aval.ndim < 1 or pivots_aval.dtype != np.int32:
         raise TypeError(
             f"lax.linalg.lu_pivots_to_permutation: pivots must be an int32 array of rank >= 1, "
             f"got {pivots_aval.str_short()}{mlir.where_suffix()}"
         )
-    size = operator.index(permutation_size)
     *batch, k = pivots_aval.shape
-    if k > size:
-        raise ValueError(
-            f"lax.linalg.lu_pivots_to_permutation: {k} pivots exceed permutation_size={size}"
-            f"{mlir.where_suffix()}"
-        )
     shp = (*batch, size)
     nd = len(shp)
     positions = broadcasted_iota(np.int32, shp, nd - 1)

@@ -203,6 +203,10 @@ def _scale_to(scale: Any, shape: tuple[int, ...], contracting: Sequence[int]) ->
     for i in contracting:
         have = aval_of(scale).shape
         if have[i] != shape[i]:
+            if have[i] == 0 or shape[i] % have[i]:
+                raise TypeError(
+                    f"a scale of size {have[i]} does not divide dimension {i} of size {shape[i]}"
+                )
             block = shape[i] // have[i]
             spread = (*have[: i + 1], block, *have[i + 1 :])
             scale = broadcast_in_dim(
@@ -243,6 +247,14 @@ def scaled_dot(
       The product, of `preferred_element_type`.
     """
     lhs_aval, rhs_aval = aval_of(lhs), aval_of(rhs)
+    given = {"lhs": lhs, "rhs": rhs, "lhs_scale": lhs_scale, "rhs_scale": rhs_scale}
+    ranks = {k: aval_of(v).ndim for k, v in given.items() if v is not None}
+    if len(set(ranks.values())) > 1:  # JAX's check and class
+        listed = ", ".join(f"{k} rank {r}" for k, r in ranks.items())
+        raise TypeError(
+            f"scaled_dot: all input tensors must have the same rank, got {listed}"
+            f"{mlir.where_suffix()}"
+        )
     if dimension_numbers is None:
         n = lhs_aval.ndim
         if n < 2:

@@ -23,7 +23,15 @@ from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._argcheck import int_sequence
-from stablax._src.lax._elementwise_common import ANY, BOOL, FLOAT, INT, INT_OR_BOOL, check_dtype
+from stablax._src.lax._elementwise_common import (
+    ANY,
+    BOOL,
+    FLOAT,
+    INT,
+    INT_OR_BOOL,
+    NUMBER,
+    check_dtype,
+)
 from stablax._src.lax._shapes import (
     aval_of,
     broadcast_in_dim,
@@ -368,6 +376,8 @@ def init_operand(init_value: Any, dtype: np.dtype) -> Any:
 
 def _reduce(computation: str, operand: Any, axes: Sequence[int], init: Any = None) -> Any:
     aval = aval_of(operand)
+    if computation in MONOIDS:  # the dtype before the axes, in JAX's order
+        check_dtype(f"reduce_{computation}", aval.dtype, MONOIDS[computation][1])
     axes = _normalize_axes(axes, aval.ndim, f"reduce_{computation}")
     if init is None:
         init = identity_element(computation, aval.dtype)
@@ -387,6 +397,7 @@ def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
             f"lax.reduce_sum of {aval_of(operand).dtype.name} with "
             f"jax_allow_f16_reductions=False{mlir.where_suffix()}"
         )
+    check_dtype("reduce_sum", aval_of(operand).dtype, NUMBER)  # booleans too, as JAX
     return _reduce("add", operand, axes)
 
 
@@ -395,6 +406,7 @@ _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
     """Product over `axes` (`stablehlo.reduce` with a multiply body)."""
+    check_dtype("reduce_prod", aval_of(operand).dtype, NUMBER)  # booleans too, as JAX
     return _reduce("mul", operand, axes)
 
 

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import enum
-import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -116,7 +115,9 @@ def rng_bit_generator(
     """
     if out_sharding is not None:
         raise NotImplementedError("lax.rng_bit_generator: out_sharding is not supported")
-    shape = tuple(operator.index(d) for d in shape)
+    from stablax._src.lax._argcheck import int_sequence
+
+    shape = int_sequence(shape, "shape", "lax.rng_bit_generator")
     if dtype is None:  # JAX's class
         raise ValueError(f"lax.rng_bit_generator: dtype must be specified{mlir.where_suffix()}")
     dtype = np.dtype(dtypes.check_user_dtype(dtype, "rng_bit_generator"))
@@ -174,5 +175,7 @@ def rng_uniform(a: Any, b: Any, shape: Sequence[int]) -> Any:
 
     The values change from call to call and are backend-specific; prefer `stablax.random`.
     """
-    shape = tuple(operator.index(d) for d in shape)
+    from stablax._src.lax._argcheck import int_sequence
+
+    shape = int_sequence(shape, "shape", "lax.rng_uniform")
     return bind(RNG, a, b, shape=shape)

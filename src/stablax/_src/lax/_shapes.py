@@ -407,7 +407,9 @@ def full_like(
     target_dtype = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
     target_shape = aval.shape if shape is None else _ints(shape, "shape", "full_like")
     weak = aval.weak_type and dtype is None
-    if weak:
+    if hasattr(fill_value, "aval"):  # an array or a traced value, converted in the program
+        scalar = convert_element_type(fill_value, target_dtype, weak_type=weak)
+    elif weak:
         scalar = weak_scalar(np.asarray(fill_value).astype(target_dtype).item(), target_dtype)
     else:
         scalar = _strong_scalar(fill_value, target_dtype)

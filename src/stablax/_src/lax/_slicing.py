@@ -492,7 +492,9 @@ def _slice_in_dim(
     axis, starts = _starts_in_dim(opname, len(shape), axis, start_index)
     sizes = list(shape)
     sizes[axis] = operator.index(slice_size)
-    return _dynamic_slice(opname, operand, starts, sizes, allow_negative)
+    # One flag per axis, the given one (any truthy value, as JAX) on `axis`.
+    allow = tuple(bool(allow_negative) if i == axis else True for i in range(len(shape)))
+    return _dynamic_slice(opname, operand, starts, sizes, allow)
 
 
 def dynamic_index_in_dim(
@@ -513,8 +515,10 @@ def dynamic_update_slice_in_dim(
 ) -> Any:
     """Writes `update` at runtime `start_index` along `axis` (see `dynamic_update_slice`)."""
     opname = "dynamic_update_slice_in_dim"
-    _, starts = _starts_in_dim(opname, aval_of(operand).ndim, axis, start_index)
-    return _dynamic_update_slice(opname, operand, update, starts, allow_negative_indices)
+    ndim = aval_of(operand).ndim
+    axis, starts = _starts_in_dim(opname, ndim, axis, start_index)
+    allow = tuple(bool(allow_negative_indices) if i == axis else True for i in range(ndim))
+    return _dynamic_update_slice(opname, operand, update, starts, allow)
 
 
 def dynamic_update_index_in_dim(

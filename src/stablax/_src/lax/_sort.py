@@ -217,6 +217,11 @@ def sort(
     operands = (operand,) if single else tuple(operand)
     if not operands:
         raise TypeError(f"lax.sort requires at least one operand{mlir.where_suffix()}")
+    if single and num_keys != 1:  # before the other checks, as JAX
+        raise ValueError(
+            f"lax.sort: num_keys={num_keys!r} must equal 1 for a single operand"
+            f"{mlir.where_suffix()}"
+        )
     dimension = _normalize_axis(dimension, aval_of(operands[0]).ndim, "sort")
     outs = bind(
         "stablehlo.sort",

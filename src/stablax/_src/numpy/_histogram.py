@@ -257,13 +257,15 @@ def histogramdd(
         shape.append(extent)
     if weights is None:
         updates = lax.full((count,), 1, index_dtype())
-    else:
-        (updates,) = promote_dtypes(asarray(weights))
+    else:  # promoted with the sample to an inexact type, as JAX
+        updates = promote_dtypes_inexact(sample, asarray(weights))[1]
     total = int(np.prod(shape))
     counts = lax.reshape(_scatter_add_1d(total, flat_index, updates), shape)
     counts = lax.slice(counts, (1,) * dims, tuple(s - 1 for s in shape))
-    if density:
-        (counts,) = promote_dtypes_inexact(counts)
+    if density:  # in the sample's inexact type (joined with the weights'), as JAX
+        joined = (sample,) if weights is None else (sample, updates)
+        dtype = promote_dtypes_inexact(*joined)[0].aval.dtype
+        counts = lax.convert_element_type(counts, dtype)
         counts = lax.div(
             counts,
             lax.broadcast_in_dim(

@@ -23,10 +23,10 @@ def _axis(axis: int, ndim: int, name: str) -> int:
     return _shape.normalize_axis(operator.index(axis), ndim, name)
 
 
-def _check_int_indices(name: str, indices: Any) -> Any:
+def _check_int_indices(name: str, indices: Any, error: type = TypeError) -> Any:
     indices = asarray(indices)
     if indices.aval.dtype.kind not in "iu":
-        raise TypeError(
+        raise error(
             f"jnp.{name}: indices must be of integer type, got {indices.aval.dtype.name}"
             f"{mlir.where_suffix()}"
         )
@@ -72,7 +72,7 @@ def take(
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     a = asarray(a)
-    indices = _check_int_indices("take", indices)
+    indices = _check_int_indices("take", indices, ValueError)  # JAX's class
     if axis is None:
         a, axis = _shape.ravel(a), 0
     axis = _axis(axis, a.aval.ndim, "take")
@@ -138,10 +138,29 @@ def put_along_axis(
     """`np.put_along_axis` as a pure function (needs `inplace=False`); a `stablehlo.scatter`."""
     if inplace:
         raise _inplace_error("put_along_axis")
-    arr = asarray(arr)
+    arr, indices = asarray(arr), asarray(indices)
+    # The shapes before the index dtype, as JAX; with axis=None the indices are not flattened
+    # (NumPy and JAX ask for 1-D ones).
+    ndim = 1 if axis is None else arr.aval.ndim
+    if indices.aval.ndim != ndim:
+        raise ValueError(
+            f"jnp.put_along_axis: 'arr' and 'indices' must have the same number of dimensions "
+            f"(1 with axis=None), got arr {arr.aval.str_short()} and indices "
+            f"{indices.aval.str_short()}{mlir.where_suffix()}"
+        )
+    values = asarray(values)
+    try:
+        fits = np.broadcast_shapes(values.aval.shape, indices.aval.shape) == indices.aval.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"jnp.put_along_axis: values of shape {values.aval.shape} must broadcast to the "
+            f"indices' shape {indices.aval.shape}{mlir.where_suffix()}"
+        )
     indices = _check_int_indices("put_along_axis", indices)
     if axis is None:
-        flat = put_along_axis(_shape.ravel(arr), _shape.ravel(indices), values, 0, False, mode=mode)
+        flat = put_along_axis(_shape.ravel(arr), indices, values, 0, False, mode=mode)
         return _shape.reshape(flat, arr.aval.shape)
     axis = _axis(axis, arr.aval.ndim, "put_along_axis")
     index = _along_axis_index("put_along_axis", arr, indices, axis)
@@ -157,6 +176,8 @@ def put(a: Any, ind: Any, v: Any, mode: str | None = None, *, inplace: bool = Tr
     if inplace:
         raise _inplace_error("put")
     a = asarray(a)
+    if mode not in (None, "fill", "clip", "wrap", "raise"):  # before the indices, as JAX
+        raise ValueError(f"jnp.put: mode should be one of 'wrap' or 'clip'; got mode={mode!r}")
     ind = _shape.ravel(_check_int_indices("put", ind))
     v = _shape.ravel(asarray(v))
     count, size = ind.aval.shape[0], a.aval.size
@@ -241,11 +262,13 @@ def compress(
             condition = condition[:n]
         positions = _sized_positions(condition, size)
     else:
-        if length > n and concrete[n:].any():
+        # With size=, JAX (like its traced path) cuts the condition to the axis instead.
+        if size is None and length > n and concrete[n:].any():
             raise ValueError("condition contains entries that are out of bounds")
         positions = np.flatnonzero(concrete[:n])
-        if size is not None:
-            positions = np.concatenate([positions[:size], np.full(size, n)])[:size]
+        if size is None:
+            return take(a, positions, axis=axis)  # nothing to fill: fill_value is unused
+        positions = np.concatenate([positions[:size], np.full(size, n)])[:size]
     return take(a, positions, axis=axis, fill_value=fill_value)
 
 
@@ -277,7 +300,7 @@ def choose(a: Any, choices: Any, out: None = None, mode: str = "raise") -> Any:
             f"jnp.choose: indices must be of integer type, got {a.aval.dtype.name}"
             f"{mlir.where_suffix()}"
         )
-    choices = [asarray(c) for c in choices]
+    choices = [asarray(c) for c in sequence(choices, "choices", "jnp.choose")]
     n = len(choices)
     if mode == "raise":
         concrete = _concrete_or_none(a)
@@ -402,15 +425,22 @@ def unravel_index(indices: Any, shape: Sequence[int]) -> tuple[Any, ...]:
 
     Unlike NumPy (and as JAX does), out-of-bounds indices are clamped after negative ones wrap.
     """
+    indices = asarray(indices)
+    if indices.aval.dtype == np.bool_:  # NumPy takes booleans as 0 and 1 (JAX: weak ints)
+        indices = lax.convert_element_type(indices, dtypes.default_int_dtype(), weak_type=True)
     indices = _check_int_indices("unravel_index", indices)
-    shape = tuple(operator.index(d) for d in shape)
+    shape = int_or_int_sequence(shape, "shape", "jnp.unravel_index")
     size = int(np.prod(shape, dtype=np.int64))
     dtype = indices.aval.dtype
     wrapped = _ufuncs.where(_ufuncs.less(indices, 0), _ufuncs.add(indices, size), indices)
     flat = _ufuncs.clip(wrapped, 0, max(size - 1, 0))
     coords = []
     for d in reversed(shape):
-        coords.append(lax.convert_element_type(_ufuncs.remainder(flat, d), dtype))
+        coords.append(
+            lax.convert_element_type(
+                _ufuncs.remainder(flat, d), dtype, weak_type=indices.aval.weak_type
+            )
+        )
         flat = _ufuncs.floor_divide(flat, d)
     return tuple(reversed(coords))
 

@@ -93,13 +93,13 @@ _cholesky = _eager(_cholesky_impl, static_argnums=(1, 2))
 
 
 def _qr_impl(a, mode="reduced"):
+    if mode not in ("reduced", "complete", "r", "raw"):  # before the shape, in JAX's order
+        raise ValueError(f"jnp.linalg.qr: unsupported mode {mode!r}{mlir.where_suffix()}")
     a = matrices("qr", a, square=False)
     if mode == "raw":
         raise NotImplementedError(
             f"jnp.linalg.qr: mode='raw' is not supported{mlir.where_suffix()}"
         )
-    if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"jnp.linalg.qr: unsupported mode {mode!r}{mlir.where_suffix()}")
     q, r = ll.qr(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
@@ -108,11 +108,11 @@ qr = _eager(_qr_impl, static_argnames=("mode",))
 
 
 def _eigh_impl(a, UPLO=None, symmetrize_input=True):  # noqa: N803 (NumPy's name)
-    a = matrices("eigh", a)
-    if UPLO not in (None, "L", "U"):
+    if UPLO not in (None, "L", "U"):  # before the shape, in JAX's order
         raise ValueError(
             f"jnp.linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}{mlir.where_suffix()}"
         )
+    a = matrices("eigh", a)
     v, w = ll.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
     return EighResult(w, v)
 
@@ -334,12 +334,21 @@ def pinv(a: Any, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None
     Singular values below `rtol` times the largest (default 10 max(m, n) eps) count as zero.
     """
     if rcond is not None:
+        if rtol is not None:  # JAX's check
+            raise ValueError(
+                f"jnp.linalg.pinv: only one of rtol and rcond may be specified{mlir.where_suffix()}"
+            )
         rtol = rcond
     return _pinv(a, rtol, hermitian=bool(hermitian))
 
 
 def _lstsq_impl(a, b, rcond=None, numpy_resid=False):
     a, b = promote_dtypes_inexact(asarray(a), asarray(b))
+    if a.aval.ndim and b.aval.ndim and a.aval.shape[0] != b.aval.shape[0]:  # JAX's order
+        raise ValueError(
+            f"jnp.linalg.lstsq: leading dimensions of a {a.aval.shape} and b {b.aval.shape} "
+            f"must match{mlir.where_suffix()}"
+        )
     a = matrices("lstsq", a, square=False)
     if a.aval.ndim != 2:
         raise TypeError(f"jnp.linalg.lstsq: a must be 2-D, got {a.aval.shape}{mlir.where_suffix()}")

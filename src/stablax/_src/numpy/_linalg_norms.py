@@ -266,6 +266,11 @@ def tensorsolve(a: Any, b: Any, axes: tuple[int, ...] | None = None) -> Any:
         moved = [_axis(i, a.ndim, "tensorsolve") for i in int_sequence(axes, "axes", "tensorsolve")]
         keep = [i for i in range(a.ndim) if i not in moved]
         a = lax.transpose(a, (*keep, *moved))
+    if a.shape[: b.ndim] != b.shape:  # JAX's check
+        raise ValueError(
+            f"jnp.linalg.tensorsolve: after moving axes to the end, the leading shape of a must "
+            f"match the shape of b, got a.shape={a.shape}, b.shape={b.shape}{mlir.where_suffix()}"
+        )
     x_shape = a.shape[b.ndim :]
     size = int(np.prod(x_shape))
     if int(np.prod(a.shape[: b.ndim])) != size:

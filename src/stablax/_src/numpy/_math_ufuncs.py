@@ -129,10 +129,13 @@ def angle(z: Any, deg: bool = False) -> Any:
 
 
 def _angle_impl(z, deg):
+    # JAX keeps a weak type only for a weak complex input (a Python complex).
+    weak = dtypes.is_weakly_typed(z) and dtypes.dtype_of(z).kind == "c"
     z = _to_default_float(z)
     re, im = (lax.real(z), lax.imag(z)) if z.aval.dtype.kind == "c" else (z, lax.full_like(z, 0))
     out = lax.atan2(im, re)
-    return lax.mul(out, _const(out, 180 / math.pi)) if deg else out
+    out = lax.mul(out, _const(out, 180 / math.pi)) if deg else out
+    return lax.convert_element_type(out, out.aval.dtype, weak_type=weak)
 
 
 _angle = _eager(_angle_impl, static_argnames="deg")
@@ -281,6 +284,8 @@ def spacing(x):
 @_eager
 def hypot(x1, x2):
     """sqrt(x1**2 + x2**2) without overflow or underflow; inf if either is infinite."""
+    # Weakly typed only when both legs are (JAX's result is strong as soon as one is).
+    weak = dtypes.is_weakly_typed(x1) and dtypes.is_weakly_typed(x2)
     x1, x2 = promote_args_inexact("hypot", x1, x2)
     _reject_complex("hypot", x1, error=ValueError)
     a, b = lax.abs(x1), lax.abs(x2)
@@ -290,7 +295,8 @@ def hypot(x1, x2):
     out = lax.select(
         lax.eq(big, 0.0), big, lax.mul(big, lax.sqrt(lax.add(lax.mul(ratio, ratio), 1.0)))
     )
-    return lax.select(lax.bitwise_or(lax.eq(a, np.inf), lax.eq(b, np.inf)), lax.abs(big), out)
+    out = lax.select(lax.bitwise_or(lax.eq(a, np.inf), lax.eq(b, np.inf)), lax.abs(big), out)
+    return lax.convert_element_type(out, out.aval.dtype, weak_type=weak)
 
 
 def _logaddexp_impl(x1: Any, x2: Any, log1p_of_exp, period: float = 2 * math.pi) -> Any:

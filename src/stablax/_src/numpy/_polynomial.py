@@ -247,6 +247,9 @@ def roots(p: Any, *, strip_zeros: bool = True) -> Any:
     With `strip_zeros` (the default) leading zeros are removed first, which needs concrete
     coefficients (not under `jit`).
     """
+    p = asarray(p)
+    if p.aval.ndim == 0:  # a constant polynomial (NumPy and JAX take it as 1-D)
+        p = lax.reshape(p, (1,))
     (p,) = promote_dtypes_inexact(_vector(p, "roots"))
     if strip_zeros:
         p = _trim_leading_zeros(p, "roots") if p.aval.shape[0] else p

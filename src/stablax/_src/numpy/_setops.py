@@ -154,7 +154,10 @@ def _unique_parts(ar, axis, equal_nan, size, fill_value, name):
     if size is None:
         count = _count_distinct(ar, axis=axis, equal_nan=bool(equal_nan))
         size = int(concrete_value(count, f"jnp.{name}", _unique_hint(f"jnp.{name}")))
+        fill_value = None  # every slot holds a distinct value: unused, as in JAX
     size = operator.index(size)
+    if size < 0:
+        raise ValueError(f"jnp.{name}: size must be nonnegative, got {size}{mlir.where_suffix()}")
     n = ar.aval.size if axis is None else ar.aval.shape[axis]
     if n == 0:
         return _empty_unique(ar, axis, size, fill_value, name)
@@ -325,6 +328,8 @@ def _keep_distinct(values: Any, keep: Any, size: int | None, fill_value: Any, na
         prefix = int(concrete_value(kept, f"jnp.{name}", hint))
         return _unique_parts(lax.slice(ordered, (0,), (prefix,)), None, True, None, None, name)[0]
     size = operator.index(size)
+    if size < 0:
+        raise ValueError(f"jnp.{name}: size must be nonnegative, got {size}{mlir.where_suffix()}")
     if n == 0:
         return _empty_unique(values, None, size, fill_value, name)[0]
     is_new = lax.concatenate(

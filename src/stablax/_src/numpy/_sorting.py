@@ -327,17 +327,23 @@ def searchsorted(
     Returns:
       Integer indices of `v`'s shape. NaNs sort last, as in NumPy.
     """
+    # The arrays are checked before side and method, in JAX's order.
+    a, v = asarray(a), asarray(v)
+    if a.aval.ndim != 1:
+        raise ValueError(f"jnp.searchsorted: a should be 1-dimensional, got {a.aval.str_short()}")
+    if sorter is not None:
+        sorter = asarray(sorter)
+        if sorter.aval.dtype.kind not in "iu":
+            raise TypeError(
+                f"jnp.searchsorted: sorter must be an integer array, got "
+                f"{sorter.aval.str_short()}{mlir.where_suffix()}"
+            )
     if side not in ("left", "right"):
         raise ValueError(f"invalid argument side={side!r}, expected 'left' or 'right'")
     if method not in _SEARCH_METHODS:
         raise ValueError(
             f"invalid argument method={method!r}, expected one of {list(_SEARCH_METHODS)}"
         )
-    a, v = asarray(a), asarray(v)
-    if a.aval.ndim != 1:
-        raise ValueError(f"jnp.searchsorted: a should be 1-dimensional, got {a.aval.str_short()}")
-    if sorter is not None:
-        sorter = asarray(sorter)
     return _searchsorted(a, v, sorter, side=side, method=method)
 
 

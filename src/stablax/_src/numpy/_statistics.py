@@ -110,9 +110,16 @@ def _quantile_impl(a, q, axis=None, method="linear", keepdims=False, ignore_nan=
 _quantile = _eager(_quantile_impl, static_argnames=_STATIC)
 
 
-def _check_quantile_args(out: Any, overwrite_input: bool, weights: Any, name: str) -> None:
+def _check_quantile_args(
+    out: Any, overwrite_input: bool, weights: Any, name: str, method: str = "linear"
+) -> None:
     _check_out(out, name)
     del overwrite_input  # stablax arrays are immutable; nothing is ever overwritten
+    if method not in _METHODS:  # before weights, in JAX's order
+        raise ValueError(
+            f"jnp.{name}: method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' "
+            f"or 'inverted_cdf', got {method!r}{mlir.where_suffix()}"
+        )
     if weights is not None:
         raise NotImplementedError(f"jnp.{name}: the 'weights' argument is not supported yet.")
 
@@ -133,7 +140,7 @@ def quantile(
     `method` is one of 'linear', 'lower', 'higher', 'midpoint', 'nearest', 'inverted_cdf' (the
     ones JAX supports). The result has shape q.shape + the shape of the reduced `a`.
     """
-    _check_quantile_args(out, overwrite_input, weights, "quantile")
+    _check_quantile_args(out, overwrite_input, weights, "quantile", method)
     return _quantile(a, q, axis, method, keepdims, False)
 
 
@@ -149,7 +156,7 @@ def nanquantile(
     weights: Any = None,
 ) -> Any:
     """`quantile` ignoring NaNs (NaN only where a lane is all NaN)."""
-    _check_quantile_args(out, overwrite_input, weights, "nanquantile")
+    _check_quantile_args(out, overwrite_input, weights, "nanquantile", method)
     return _quantile(a, q, axis, method, keepdims, True)
 
 
@@ -170,7 +177,7 @@ def percentile(
     weights: Any = None,
 ) -> Any:
     """The q-th percentiles (q in [0, 100]); see `quantile`."""
-    _check_quantile_args(out, overwrite_input, weights, "percentile")
+    _check_quantile_args(out, overwrite_input, weights, "percentile", method)
     return _quantile(a, _hundredths(q), axis, method, keepdims, False)
 
 
@@ -186,7 +193,7 @@ def nanpercentile(
     weights: Any = None,
 ) -> Any:
     """`percentile` ignoring NaNs."""
-    _check_quantile_args(out, overwrite_input, weights, "nanpercentile")
+    _check_quantile_args(out, overwrite_input, weights, "nanpercentile", method)
     return _quantile(a, _hundredths(q), axis, method, keepdims, True)
 
 
