@@ -324,14 +324,19 @@ def _scalar_key(x: Any) -> tuple:
     return (kind, x)
 
 
+def check_python_int(x: int) -> np.dtype:
+    """The dtype a Python int operand takes; OverflowError if it does not fit (as JAX)."""
+    dtype = dtypes.python_scalar_dtype(x)
+    info = np.iinfo(dtype)
+    if not info.min <= x <= info.max:
+        raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
+    return dtype
+
+
 def _scalar_to_array(x: Any) -> Array:
     from stablax._src.array import from_host
 
-    dtype = dtypes.python_scalar_dtype(x)
-    if type(x) is int and dtype.kind == "i":
-        info = np.iinfo(dtype)
-        if not info.min <= x <= info.max:
-            raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
+    dtype = check_python_int(x) if type(x) is int else dtypes.python_scalar_dtype(x)
     return from_host(np.asarray(x, dtype=dtype), weak_type=type(x) is not bool)
 
 

@@ -233,12 +233,26 @@ def dense_constant(value: np.ndarray) -> ir.Attribute:
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+# Whether a source file is stablax's own (or frozen importlib's), by name: an op emitted from
+# user code still walks up through a dozen library frames, and a lookup beats two prefix tests.
+_internal_files: dict[str, bool] = {}
+
+
+def _is_internal(filename: str) -> bool:
+    internal = _internal_files.get(filename)
+    if internal is None:
+        internal = filename.startswith(_PACKAGE_DIR) or filename.startswith("<frozen")
+        if len(_internal_files) < _CACHE_LIMIT:
+            _internal_files[filename] = internal
+    return internal
+
+
 def user_frame() -> tuple[str, int] | None:
     """The innermost caller outside stablax: the user's file and line."""
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not filename.startswith(_PACKAGE_DIR) and not filename.startswith("<frozen"):
+        if not _is_internal(filename):
             return filename, frame.f_lineno
         frame = frame.f_back
     return None
@@ -269,32 +283,16 @@ def rewrites_one_op(fun: Callable) -> Callable:
 _REWRITE_CODE = rewrites_one_op(lambda op: None).__code__
 
 
-# Whether a source file is stablax's own (or frozen importlib's), by name: an op emitted from
-# user code still walks up through a dozen library frames, and a lookup beats two prefix tests.
-_internal_files: dict[str, bool] = {}
-
-
-def _is_internal(filename: str) -> bool:
-    internal = filename.startswith(_PACKAGE_DIR) or filename.startswith("<frozen")
-    if len(_internal_files) < _CACHE_LIMIT:
-        _internal_files[filename] = internal
-    return internal
-
-
 def _emission_site() -> tuple[str, int] | Any:
     """The user's (file, line), or the op a rewrite is rewriting, whichever is nearer."""
     frame = sys._getframe(2)
-    rewrite_code, internal = _REWRITE_CODE, _internal_files.get
+    rewrite_code = _REWRITE_CODE
     while frame is not None:
         code = frame.f_code
         if code is rewrite_code:
             return _local.rewritten
-        filename = code.co_filename
-        is_internal = internal(filename)
-        if is_internal is None:
-            is_internal = _is_internal(filename)
-        if not is_internal:
-            return filename, frame.f_lineno
+        if not _is_internal(code.co_filename):
+            return code.co_filename, frame.f_lineno
         frame = frame.f_back
     return None
 

@@ -20,7 +20,7 @@ from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
 from stablax._src.core import ShapedArray, trace_state
-from stablax._src.dispatch import compile_traced, to_array
+from stablax._src.dispatch import check_python_int, compile_traced, to_array
 from stablax._src.jit_inline import inline_call
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 from stablax._src.traceback_util import api_boundary
@@ -462,9 +462,7 @@ def _check_python_ints(args: tuple, statics: Any) -> None:
     level (and as in JAX): outside the default integer type it is an OverflowError."""
     for i, a in enumerate(args):
         if type(a) is int and i not in statics:
-            info = np.iinfo(dtypes.python_scalar_dtype(a))
-            if not info.min <= a <= info.max:
-                raise OverflowError(f"Python int {a} too large to convert to {info.dtype.name}")
+            check_python_int(a)
 
 
 def _run(entry: _Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:
