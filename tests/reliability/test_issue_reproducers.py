@@ -66,6 +66,14 @@ _CRASHES = [
     ("constant x // 0", "jax.jit(lambda: jnp.ones(2, jnp.uint8) // 0)()", [0, 0]),
     ("hfft n=2**63", "jnp.fft.hfft(jnp.ones(3), n=2**63)", "ValueError"),
     ("diagflat 2**31", "jnp.diagflat(jnp.ones(2), 2**31)", "ValueError"),
+    # XLA's RNG expander aborts on 8/16-bit integers (JAX's process dies); 16-bit floats work.
+    ("rng_uniform int8", "lax.rng_uniform(jnp.int8(2), jnp.int8(5), ())", "TypeError"),
+    (
+        "rng_uniform uint16 jit",
+        "jax.jit(lambda a: lax.rng_uniform(a, a, (2,)))(jnp.uint16(2))",
+        "TypeError",
+    ),
+    ("rng_uniform bfloat16", "lax.rng_uniform(jnp.bfloat16(2), jnp.bfloat16(2), ())", 2.0),
 ]
 
 _CHILD = textwrap.dedent(

@@ -10,6 +10,7 @@ import enum
 from collections.abc import Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from stablax._src import dispatch, dtypes
@@ -144,14 +145,25 @@ def rng_bit_generator(
 # --- rng_uniform -------------------------------------------------------------------------------
 
 
+# What XLA's RNG expander handles; other dtypes abort the process in the compiler (JAX's too).
+_UNIFORM_DTYPES = frozenset(
+    np.dtype(t)
+    for t in (np.float16, ml_dtypes.bfloat16, np.float32, np.float64)
+    + (np.int32, np.uint32, np.int64, np.uint64)
+)
+
+
 def _uniform_rule(a: ShapedArray, b: ShapedArray, *shape_operand: ShapedArray, shape):
     if a.shape or b.shape or a.dtype != b.dtype:  # JAX's class
         raise ValueError(
             "lax.rng_uniform: a and b must be scalars of one dtype, got "
             f"{a.str_short()} and {b.str_short()}{mlir.where_suffix()}"
         )
-    if a.dtype.kind not in "fiu":
-        raise TypeError(f"lax.rng_uniform: unsupported dtype {a.dtype}{mlir.where_suffix()}")
+    if a.dtype not in _UNIFORM_DTYPES:
+        raise TypeError(
+            f"lax.rng_uniform: unsupported dtype {a.dtype}: expected a 16, 32 or 64-bit float "
+            f"or a 32 or 64-bit integer{mlir.where_suffix()}"
+        )
     return ShapedArray(shape, a.dtype)
 
 
