@@ -792,3 +792,44 @@ def test_float8_and_int4_reproducers_do_not_reach_mlir():
     x = jnp.asarray(np.ones(2, ml_dtypes.float8_e4m3fn))
     with pytest.raises(TypeError):
         lax.bitcast_convert_type(x, bool)
+
+
+# Found by the 100,000-call fuzz (seed 1001): each was a Python internal error reaching the user.
+_FUZZ_100K = [
+    ("einsum of an int", lambda: jnp.einsum(3), TypeError),
+    ("einsum_path of an int", lambda: jnp.einsum_path(3), TypeError),
+    ("einsum object subscripts", lambda: jnp.einsum(None, object(), jnp.ones(2)), TypeError),
+    ("einsum nested subscripts", lambda: jnp.einsum(jnp.ones(2), [0], [[1]]), TypeError),
+    ("einsum interleaved", lambda: jnp.einsum(jnp.arange(3.0), [0], [])[()], 3.0),
+    (
+        "dynamic_slice allow_negative_indices None",
+        lambda: lax.dynamic_slice(jnp.ones(3), (1,), (2,), allow_negative_indices=None),
+        TypeError,
+    ),
+    ("trapezoid 0-d x", lambda: jnp.trapezoid(jnp.ones((1, 3, 1)), x=float("nan")), ValueError),
+    (
+        "conv_dimension_numbers float",
+        lambda: lax.conv_dimension_numbers((1, 2), (1, 2), 1.5),
+        TypeError,
+    ),
+    (
+        "conv_dimension_numbers bool",
+        lambda: lax.conv_dimension_numbers((1, 0), (1, 2), True),
+        TypeError,
+    ),
+    (
+        "qdwh complex max_iterations",
+        lambda: lax.linalg.qdwh(jnp.zeros((2, 1)), max_iterations=jnp.asarray(1 + 2j)),
+        TypeError,
+    ),
+    (
+        "qdwh int dynamic_shape",
+        lambda: lax.linalg.qdwh(jnp.zeros((2, 1)), dynamic_shape=-5),
+        TypeError,
+    ),
+]
+
+
+@pytest.mark.parametrize("name, call, expected", _FUZZ_100K, ids=[c[0] for c in _FUZZ_100K])
+def test_fuzz_100k_finding(name, call, expected):
+    test_reproducer(name, call, expected)

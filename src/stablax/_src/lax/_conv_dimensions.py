@@ -92,6 +92,12 @@ def conv_dimension_numbers(
         return ConvDimensionNumbers(default, default, default)
     if isinstance(dimension_numbers, ConvDimensionNumbers):
         specs = dimension_numbers
+    elif not isinstance(dimension_numbers, (tuple, list)):  # JAX's class
+        raise _error(
+            opname,
+            "dimension_numbers must be a tuple/list or None, got "
+            f"{type(dimension_numbers).__name__}",
+        )
     elif len(dimension_numbers) == 3 and all(isinstance(s, str) for s in dimension_numbers):
         for spec in dimension_numbers:
             if len(spec) != ndim:

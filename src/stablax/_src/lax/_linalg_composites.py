@@ -316,7 +316,13 @@ def qdwh(
       factors, the number of iterations taken and whether they converged.
     """
     del is_hermitian
-    max_iterations = 10 if max_iterations is None else int(max_iterations)
+    try:
+        max_iterations = 10 if max_iterations is None else int(max_iterations)
+    except TypeError:
+        raise TypeError(
+            "lax.linalg.qdwh: max_iterations must be a real number, got "
+            f"{type(max_iterations).__name__}{mlir.where_suffix()}"
+        ) from None
     aval = aval_of(x)
     if aval.ndim != 2:
         raise TypeError(f"lax.linalg.qdwh: expects a matrix, got {aval.str_short()}")
@@ -324,6 +330,11 @@ def qdwh(
     if rows < cols:
         raise ValueError("The input matrix of shape M x N must have M >= N.")
     if dynamic_shape is not None:
+        if not isinstance(dynamic_shape, (tuple, list)) or len(dynamic_shape) != 2:
+            raise TypeError(
+                "lax.linalg.qdwh: dynamic_shape must be a pair (m, n), got "
+                f"{dynamic_shape!r}{mlir.where_suffix()}"
+            )
         m, n = dynamic_shape
         x = _mask(x, (m, n))
     else:

@@ -117,6 +117,12 @@ def _start_operands(
         )
     if isinstance(allow_negative, (bool, np.bool_)):
         allow_negative = (bool(allow_negative),) * len(shape)
+    elif not isinstance(allow_negative, (list, tuple)):
+        raise _type_error(
+            opname,
+            "allow_negative_indices must be a bool or a sequence of bools, got "
+            f"{type(allow_negative).__name__}",
+        )
     elif len(allow_negative) != len(shape):
         raise _value_error(
             opname,

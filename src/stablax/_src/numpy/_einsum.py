@@ -3,6 +3,7 @@ becomes diagonal extraction, sums over private indices and one `lax.dot_general`
 
 from __future__ import annotations
 
+import operator
 import string
 from collections.abc import Sequence
 from typing import Any
@@ -22,18 +23,31 @@ def _interleaved_to_string(args: Sequence[Any]) -> tuple[str, list[Any]]:
     args = list(args)
     output = args.pop() if len(args) % 2 else None
 
-    def letters(sub: Sequence[Any]) -> str:
+    def letters(sub: Any) -> str:
+        if not isinstance(sub, (list, tuple)):
+            raise TypeError(
+                "jnp.einsum: subscripts must be a string, or each operand must be followed by a "
+                f"list of integer subscripts; got {type(sub).__name__}{mlir.where_suffix()}"
+            )
         out = []
         for s in sub:
             if s is Ellipsis:
                 out.append("...")
             else:
-                i = int(s)
+                try:
+                    i = operator.index(s)
+                except TypeError:
+                    raise TypeError(
+                        "jnp.einsum: a subscript list holds integers and Ellipsis only, got "
+                        f"{type(s).__name__}{mlir.where_suffix()}"
+                    ) from None
                 if not 0 <= i < len(_LETTERS):
                     raise ValueError(f"jnp.einsum: subscript {i} is out of range [0, 52)")
                 out.append(_LETTERS[i])
         return "".join(out)
 
+    if not args:
+        raise TypeError(f"jnp.einsum: no operands given{mlir.where_suffix()}")
     operands = args[0::2]
     subscripts = ",".join(letters(s) for s in args[1::2])
     if output is not None:

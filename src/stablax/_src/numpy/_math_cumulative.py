@@ -308,6 +308,11 @@ def _trapezoid_impl(y, x=None, dx=1.0, axis=-1):
     else:
         x = asarray(x)
         x = lax.convert_element_type(x, dtypes.result_type(x, y))
+        if x.aval.ndim == 0:  # NumPy's and JAX's class (their diff of x)
+            raise ValueError(
+                f"jnp.trapezoid: x must be at least one-dimensional, got {x.aval.str_short()}"
+                f"{mlir.where_suffix()}"
+            )
         if x.aval.ndim == 1:
             shape = [1] * y.aval.ndim
             shape[axis] = x.aval.shape[0]
