@@ -445,7 +445,7 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                 if entry.single_plain:
                     return Array(outs[0], entry.out_avals[0])
                 if entry.tree_plain:
-                    return entry.out_fast.unflatten(list(map(Array, outs, entry.out_avals)))
+                    return entry.out_fast.unflatten(map(Array, outs, entry.out_avals))
                 return _wrap_outputs(entry, outs, args)
         if trace_state.stack:
             _check_python_ints(args, statics)
@@ -486,10 +486,10 @@ def _wrap_outputs(entry: _Entry, outs: list, dynamic_leaves: Sequence[Any]) -> A
                 leaf.delete()  # a later use fails as a deleted array's, with no XLA error line
     if entry.single:
         return Array(outs[0], entry.out_avals[0])
-    arrays = list(map(Array, outs, entry.out_avals))  # one per output: the executable's arity
+    arrays = map(Array, outs, entry.out_avals)  # one per output: the executable's arity
     if entry.out_fast is not None:
         return entry.out_fast.unflatten(arrays)
-    return tree_util.tree_unflatten(entry.out_tree, arrays)
+    return tree_util.tree_unflatten(entry.out_tree, list(arrays))
 
 
 def check_nans(name: str, buffers: Sequence[Any], avals: Sequence[ShapedArray]) -> None:
