@@ -62,6 +62,20 @@ def test_hit_matches_the_traced_call(tree, fast):
     assert f._cache_size() == 1
 
 
+def test_scalar_leaves_on_a_hit_take_this_calls_values():
+    # The hit path converts scalar leaves after the lookup, by position among the leaves.
+    f = stablax.jit(lambda t: {"p": t[0] * t[1], "q": t[3] + t[2], "r": t[4], "s": t[5] * 2})
+    x = jnp.arange(3.0)
+    calls = [(2.0, x, 3, x, True, 1 + 2j), (-0.5, x, -7, x, False, 0.5j), (4.0, x, 1, x, True, 3j)]
+    for t in calls:
+        out = f(t)
+        np.testing.assert_array_equal(np.asarray(out["p"]), t[0] * np.arange(3.0))
+        np.testing.assert_array_equal(np.asarray(out["q"]), np.arange(3.0) + t[2])
+        assert bool(out["r"]) is t[4]
+        assert complex(out["s"]) == t[5] * 2
+    assert f._jitted._tree_hits and f._cache_size() == 1
+
+
 def test_structures_that_share_leaves_do_not_share_entries():
     f = stablax.jit(lambda t, s: tree_util.tree_map(lambda x: x + s, t))
     x, y = jnp.ones(2), jnp.zeros(2)

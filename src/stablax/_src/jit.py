@@ -429,11 +429,22 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                     buffers = [a._buf if type(a) is Array else to_array(a)._buf for a in args]
             if entry is None and trees:  # pytree arguments (no static ones)
                 leaves, tree = fast_flatten(args)
-                keys = [a.aval if type(a) is Array else type(a) for a in leaves]
-                entry = trees.get((tree, *keys))
+                # One loop builds the key and the buffers (two comprehensions cost 100-300 ns
+                # more); other leaves wait in `buffers` until a hit says they are scalars.
+                key, buffers, scalars = [tree], [], []
+                for a in leaves:
+                    if type(a) is Array:
+                        key.append(a.aval)
+                        buffers.append(a._buf)
+                    else:
+                        key.append(type(a))
+                        scalars.append(len(buffers))
+                        buffers.append(a)
+                entry = trees.get(tuple(key))
                 if entry is not None:
                     args = leaves
-                    buffers = [a._buf if type(a) is Array else to_array(a)._buf for a in args]
+                    for i in scalars:
+                        buffers[i] = to_array(buffers[i])._buf
             if entry is not None:
                 if entry.captured_bufs:
                     buffers += entry.captured_bufs
