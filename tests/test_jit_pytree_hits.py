@@ -5,6 +5,7 @@ types, and stablax's registrations (also ones made later) are mirrored into jaxl
 from __future__ import annotations
 
 import collections
+import logging
 
 import numpy as np
 import pytest
@@ -109,6 +110,27 @@ def test_flag_change_empties_the_tree_table():
         assert f(tree, 2)["w"].dtype == jnp.float32  # float32 * weak int64 stays float32
     f.clear_cache()
     assert not f._jitted._tree_hits
+
+
+def test_a_scalar_object_seen_before_follows_flags_and_transfer_guards(caplog):
+    # Hits remember scalar objects' buffers by identity; flags and guards still apply to them.
+    f = stablax.jit(lambda t: t[1])  # returns the scalar leaf itself
+    s = 0.5
+    tree = (jnp.ones(2), s)
+    assert f(tree).dtype == jnp.float32 and f(tree).dtype == jnp.float32  # a hit, remembered
+    with stablax.enable_x64():
+        assert f(tree).dtype == jnp.float64 and f(tree).dtype == jnp.float64
+    assert f(tree).dtype == jnp.float32 and float(f(tree)) == 0.5
+    with caplog.at_level(logging.WARNING, "stablax"), stablax.transfer_guard("log"):
+        f(tree)
+        f(tree)
+        caplog.clear()
+        f(tree)  # a hit: the scalar's transfer is logged on every call, as JAX does
+        assert "host-to-device transfer" in caplog.text
+    with stablax.transfer_guard("disallow"):
+        for _ in range(3):
+            with pytest.raises(Exception, match="Disallowed"):
+                f(tree)
 
 
 def test_static_arguments_keep_the_general_path():
