@@ -112,25 +112,30 @@ def test_flag_change_empties_the_tree_table():
     assert not f._jitted._tree_hits
 
 
-def test_a_scalar_object_seen_before_follows_flags_and_transfer_guards(caplog):
-    # Hits remember scalar objects' buffers by identity; flags and guards still apply to them.
-    f = stablax.jit(lambda t: t[1])  # returns the scalar leaf itself
-    s = 0.5
-    tree = (jnp.ones(2), s)
-    assert f(tree).dtype == jnp.float32 and f(tree).dtype == jnp.float32  # a hit, remembered
+@pytest.mark.parametrize("packed", [True, False], ids=["pytree", "flat"])
+def test_a_scalar_object_seen_before_follows_flags_and_transfer_guards(caplog, packed):
+    # Hits (pytree and flat) remember scalar objects' buffers by identity; flags and guards
+    # still apply to them.
+    x, s = jnp.ones(2), 0.5
+    g = stablax.jit(lambda t: t[1]) if packed else stablax.jit(lambda a, b: b)  # the scalar
+
+    def f():
+        return g((x, s)) if packed else g(x, s)
+
+    assert f().dtype == jnp.float32 and f().dtype == jnp.float32  # a hit, remembered
     with stablax.enable_x64():
-        assert f(tree).dtype == jnp.float64 and f(tree).dtype == jnp.float64
-    assert f(tree).dtype == jnp.float32 and float(f(tree)) == 0.5
+        assert f().dtype == jnp.float64 and f().dtype == jnp.float64
+    assert f().dtype == jnp.float32 and float(f()) == 0.5
     with caplog.at_level(logging.WARNING, "stablax"), stablax.transfer_guard("log"):
-        f(tree)
-        f(tree)
+        f()
+        f()
         caplog.clear()
-        f(tree)  # a hit: the scalar's transfer is logged on every call, as JAX does
+        f()  # a hit: the scalar's transfer is logged on every call, as JAX does
         assert "host-to-device transfer" in caplog.text
     with stablax.transfer_guard("disallow"):
         for _ in range(3):
             with pytest.raises(Exception, match="Disallowed"):
-                f(tree)
+                f()
 
 
 def test_static_arguments_keep_the_general_path():

@@ -356,9 +356,9 @@ def _hit_key(args: tuple, statics: frozenset[int]) -> tuple:
     )
 
 
-# The device buffers of the Python scalar objects pytree hits met last, by identity: a float
-# object never changes and the entry keeps it alive, so its id names it while it is here, and a
-# hit skips `to_array`'s value key (300 ns). Filled only while no transfer guard is set (each
+# The device buffers of the Python scalar objects hits met last, by identity: a float object
+# never changes and the entry keeps it alive, so its id names it while it is here, and a hit
+# skips `to_array`'s value key (300 ns). Filled only while no transfer guard is set (each
 # guarded scalar is checked); emptied with the hit tables on every flag change, and by
 # `clear_caches`, which empties the scalar arrays these buffers belong to.
 _scalar_buffers: dict[int, tuple[Any, runtime.Buffer]] = {}
@@ -367,6 +367,10 @@ caches.on_clear(_scalar_buffers.clear)
 
 
 def _scalar_buffer(x: Any) -> runtime.Buffer:
+    """The device buffer of Python scalar `x`, an argument of a jit hit."""
+    known = _scalar_buffers.get(id(x))
+    if known is not None and known[0] is x:
+        return known[1]
     buf = to_array(x)._buf
     if not transfer_guard.active["host_to_device"]:
         if len(_scalar_buffers) >= _SCALAR_BUFFERS_LIMIT:
@@ -427,7 +431,7 @@ def _make_fast_call(jitted: Jitted) -> Callable:
     trees, fast_flatten = jitted._tree_hits, pytree_fast.flatten
     fun, general = api_boundary(fun), api_boundary(general)  # the miss paths filter tracebacks
     statics, hit_key = jitted.static_argnums, _hit_key
-    scalar_buffers, scalar_buffer = _scalar_buffers, _scalar_buffer
+    scalar_buffer = _scalar_buffer
 
     def call(*args, **kwargs):
         if not kwargs and not trace_state.stack:
@@ -447,7 +451,7 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                     entry = None
                 if entry is not None:
                     args = [a for i, a in enumerate(args) if a is not None and i not in statics]
-                    buffers = [a._buf if type(a) is Array else to_array(a)._buf for a in args]
+                    buffers = [a._buf if type(a) is Array else scalar_buffer(a) for a in args]
             if entry is None and trees:  # pytree arguments (no static ones)
                 leaves, tree = fast_flatten(args)
                 # One loop builds the key and the buffers (two comprehensions cost 100-300 ns
@@ -465,9 +469,7 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                 if entry is not None:
                     args = leaves
                     for i in scalars:  # Python scalars (the key holds their types)
-                        x = buffers[i]
-                        known = scalar_buffers.get(id(x))
-                        buffers[i] = known[1] if known and known[0] is x else scalar_buffer(x)
+                        buffers[i] = scalar_buffer(buffers[i])
             if entry is not None:
                 if entry.captured_bufs:
                     buffers += entry.captured_bufs
