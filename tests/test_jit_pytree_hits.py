@@ -5,6 +5,7 @@ types, and stablax's registrations (also ones made later) are mirrored into jaxl
 from __future__ import annotations
 
 import collections
+import logging
 
 import numpy as np
 import pytest
@@ -62,6 +63,20 @@ def test_hit_matches_the_traced_call(tree, fast):
     assert f._cache_size() == 1
 
 
+def test_scalar_leaves_on_a_hit_take_this_calls_values():
+    # The hit path converts scalar leaves after the lookup, by position among the leaves.
+    f = stablax.jit(lambda t: {"p": t[0] * t[1], "q": t[3] + t[2], "r": t[4], "s": t[5] * 2})
+    x = jnp.arange(3.0)
+    calls = [(2.0, x, 3, x, True, 1 + 2j), (-0.5, x, -7, x, False, 0.5j), (4.0, x, 1, x, True, 3j)]
+    for t in calls:
+        out = f(t)
+        np.testing.assert_array_equal(np.asarray(out["p"]), t[0] * np.arange(3.0))
+        np.testing.assert_array_equal(np.asarray(out["q"]), np.arange(3.0) + t[2])
+        assert bool(out["r"]) is t[4]
+        assert complex(out["s"]) == t[5] * 2
+    assert f._jitted._tree_hits and f._cache_size() == 1
+
+
 def test_structures_that_share_leaves_do_not_share_entries():
     f = stablax.jit(lambda t, s: tree_util.tree_map(lambda x: x + s, t))
     x, y = jnp.ones(2), jnp.zeros(2)
@@ -95,6 +110,32 @@ def test_flag_change_empties_the_tree_table():
         assert f(tree, 2)["w"].dtype == jnp.float32  # float32 * weak int64 stays float32
     f.clear_cache()
     assert not f._jitted._tree_hits
+
+
+@pytest.mark.parametrize("packed", [True, False], ids=["pytree", "flat"])
+def test_a_scalar_object_seen_before_follows_flags_and_transfer_guards(caplog, packed):
+    # Hits (pytree and flat) remember scalar objects' buffers by identity; flags and guards
+    # still apply to them.
+    x, s = jnp.ones(2), 0.5
+    g = stablax.jit(lambda t: t[1]) if packed else stablax.jit(lambda a, b: b)  # the scalar
+
+    def f():
+        return g((x, s)) if packed else g(x, s)
+
+    assert f().dtype == jnp.float32 and f().dtype == jnp.float32  # a hit, remembered
+    with stablax.enable_x64():
+        assert f().dtype == jnp.float64 and f().dtype == jnp.float64
+    assert f().dtype == jnp.float32 and float(f()) == 0.5
+    with caplog.at_level(logging.WARNING, "stablax"), stablax.transfer_guard("log"):
+        f()
+        f()
+        caplog.clear()
+        f()  # a hit: the scalar's transfer is logged on every call, as JAX does
+        assert "host-to-device transfer" in caplog.text
+    with stablax.transfer_guard("disallow"):
+        for _ in range(3):
+            with pytest.raises(Exception, match="Disallowed"):
+                f()
 
 
 def test_static_arguments_keep_the_general_path():
