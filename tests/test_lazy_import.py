@@ -76,3 +76,25 @@ def test_import_skips_what_stablax_never_calls_at_first():
     )
     loaded, einsum_loaded = _run(code).split("\n")
     assert loaded == "loaded:" and einsum_loaded == "True"
+
+
+def test_numpy_families_load_on_first_use_of_a_name():
+    """`jnp.histogram` loads its family on first use, wrapped as the eager names are (JAX's list
+    check, the traceback filter); `dir(jnp)` lists every lazy name from the start."""
+    code = (
+        "import sys, stablax.numpy as jnp\n"
+        "families = ['stablax._src.numpy.' + f for f in jnp._LAZY_FAMILIES]\n"
+        "print('loaded:' + ','.join(m for m in families if m in sys.modules))\n"
+        "print(all(n in dir(jnp) for n in jnp._LAZY_NAMES))\n"
+        "print(float(jnp.nanmean(jnp.array([1.0, float('nan'), 3.0]))))\n"
+        "print('stablax._src.numpy._nanfuncs' in sys.modules, 'nanmax' in vars(jnp))\n"
+        "try:\n"
+        "    jnp.nanmax([1.0])\n"
+        "except TypeError as e:\n"
+        "    print(type(e).__name__)\n"
+        "from stablax.numpy import einsum\n"
+        "print(einsum is jnp.einsum)"
+    )
+    loaded, listed, value, family, error, same = _run(code).split("\n")
+    assert loaded == "loaded:" and listed == "True" and value == "2.0"
+    assert family == "True True" and error == "TypeError" and same == "True"

@@ -1,5 +1,7 @@
 """stablax.numpy: NumPy's API on accelerator arrays, with JAX's dtype rules."""
 
+import importlib as _importlib
+
 import numpy as _np
 
 from stablax._src import dtypes as _dtypes
@@ -38,9 +40,6 @@ from stablax._src.numpy._creation import (
     zeros,
     zeros_like,
 )
-from stablax._src.numpy._creation_host import frombuffer, fromfile, fromiter, fromstring
-from stablax._src.numpy._creation_ranges import fromfunction, geomspace, indices, logspace, meshgrid
-from stablax._src.numpy._einsum import einsum, einsum_path
 from stablax._src.numpy._introspection import (
     broadcast_shapes,
     can_cast,
@@ -181,30 +180,9 @@ ComplexWarning = _np.exceptions.ComplexWarning
 
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
-from stablax._src.numpy._vectorize import vectorize
 
 # isort: split
 # FFT, sorting, searching, set operations, histograms (area 4)
-from stablax._src.numpy._histogram import (
-    bincount,
-    digitize,
-    histogram,
-    histogram2d,
-    histogram_bin_edges,
-    histogramdd,
-)
-from stablax._src.numpy._setops import (
-    intersect1d,
-    isin,
-    setdiff1d,
-    setxor1d,
-    union1d,
-    unique,
-    unique_all,
-    unique_counts,
-    unique_inverse,
-    unique_values,
-)
 from stablax._src.numpy._sorting import (
     argpartition,
     argsort,
@@ -223,33 +201,7 @@ from stablax._src.numpy._sorting import (
 # Control flow (area 1)
 from stablax._src.lax._control_flow_misc import piecewise
 
-# Indexing and functional updates (area 5)
-from stablax._src.numpy._index_tricks import c_, index_exp, mgrid, ogrid, r_, s_
-from stablax._src.numpy._indexing_funcs import (
-    choose,
-    compress,
-    diag_indices,
-    diag_indices_from,
-    extract,
-    fill_diagonal,
-    ix_,
-    mask_indices,
-    place,
-    put,
-    put_along_axis,
-    ravel_multi_index,
-    take,
-    take_along_axis,
-    tril_indices,
-    tril_indices_from,
-    triu_indices,
-    triu_indices_from,
-    unravel_index,
-)
-
 # Math and statistics (area 7)
-from stablax._src.numpy._math_bits import packbits, unpackbits
-from stablax._src.numpy._math_compare import allclose, array_equal, array_equiv, isclose
 from stablax._src.numpy._math_cumulative import (
     cumprod,
     cumsum,
@@ -263,116 +215,84 @@ from stablax._src.numpy._math_cumulative import (
     trapezoid,
     unwrap,
 )
-from stablax._src.numpy._math_signal import convolve, correlate, interp, select
-from stablax._src.numpy._math_ufuncs import (
-    angle,
-    bitwise_count,
-    copysign,
-    deg2rad,
-    degrees,
-    fabs,
-    float_power,
-    fmax,
-    fmin,
-    frexp,
-    gcd,
-    heaviside,
-    hypot,
-    i0,
-    iscomplex,
-    isneginf,
-    isposinf,
-    isreal,
-    lcm,
-    ldexp,
-    logaddexp,
-    logaddexp2,
-    modf,
-    nan_to_num,
-    rad2deg,
-    radians,
-    rint,
-    signbit,
-    sinc,
-    spacing,
-)
-from stablax._src.numpy._nanfuncs import (
-    nanargmax,
-    nanargmin,
-    nanmax,
-    nanmean,
-    nanmin,
-    nanprod,
-    nanstd,
-    nansum,
-    nanvar,
-)
-from stablax._src.numpy._polynomial import (
-    poly,
-    polyadd,
-    polyder,
-    polydiv,
-    polyfit,
-    polyint,
-    polymul,
-    polysub,
-    polyval,
-    roots,
-    vander,
-)
 from stablax._src.numpy._reductions import argmax, argmin, count_nonzero, ptp
-from stablax._src.numpy._statistics import (
-    average,
-    corrcoef,
-    cov,
-    median,
-    nanmedian,
-    nanpercentile,
-    nanquantile,
-    percentile,
-    quantile,
-)
-from stablax._src.numpy._windows import bartlett, blackman, hamming, hanning, kaiser
 
 # isort: split
-from stablax._src.numpy._apply import apply_along_axis, apply_over_axes
-from stablax._src.numpy._host_io import (
-    array_repr,
-    array_str,
-    get_printoptions,
-    load,
-    printoptions,
-    save,
-    savez,
-    set_printoptions,
-)
-
-# isort: split
-# JAX refuses Python lists (and tuples) where these functions take arrays.
+# Exceptions leaving a public function lose stablax's internal frames (traceback_util.py); JAX
+# refuses Python lists (and tuples) where most functions take arrays (_arraylike.py).
+from stablax._src import traceback_util as _traceback_util
 from stablax._src.numpy._arraylike import CHECKED as _CHECKED
 from stablax._src.numpy._arraylike import checked as _checked
-from stablax._src.numpy._ufunc_class import frompyfunc, ufunc
 
-for _name in _CHECKED:
-    globals()[_name] = _checked(_name, globals()[_name])
-del _name
+# Families a first program rarely touches load on first use of one of their names (import time,
+# issue 16 point 8): module under stablax._src.numpy -> the names it gives stablax.numpy.
+_LAZY_FAMILIES = {
+    "_creation_host": "frombuffer fromfile fromiter fromstring",
+    "_creation_ranges": "fromfunction geomspace indices logspace meshgrid",
+    "_einsum": "einsum einsum_path",
+    "_vectorize": "vectorize",
+    "_histogram": "bincount digitize histogram histogram2d histogram_bin_edges histogramdd",
+    "_setops": (
+        "intersect1d isin setdiff1d setxor1d union1d unique unique_all unique_counts "
+        "unique_inverse unique_values"
+    ),
+    "_index_tricks": "c_ index_exp mgrid ogrid r_ s_",
+    "_indexing_funcs": (
+        "choose compress diag_indices diag_indices_from extract fill_diagonal ix_ mask_indices "
+        "place put put_along_axis ravel_multi_index take take_along_axis tril_indices "
+        "tril_indices_from triu_indices triu_indices_from unravel_index"
+    ),
+    "_math_bits": "packbits unpackbits",
+    "_math_compare": "allclose array_equal array_equiv isclose",
+    "_math_signal": "convolve correlate interp select",
+    "_math_ufuncs": (
+        "angle bitwise_count copysign deg2rad degrees fabs float_power fmax fmin frexp gcd "
+        "heaviside hypot i0 iscomplex isneginf isposinf isreal lcm ldexp logaddexp logaddexp2 modf "
+        "nan_to_num rad2deg radians rint signbit sinc spacing"
+    ),
+    "_nanfuncs": "nanargmax nanargmin nanmax nanmean nanmin nanprod nanstd nansum nanvar",
+    "_polynomial": (
+        "poly polyadd polyder polydiv polyfit polyint polymul polysub polyval roots vander"
+    ),
+    "_statistics": (
+        "average corrcoef cov median nanmedian nanpercentile nanquantile percentile quantile"
+    ),
+    "_windows": "bartlett blackman hamming hanning kaiser",
+    "_apply": "apply_along_axis apply_over_axes",
+    "_host_io": (
+        "array_repr array_str get_printoptions load printoptions save savez set_printoptions"
+    ),
+    "_ufunc_class": "frompyfunc ufunc",
+}
+_LAZY_NAMES = {name: family for family, names in _LAZY_FAMILIES.items() for name in names.split()}
+_SUBMODULES = frozenset({"fft", "linalg"})  # `jnp.linalg` and `jnp.fft` also load on first use
 
-# Exceptions leaving a public function lose stablax's internal frames (traceback_util.py).
-from stablax._src import traceback_util as _traceback_util
 
-_traceback_util.wrap_public_functions(globals())
+def _public(namespace: dict) -> dict:
+    # JAX's list check where it applies, then the traceback filter, on every public function.
+    for name in _CHECKED:
+        if name in namespace:
+            namespace[name] = _checked(name, namespace[name])
+    _traceback_util.wrap_public_functions(namespace)
+    return namespace
+
+
+_public(globals())
 
 
 def __getattr__(name: str):
-    # `jnp.linalg` and `jnp.fft` load on first use (import time: a first program needs neither).
-    if name in ("fft", "linalg"):
-        import importlib
-
-        module = importlib.import_module(f"stablax.numpy.{name}")
+    if name in _SUBMODULES:
+        module = _importlib.import_module(f"stablax.numpy.{name}")
         globals()[name] = module
         return module
-    raise AttributeError(f"module 'stablax.numpy' has no attribute {name!r}")
+    family = _LAZY_NAMES.get(name)
+    if family is None:
+        raise AttributeError(f"module 'stablax.numpy' has no attribute {name!r}")
+    module = _importlib.import_module(f"stablax._src.numpy.{family}")
+    names = _LAZY_FAMILIES[family].split()
+    globals().update(_public({n: getattr(module, n) for n in names}))
+    return globals()[name]
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {"fft", "linalg"})
+    return sorted(set(globals()) | _SUBMODULES | set(_LAZY_NAMES))
