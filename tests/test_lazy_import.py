@@ -22,6 +22,7 @@ LAZY = [
     ("numpy.linalg", "stablax.numpy.linalg"),
     ("numpy.fft", "stablax.numpy.fft"),
     ("array_api", "stablax.array_api"),
+    ("lax.linalg", "stablax.lax.linalg"),
 ]
 
 
@@ -33,7 +34,7 @@ def _run(code: str) -> str:
 
 
 def test_first_import_leaves_libraries_unloaded():
-    modules = [m for _, m in LAZY]
+    modules = [m for _, m in LAZY] + ["stablax._src.lax._fft", "stablax._src.lax._conv"]
     loaded = _run(
         "import sys, stablax, stablax.numpy\n"
         f"print(','.join(m for m in {modules!r} if m in sys.modules))"
@@ -98,3 +99,20 @@ def test_numpy_families_load_on_first_use_of_a_name():
     loaded, listed, value, family, error, same = _run(code).split("\n")
     assert loaded == "loaded:" and listed == "True" and value == "2.0"
     assert family == "True True" and error == "TypeError" and same == "True"
+
+
+def test_lax_families_load_with_their_rules_when_a_table_misses():
+    """An op family stablax.lax defers (fft, conv, rng, ...) is loaded, all of them at once, by
+    the first rule-table lookup that misses, so a rewrite never finds a table incomplete."""
+    code = (
+        "import sys, stablax, stablax.numpy as jnp\n"
+        "from stablax._src import dispatch\n"
+        "print('stablax._src.lax._fft' in sys.modules, 'stablehlo.fft' in dispatch.jvp_rules)\n"
+        "rule = dispatch.param_decoders['stablehlo.fft']\n"
+        "print('stablax._src.lax._fft' in sys.modules, 'stablehlo.fft' in dispatch.jvp_rules)\n"
+        "print(dispatch.batch_rules.get('no.such_op'), 'stablax._src.lax._rng' in sys.modules)\n"
+        "print('conv' in dir(stablax.lax), stablax.lax.conv_general_dilated.__module__)"
+    )
+    before, after, missing, public = _run(code).split("\n")
+    assert before == "False False" and after == "True True" and missing == "None True"
+    assert public == "True stablax._src.lax._conv"

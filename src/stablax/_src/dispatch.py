@@ -37,15 +37,36 @@ JvpRule = Callable[..., tuple[Any, Any]]
 # operands arrive as `UndefinedPrimal` (see transforms/ad.py), the others as values.
 TransposeRule = Callable[..., Sequence[Any]]
 
-shape_rules: dict[str, ShapeRule] = {}
-lowering_rules: dict[str, Lowering] = {}
-param_decoders: dict[str, Decoder] = {}
-jvp_rules: dict[str, JvpRule] = {}
-transpose_rules: dict[str, TransposeRule] = {}
+# Loaders of the op families `stablax.lax` imports on first use (lax/__init__.py): a lookup that
+# misses in any rule table runs them first, so the tables are complete whenever a rewrite or
+# `bind` reads an op, whichever module emitted it (and an op family's rules in several files).
+lazy_family_loaders: list[Callable[[], None]] = []
+
+
+class _RuleTable(dict):
+    def __missing__(self, name: str) -> Any:
+        if not lazy_family_loaders:
+            raise KeyError(name)
+        while lazy_family_loaders:
+            lazy_family_loaders.pop()()
+        return self[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+
+shape_rules: dict[str, ShapeRule] = _RuleTable()
+lowering_rules: dict[str, Lowering] = _RuleTable()
+param_decoders: dict[str, Decoder] = _RuleTable()
+jvp_rules: dict[str, JvpRule] = _RuleTable()
+transpose_rules: dict[str, TransposeRule] = _RuleTable()
 # batching rule: (values, dims: list[int | None], *, axis_size, **params) -> (outs, out_dims);
 # see transforms/batching.py.
 BatchRule = Callable[..., tuple[Any, Any]]
-batch_rules: dict[str, BatchRule] = {}
+batch_rules: dict[str, BatchRule] = _RuleTable()
 # Ops whose batching rule runs even when no operand is batched: collectives over a named vmap axis
 # (psum of an unbatched x is axis_size * x), see lax/_parallel.py.
 named_axis_ops: set[str] = set()

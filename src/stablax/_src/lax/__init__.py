@@ -1,5 +1,9 @@
 """stablax.lax: one function per StableHLO/CHLO operation, plus conveniences."""
 
+import importlib as _importlib
+
+from stablax._src import dispatch as _dispatch
+
 from stablax._src.lax._dot import Precision, dot, dot_general
 from stablax._src.lax._elementwise import *  # noqa: F403
 from stablax._src.lax._elementwise import complex, max, min, pow
@@ -28,7 +32,6 @@ from stablax._src.lax._shapes import (
 from stablax._src.lax._bit_conversions import bitcast_convert_type, reduce_precision
 from stablax._src.lax._reductions import argmax, argmin, reduce
 from stablax._src.lax._sort import sort, sort_key_val, top_k
-from stablax._src.lax._fft import FftType, fft
 from stablax._src.lax._reshape_axes import broadcast_to_rank, collapse, expand_dims, squeeze
 from stablax._src.lax._slice_pad import concatenate, index_in_dim, pad, rev, slice, slice_in_dim
 from stablax._src.lax._gather import (
@@ -56,26 +59,6 @@ from stablax._src.lax._slicing import (
     dynamic_update_slice_in_dim,
 )
 from stablax._src.lax._cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
-from stablax._src.lax._windowed import (
-    padtype_to_pads,
-    reduce_window,
-    reduce_window_shape_tuple,
-)
-from stablax._src.lax._conv import conv, conv_general_dilated, conv_with_general_padding
-from stablax._src.lax._conv_dimensions import (
-    ConvDimensionNumbers,
-    ConvGeneralDilatedDimensionNumbers,
-    conv_dimension_numbers,
-    conv_general_permutations,
-    conv_general_shape_tuple,
-    conv_shape_tuple,
-)
-from stablax._src.lax._conv_variants import (
-    conv_general_dilated_local,
-    conv_general_dilated_patches,
-    conv_transpose,
-    conv_transpose_shape_tuple,
-)
 from stablax._src.lax import _elementwise_ad
 from stablax._src.lax import _custom
 from stablax._src.lax._custom import stop_gradient
@@ -91,13 +74,11 @@ from stablax._src.lax._parallel import (
 )
 from stablax._src.lax import _linalg, _linalg_ad, _linalg_kernels  # linalg ops and their rules
 from stablax._src.lax import _linalg_reductions, _linalg_reduction_kernels
-from stablax._src.lax._threefry import threefry2x32
 from stablax._src.lax._control_flow_cond import cond, switch
 from stablax._src.lax._control_flow_scan import scan
 from stablax._src.lax import _control_flow_scan_ad  # registers scan's jvp and transpose
 from stablax._src.lax._control_flow_while import fori_loop, while_loop
 from stablax._src.lax._control_flow_misc import associative_scan, map
-from stablax._src.lax._special import igamma, igamma_grad_a, igammac, random_gamma_grad
 from stablax._src.lax._bessel import bessel_i0e
 from stablax._src.lax._conveniences import (
     axis_size,
@@ -120,10 +101,6 @@ from stablax._src.lax._barriers import (
     dce_sink,
     optimization_barrier,
 )
-from stablax._src.lax._rng import RandomAlgorithm, rng_bit_generator, rng_uniform
-from stablax._src.lax._approx_top_k import approx_max_k, approx_min_k
-from stablax._src.lax._composite import composite
-from stablax._src.lax._betainc import betainc
 from stablax._src.lax._dot_algorithms import (
     AccuracyMode,
     DotAlgorithm,
@@ -132,9 +109,50 @@ from stablax._src.lax._dot_algorithms import (
     PrecisionLike,
     Tolerance,
 )
-from stablax._src.lax._ragged_dot import (
-    RaggedDotDimensionNumbers,
-    ragged_dot,
-    ragged_dot_general,
-    scaled_dot,
-)
+
+# Op families a first program rarely uses load on first use of one of their names (import time,
+# issue 16 point 8), or all at once when a rule table misses (dispatch.lazy_family_loaders):
+# module under stablax._src.lax -> the names it gives stablax.lax. Each registers all of its ops'
+# rules itself.
+_LAZY_FAMILIES = {
+    "_fft": "FftType fft",
+    "_windowed": "padtype_to_pads reduce_window reduce_window_shape_tuple",
+    "_conv": "conv conv_general_dilated conv_with_general_padding",
+    "_conv_dimensions": (
+        "ConvDimensionNumbers ConvGeneralDilatedDimensionNumbers conv_dimension_numbers "
+        "conv_general_permutations conv_general_shape_tuple conv_shape_tuple"
+    ),
+    "_conv_variants": (
+        "conv_general_dilated_local conv_general_dilated_patches conv_transpose "
+        "conv_transpose_shape_tuple"
+    ),
+    "_threefry": "threefry2x32",
+    "_special": "igamma igamma_grad_a igammac random_gamma_grad",
+    "_rng": "RandomAlgorithm rng_bit_generator rng_uniform",
+    "_approx_top_k": "approx_max_k approx_min_k",
+    "_composite": "composite",
+    "_betainc": "betainc",
+    "_ragged_dot": "RaggedDotDimensionNumbers ragged_dot ragged_dot_general scaled_dot",
+}
+_LAZY_NAMES = {name: family for family, names in _LAZY_FAMILIES.items() for name in names.split()}
+
+
+def _load_lazy_families() -> None:
+    for family in _LAZY_FAMILIES:
+        _importlib.import_module(f"stablax._src.lax.{family}")
+
+
+_dispatch.lazy_family_loaders.append(_load_lazy_families)
+
+
+def __getattr__(name: str):
+    family = _LAZY_NAMES.get(name)
+    if family is None:
+        raise AttributeError(f"module 'stablax._src.lax' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f"stablax._src.lax.{family}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_NAMES))
