@@ -41,15 +41,20 @@ TransposeRule = Callable[..., Sequence[Any]]
 # misses in any rule table runs them first, so the tables are complete whenever a rewrite or
 # `bind` reads an op, whichever module emitted it (and an op family's rules in several files).
 lazy_family_loaders: list[Callable[[], None]] = []
+_loading = threading.RLock()  # a second thread that misses waits for the families to load
 
 
 class _RuleTable(dict):
     def __missing__(self, name: str) -> Any:
-        if not lazy_family_loaders:
-            raise KeyError(name)
-        while lazy_family_loaders:
-            lazy_family_loaders.pop()()
-        return self[name]
+        with _loading:
+            while lazy_family_loaders:
+                load = lazy_family_loaders[0]
+                load()
+                if lazy_family_loaders and lazy_family_loaders[0] is load:
+                    lazy_family_loaders.pop(0)
+        if dict.__contains__(self, name):
+            return dict.__getitem__(self, name)
+        raise KeyError(name)
 
     def get(self, name: str, default: Any = None) -> Any:
         try:
