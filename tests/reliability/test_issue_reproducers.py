@@ -827,6 +827,26 @@ _FUZZ_100K = [
         lambda: lax.linalg.qdwh(jnp.zeros((2, 1)), dynamic_shape=-5),
         TypeError,
     ),
+    (
+        "while_loop max_steps non-boolean cond",
+        lambda: lax.while_loop(lambda c: c, lambda c: c, jnp.ones(3), max_steps=3),
+        TypeError,
+    ),
+    (
+        "while_loop max_steps body structure",
+        lambda: lax.while_loop(lambda c: c.sum() > 0, lambda c: (c, 1), jnp.ones(3), max_steps=3),
+        TypeError,
+    ),
+    (
+        "while_loop max_steps",
+        lambda: lax.while_loop(lambda c: c < 5, lambda c: c + 2, 0, max_steps=10),
+        6,
+    ),
+    (
+        "map batch_size of a 0-d leaf",
+        lambda: lax.map(lambda x: x, jnp.uint16(6), batch_size=2),
+        ValueError,
+    ),
 ]
 
 

@@ -32,6 +32,12 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:  # noqa:
     leaves = tree_util.tree_leaves(xs)
     if not leaves:
         raise ValueError("lax.map: xs must contain at least one array")
+    for leaf in leaves:
+        if not aval_of(leaf).shape:  # scan's class and message
+            raise ValueError(
+                "lax.map got value with no leading axis to map over: "
+                f"{aval_of(leaf).str_short()}{mlir.where_suffix()}"
+            )
     n = aval_of(leaves[0]).shape[0]
     batch_size = int(batch_size)
     if batch_size <= 0:

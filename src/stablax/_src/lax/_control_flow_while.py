@@ -251,26 +251,11 @@ def while_loop(
         avals = [aval_of(x) for x in carry]
 
         def flat_cond(*args):
-            out = cond_fun(tree_util.tree_unflatten(tree, list(args)))
-            out_leaves = tree_util.tree_leaves(out)
-            out_avals = [aval_of(o) for o in out_leaves]
-            if len(out_avals) != 1 or out_avals[0].shape != () or out_avals[0].dtype != np.bool_:
-                raise TypeError(
-                    "cond_fun must return a boolean scalar, but got output type(s) "
-                    f"{[a.str_short() for a in out_avals]}{mlir.where_suffix()}."
-                )
-            return out_leaves
+            return [_checked_cond(cond_fun, tree_util.tree_unflatten(tree, list(args)))]
 
         def flat_body(*args):
-            out = body_fun(tree_util.tree_unflatten(tree, list(args)))
-            out_leaves, out_tree = tree_util.tree_flatten(out)
-            if out_tree != tree:
-                raise TypeError(
-                    "while_loop body function carry input and carry output must have the same "
-                    f"pytree structure, but they differ: the input carry has structure {tree} "
-                    f"but the output has structure {out_tree}{mlir.where_suffix()}."
-                )
-            return out_leaves
+            carry = tree_util.tree_unflatten(tree, list(args))
+            return tree_util.tree_leaves(_checked_body(body_fun, carry, tree))
 
         return cf.trace_body(flat_cond, avals), cf.trace_body(flat_body, avals)
 
@@ -304,14 +289,41 @@ def while_loop(
     return tree_util.tree_unflatten(tree, outs)
 
 
+def _checked_cond(cond_fun: Callable, carry: Any) -> Any:
+    """cond_fun(carry), which must be one boolean scalar."""
+    out_leaves = tree_util.tree_leaves(cond_fun(carry))
+    out_avals = [aval_of(o) for o in out_leaves]
+    if len(out_avals) != 1 or out_avals[0].shape != () or out_avals[0].dtype != np.bool_:
+        raise TypeError(
+            "cond_fun must return a boolean scalar, but got output type(s) "
+            f"{[a.str_short() for a in out_avals]}{mlir.where_suffix()}."
+        )
+    return out_leaves[0]
+
+
+def _checked_body(body_fun: Callable, carry: Any, tree: Any) -> Any:
+    """body_fun(carry), which must have the carry's tree structure `tree`."""
+    out = body_fun(carry)
+    out_tree = tree_util.tree_structure(out)
+    if out_tree != tree:
+        raise TypeError(
+            "while_loop body function carry input and carry output must have the same "
+            f"pytree structure, but they differ: the input carry has structure {tree} "
+            f"but the output has structure {out_tree}{mlir.where_suffix()}."
+        )
+    return out
+
+
 def _bounded_while(cond_fun: Callable, body_fun: Callable, init_val: Any, max_steps: int) -> Any:
     """At most `max_steps` iterations as a scan: each step applies the body only while the
     condition holds; once it fails the carry no longer changes, so it keeps failing."""
     from stablax._src import lax
 
+    tree = tree_util.tree_structure(init_val)
+
     def step(carry, _):
-        live = cond_fun(carry)
-        new = body_fun(carry)
+        live = _checked_cond(cond_fun, carry)
+        new = _checked_body(body_fun, carry, tree)
         return tree_util.tree_map(lambda x, old: lax.select(live, x, old), new, carry), None
 
     final, _ = scan(step, init_val, None, length=max_steps)
