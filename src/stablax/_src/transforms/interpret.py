@@ -97,6 +97,43 @@ def interpret(
     return [env[v] for v in returned]
 
 
+def all_abstract() -> bool:
+    """Whether no value of the traces being built can be concrete: each one's inputs stand for no
+    values, or for tracers of traces like it (grad inside jit), never for arrays (grad outside
+    jit), and no rewrite or lowering is emitting. Ops copied in then need no `bind`."""
+    state = core.trace_state
+    if state.target is not None or state.lowering is not None or dispatch.compile_time_eval.active:
+        return False
+    return all(_abstract(t) for t in state.stack)
+
+
+def _abstract(trace: core.FuncTrace) -> bool:
+    sources = trace.sources
+    return sources is None or all(isinstance(s, Tracer) and _abstract(s._trace) for s in sources)
+
+
+def copy_in(fn: Any, args: Sequence[Any]) -> list[Tracer]:
+    """`fn` applied to `args` by copying its ops (MLIR clones, no rules run) into the trace they
+    belong to; its captured values are read like arguments. Use only where `all_abstract()`."""
+    leaves = [*args, *fn.captured]
+    current = core.trace_state.stack[-1]
+    trace = core.operand_trace(leaves, current)
+    tracers = [core.to_tracer(trace, x) for x in leaves]
+    values = [t.value for t in tracers]
+    if fn.captured:  # the same function, its captured values as trailing inputs
+        fn = fn.with_signature([*fn.in_avals, *(t.aval for t in tracers[len(args) :])], [])
+    saved, core.trace_state.lowering = core.trace_state.lowering, trace
+    try:
+        if trace is current:
+            outs = bodies.inline(fn, values)
+        else:
+            with trace.insertion_point():
+                outs = bodies.inline(fn, values)
+    finally:
+        core.trace_state.lowering = saved
+    return [Tracer(trace, a, v) for a, v in zip(fn.out_avals, outs, strict=True)]
+
+
 def call_traced(traced: core.TracedFunction, args: Sequence[Any]) -> list[Any]:
     """Applies a traced function: inlined into the current trace, or compiled and run."""
     if core.current_trace() is not None:
