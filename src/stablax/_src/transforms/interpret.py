@@ -102,9 +102,15 @@ def all_abstract() -> bool:
     values, or for tracers of traces like it (grad inside jit), never for arrays (grad outside
     jit), and no rewrite or lowering is emitting. Ops copied in then need no `bind`."""
     state = core.trace_state
-    if state.target is not None or state.lowering is not None or dispatch.compile_time_eval.active:
+    return state.target is None and state.lowering is None and no_concrete_values()
+
+
+def no_concrete_values() -> bool:
+    """Whether no value of the traces being built can be concrete (`all_abstract` less its
+    conditions on rewrites): code traced on abstract values then traces the same everywhere."""
+    if dispatch.compile_time_eval.active:
         return False
-    return all(_abstract(t) for t in state.stack)
+    return all(_abstract(t) for t in core.trace_state.stack)
 
 
 def _abstract(trace: core.FuncTrace) -> bool:
@@ -132,6 +138,38 @@ def copy_in(fn: Any, args: Sequence[Any]) -> list[Tracer]:
     finally:
         core.trace_state.lowering = saved
     return [Tracer(trace, a, v) for a, v in zip(fn.out_avals, outs, strict=True)]
+
+
+def is_flat(fn: Any) -> bool:
+    """Whether `fn` has no op that `copy_routed` cannot clone alone (regions, calls, payloads)."""
+    return not any(
+        len(op.regions) or op.name == "func.call" or bodies.PAYLOAD_ATTRIBUTE in op.attributes
+        for op in fn.parts()[1]
+    )
+
+
+def copy_routed(fn: Any, args: Sequence[Any]) -> list[Tracer]:
+    """`interpret(fn, args)` for a closed function that `is_flat`, with each op cloned rather than
+    re-emitted through `bind`, into the trace `bind` would choose for it (the innermost trace of
+    its operands): under linearize, primal ops land in K and tangent ops in L. About three times
+    cheaper an op; the outputs have `fn`'s avals."""
+    arguments, ops, returned = fn.parts()
+    env = dict(zip(arguments, args, strict=True))
+    default = core.trace_state.target or core.current_trace()
+    for op in ops:
+        operands = [env[v] for v in op.operands]
+        trace = core.operand_trace(operands, default)
+        values = [core.to_tracer(trace, x).value for x in operands]
+        new = op.clone(ip=trace.insertion_point())
+        for i, v in enumerate(values):
+            new.operands[i] = v
+        for result, value in zip(op.results, new.results, strict=True):
+            env[result] = Tracer(trace, aval_of_value(value), value)
+    outs = [env[v] for v in returned]
+    return [
+        o if not isinstance(o, Tracer) or o.aval == a else Tracer(o._trace, a, o.value)
+        for o, a in zip(outs, fn.out_avals, strict=True)
+    ]
 
 
 def call_traced(traced: core.TracedFunction, args: Sequence[Any]) -> list[Any]:
