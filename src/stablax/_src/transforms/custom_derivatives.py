@@ -391,10 +391,11 @@ class CustomJvp(_PrimalCall):
         # of a batch calls logaddexp's rule 100 times): the rule is traced once per signature
         # for the outermost trace, as JAX traces a jitted function's JVP once. Not where values
         # may be concrete, nor for rules that see symbolic zeros, traced nondiff arguments or
-        # the rewrite they run in.
+        # the rewrite they run in, nor for rules vmap made (`custom` is then not a custom_jvp).
         custom = self.custom
         if (
-            custom.symbolic_zeros
+            not isinstance(custom, custom_jvp)
+            or custom.symbolic_zeros
             or custom.rule_at_rewrite
             or self.nondiff_slots
             or not all(isinstance(x, core.Tracer) for x in operands)
