@@ -126,3 +126,36 @@ def test_errors_surface_as_without_the_cache():
 
     with pytest.raises(ValueError, match="matmul.*test_jit_inline.py"):
         stablax.jit(lambda x: bad(x) + bad(x))(np.float32(1.0))
+
+
+def test_a_custom_jvp_rule_in_a_helper_called_many_times_runs_once():
+    # Under jit(grad), the copies of a jitted helper share its custom_jvp call: the rule is
+    # traced once per signature and its ops copied into the primal and linear functions.
+    rule_calls = []
+
+    @stablax.custom_jvp
+    def scaled_sin(x, k):
+        return jnp.sin(x) * k
+
+    @scaled_sin.defjvp
+    def _rule(primals, tangents):
+        (x, k), (t, tk) = primals, tangents
+        rule_calls.append(x.shape)
+        return scaled_sin(x, k), 10.0 * x * t + tk  # not the true derivative
+
+    helper = stablax.jit(lambda x, k: scaled_sin(x, k) * x)
+    x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(4, 3)
+
+    def many(x, k):
+        return sum(jnp.sum(helper(x[i], k)) for i in range(4))
+
+    expected_x = 10.0 * x * x + np.sin(x) * 2.0  # the rule's tangent times x, plus the output
+    expected_k = np.sum(x)  # the k-tangent passes straight through, times x
+    gx, gk = stablax.jit(stablax.grad(many, argnums=(0, 1)))(x, np.float32(2.0))
+    np.testing.assert_allclose(gx, expected_x, rtol=1e-5)
+    np.testing.assert_allclose(gk, expected_k, rtol=1e-5)
+    assert len(rule_calls) == 1
+    rule_calls.clear()
+    gx_eager = stablax.grad(many)(x, np.float32(2.0))  # outside jit: the rule runs at each call
+    np.testing.assert_allclose(gx_eager, expected_x, rtol=1e-5)
+    assert len(rule_calls) == 4

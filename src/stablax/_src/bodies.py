@@ -143,7 +143,8 @@ def add_function(trace: core.FuncTrace, fn: Any, prefix: str, payload: Any = Non
 
 def _function_text(func_op: Any) -> str:
     name = ir.StringAttr(func_op.attributes["sym_name"]).value
-    text = func_op.get_asm(enable_debug_info=False)
+    # A local scope: printing a nested op otherwise numbers the values of its whole module.
+    text = func_op.get_asm(enable_debug_info=False, use_local_scope=True, assume_verified=True)
     return text.replace(f"@{name}(", "@(", 1)
 
 
@@ -198,7 +199,13 @@ def _rename(op: Any, owner: Any, trace: core.FuncTrace, outer: Any) -> None:
 def _rename_one(op: Any, owner: Any, trace: core.FuncTrace) -> None:
     if op.name == "func.call":
         old = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-        new = add_function(trace, Callee(owner, old), _prefix(old), owner.payloads.get(old))
+        # Copies of one function (a jitted helper called 100 times) call the same callees.
+        key = ("copy of", owner, old)
+        new = trace.symbols.get(key)
+        if new is None:
+            callee = Callee(owner, old)
+            new = add_function(trace, callee, _prefix(old), owner.payloads.get(old))
+            trace.symbols[key] = new
         op.attributes["callee"] = ir.FlatSymbolRefAttr.get(new)
     if PAYLOAD_ATTRIBUTE in op.attributes:
         old_key = ir.StringAttr(op.attributes[PAYLOAD_ATTRIBUTE]).value

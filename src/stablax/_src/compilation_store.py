@@ -71,10 +71,18 @@ def load(key: str) -> bytes | None:
     return payload
 
 
+def would_store(compile_seconds: float) -> bool:
+    """Whether a compile that took this long is stored at all (the cache is on and the compile
+    long enough): callers skip serializing the executable otherwise."""
+    return directory() is not None and compile_seconds >= config.read(
+        "jax_persistent_cache_min_compile_time_secs"
+    )
+
+
 def store(key: str, payload: bytes, compile_seconds: float) -> None:
     """Writes an entry (if the compile was long enough and the entry big enough), atomically."""
     root = directory()
-    if root is None or compile_seconds < config.read("jax_persistent_cache_min_compile_time_secs"):
+    if root is None or not would_store(compile_seconds):
         return
     body = zlib.compress(payload)
     if len(body) < config.read("jax_persistent_cache_min_entry_size_bytes"):

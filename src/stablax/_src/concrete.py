@@ -66,9 +66,9 @@ def evaluate_prefix(trace: core.FuncTrace, tracer: core.Tracer) -> Array:
         if MARKER_TEXT.encode() in key:  # marker ops (stop_gradient, linalg decompositions, ...)
             from stablax._src.lax._custom import strip_markers
 
-            strip_markers(module)
+            strip_markers(module.operation)
             key = module.operation.get_asm(enable_debug_info=False).encode()
-        code = module.operation.get_asm(binary=True, enable_debug_info=True)
+        code = mlir.bytecode(module.operation)
     inputs = [_concrete_array(s) for s in trace.sources] + [
         _concrete_array(c) for c in trace.captured
     ]

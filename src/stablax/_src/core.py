@@ -512,7 +512,7 @@ class TracedFunction:
 
     def bytecode(self) -> bytes:
         with mlir.context():
-            return self.module.operation.get_asm(binary=True, enable_debug_info=True)
+            return mlir.bytecode(self.module.operation)
 
 
 def trace_to_func(

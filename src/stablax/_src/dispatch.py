@@ -262,13 +262,11 @@ def compile_traced(traced: core.TracedFunction, device: Any = None) -> runtime.E
         from stablax._src.lax._custom import strip_markers
 
         with mlir.context():
-            module = mlir.ir.Module.parse(traced.text(debug_info=True))
+            module = traced.module.operation.clone()
             strip_markers(module)
+            text = module.get_asm(enable_debug_info=False)
             return runtime.compile_module(
-                module.operation.get_asm(binary=True, enable_debug_info=True),
-                module.operation.get_asm(enable_debug_info=False).encode(),
-                traced.out_avals,
-                device,
+                mlir.bytecode(module), text.encode(), traced.out_avals, device
             )
     return runtime.compile_module(traced.bytecode(), text.encode(), traced.out_avals, device)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import math
 import os
 import sys
@@ -371,6 +372,14 @@ def new_function(
         regions=1,
     )
     return op, op.regions[0].blocks.append(*arg_types)
+
+
+def bytecode(operation: Any) -> bytes:
+    """MLIR bytecode of `operation` (a module), locations included: what XLA is handed. About ten
+    times faster to write, and for XLA to read, than the same module's text."""
+    out = io.BytesIO()
+    operation.write_bytecode(file=out)
+    return out.getvalue()
 
 
 def emit_return(values: Sequence[ir.Value]) -> None:

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from stablax._src import bodies, core, tree_util
+from stablax._src import core, tree_util
 from stablax._src.config import config
 from stablax._src.core import Tracer, trace_state
-from stablax._src.dispatch import compile_time_eval
+from stablax._src.transforms.interpret import all_abstract, copy_in
 
 _UNCACHEABLE = object()
 
@@ -40,17 +40,16 @@ def inline_call(jitted: Any, fun: Callable, args: tuple, kwargs: dict) -> Any:
 
 
 def _from_first_trace(jitted: Any, args: tuple, kwargs: dict) -> Any:
-    stack = trace_state.stack
-    if trace_state.target is not None or trace_state.lowering is not None:
-        return _UNCACHEABLE  # a rewrite's rule, or a lowering: trace as the caller does
-    if compile_time_eval.active or not all(_abstract(t) for t in stack):
-        return _UNCACHEABLE  # values may be concrete: Python control flow on them must work
+    # Not in a rewrite's rule or a lowering (trace as the caller does), nor where values may be
+    # concrete (Python control flow on them must work).
+    if not all_abstract():
+        return _UNCACHEABLE
     try:
         dyn_args, dyn_kwargs, static_key = jitted._split_static(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(x.aval if isinstance(x, Tracer) else jitted.argument_aval(x) for x in leaves)
         key = (jitted, in_tree, avals, static_key, config.epoch)
-        cache = stack[0].inline_cache
+        cache = trace_state.stack[0].inline_cache
         first = cache.get(key)
     except Exception:  # an unhashable static argument, a leaf that is not an array: as before
         return _UNCACHEABLE
@@ -59,27 +58,7 @@ def _from_first_trace(jitted: Any, args: tuple, kwargs: dict) -> Any:
     if first is _UNCACHEABLE:
         return _UNCACHEABLE
     traced, out_tree = first
-    current = stack[-1]
-    trace = core.operand_trace(leaves, current)
-    tracers = [core.to_tracer(trace, x) for x in leaves]
-    saved, trace_state.lowering = trace_state.lowering, trace
-    try:
-        if trace is current:
-            values = bodies.inline(traced, [t.value for t in tracers])
-        else:
-            with trace.insertion_point():
-                values = bodies.inline(traced, [t.value for t in tracers])
-    finally:
-        trace_state.lowering = saved
-    outs = [Tracer(trace, a, v) for a, v in zip(traced.out_avals, values, strict=True)]
-    return tree_util.tree_unflatten(out_tree, outs)
-
-
-def _abstract(trace: core.FuncTrace) -> bool:
-    """Whether no value in `trace` can be concrete: its inputs stand for no values, or for
-    tracers of traces like it (grad inside jit), never for arrays (grad outside jit)."""
-    sources = trace.sources
-    return sources is None or all(isinstance(s, Tracer) and _abstract(s._trace) for s in sources)
+    return tree_util.tree_unflatten(out_tree, copy_in(traced, leaves))
 
 
 class _NotComputedError(Exception):

@@ -501,6 +501,8 @@ def _load_stored(stored: str, device: Device, devices: Any, options: Any) -> Any
 
 
 def _store(stored: str, device: Device, loaded: Any, seconds: float) -> None:
+    if not compilation_store.would_store(seconds):  # serializing alone costs ~5% of a compile
+        return
     try:
         serialized = device.client.serialize_executable(loaded)
     except Exception:  # some executables (host callbacks) cannot be serialized

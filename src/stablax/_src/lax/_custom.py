@@ -74,7 +74,8 @@ _COLLECTIVES = {
 
 
 def strip_markers(module: Any) -> None:
-    """Replaces every `stablax.*` marker custom call in `module` by its operand (in place)."""
+    """Replaces every `stablax.*` marker custom call in `module` (a module's operation) by its
+    operand (in place)."""
 
     def walk(block):
         for op in list(block.operations):
@@ -102,7 +103,7 @@ def strip_markers(module: Any) -> None:
                         result.replace_all_uses_with(operand)
                     operation.erase()
 
-    for op in module.body.operations:
+    for op in module.regions[0].blocks[0].operations:
         for region in op.operation.regions:
             for block in region.blocks:
                 walk(block)

@@ -18,7 +18,9 @@ from stablax._src import core, dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray, Tracer
 from stablax._src.transforms.interpret import (
+    all_abstract,
     aval_of_value,
+    copy_in,
     decode,
     emit_constant,
     eval_op,
@@ -256,7 +258,10 @@ def _transpose_op(op, operands, cts_out, linear, env, owner) -> Sequence[Any]:
 
 def call_primal(lin: Linearized, primals: Sequence[Any]) -> tuple[list[Any], list[Any]]:
     """Runs K on `primals` in the current context: (primal outputs, L's captured values)."""
-    outs = interpret(lin.primal_fn, primals)
+    if all_abstract():  # under jit: K's ops are copied in, not re-emitted one by one
+        outs = copy_in(lin.primal_fn, primals)
+    else:
+        outs = interpret(lin.primal_fn, primals)
     captured = [
         outs[slot] if slot is not None else value
         for slot, value in zip(lin.residual_slots, lin.linear_fn.captured, strict=True)

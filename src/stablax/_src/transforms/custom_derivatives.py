@@ -21,6 +21,7 @@ import numpy as np
 from stablax._src import core, dispatch, dtypes, tree_util
 from stablax._src import ir as mlir
 from stablax._src.bodies import PAYLOAD_ATTRIBUTE
+from stablax._src.config import config
 from stablax._src.core import ShapedArray
 from stablax._src.ir import ir
 from stablax._src.transforms import calls, remat_policies
@@ -32,7 +33,14 @@ from stablax._src.transforms.ad import (
     tangent_aval,
     zeros_like_aval,
 )
-from stablax._src.transforms.interpret import eval_op, operand_values
+from stablax._src.transforms.interpret import (
+    copy_routed,
+    eval_op,
+    interpret,
+    is_flat,
+    no_concrete_values,
+    operand_values,
+)
 from stablax._src.transforms.remat_policies import checkpoint_policies
 
 _CLOSED_OVER_MESSAGE = (
@@ -367,10 +375,57 @@ class CustomJvp(_PrimalCall):
         _check_no_closed_over_tangents(closed_over, "custom_jvp", "JVP")
         args = primals[:n]
         rule_tangents = _rule_tangents(self.custom, args, tangents[:n])
+        traced = self._traced_rule([*args, *rule_tangents])
+        if traced is not None:  # the rule traced once, its ops re-emitted here
+            rule, num_out, flat = traced
+            operands = [*args, *rule_tangents]
+            outs = copy_routed(rule, operands) if flat else interpret(rule, operands)
+            return outs[:num_out], outs[num_out:]
         out_leaves, t_leaves, _ = _apply_jvp_rule(
             self.custom, self.nondiff_values(primals), self.in_tree, args, rule_tangents
         )
         return out_leaves, t_leaves
+
+    def _traced_rule(self, operands: list[Any]) -> tuple[core.TracedFunction, int, bool] | None:
+        # Under jit, the copies of a jitted function share this payload (softplus on 100 slices
+        # of a batch calls logaddexp's rule 100 times): the rule is traced once per signature
+        # for the outermost trace, as JAX traces a jitted function's JVP once. Not where values
+        # may be concrete, nor for rules that see symbolic zeros, traced nondiff arguments or
+        # the rewrite they run in, nor for rules vmap made (`custom` is then not a custom_jvp).
+        custom = self.custom
+        if (
+            not isinstance(custom, custom_jvp)
+            or custom.symbolic_zeros
+            or custom.rule_at_rewrite
+            or self.nondiff_slots
+            or not all(isinstance(x, core.Tracer) for x in operands)
+            or not no_concrete_values()
+        ):
+            return None
+        key = ("custom_jvp rule", self, tuple(x.aval for x in operands), config.epoch)
+        cache = core.trace_state.stack[0].inline_cache
+        if key not in cache:
+            cache[key] = self._trace_rule([x.aval for x in operands])
+        return cache[key]
+
+    def _trace_rule(self, avals: list[ShapedArray]) -> tuple[core.TracedFunction, int, bool] | None:
+        n, box = self.num_args, {}
+
+        def rule(*xs):
+            out_leaves, t_leaves, _ = _apply_jvp_rule(
+                self.custom, self.nondiff, self.in_tree, xs[:n], xs[n:]
+            )
+            box["num_out"] = len(out_leaves)
+            outs = [*out_leaves, *t_leaves]
+            if not all(isinstance(o, core.Tracer) for o in outs):
+                raise TypeError("a rule output that is not traced")
+            return outs
+
+        try:
+            traced = core.trace_to_func(rule, avals, name="custom_jvp_rule")
+        except Exception:  # applied at each call instead, where its error surfaces as before
+            return None
+        return None if traced.captured else (traced, box["num_out"], is_flat(traced))
 
 
 class JvpRuleCall:
@@ -388,8 +443,6 @@ class JvpRuleCall:
         self.out_mask = list(out_mask)
 
     def jvp(self, callee, primals, tangents):
-        from stablax._src.transforms.interpret import interpret
-
         n, n_t = self.num_args, sum(self.arg_mask)
         _check_no_closed_over_tangents(tangents[n + n_t :], "custom_jvp", "JVP")
         args = primals[:n]
@@ -657,8 +710,6 @@ class _TracedRule:
         self.out_tree = out_tree
 
     def __call__(self, ct: Any) -> Any:
-        from stablax._src.transforms.interpret import interpret
-
         ct_leaves, ct_tree = tree_util.tree_flatten(ct)
         if ct_tree != self.in_tree:
             raise TypeError(f"custom_gradient: cotangent structure {ct_tree} != {self.in_tree}")
