@@ -847,6 +847,13 @@ _FUZZ_100K = [
         lambda: lax.map(lambda x: x, jnp.uint16(6), batch_size=2),
         ValueError,
     ),
+    ("tile past int64, empty", lambda: jnp.tile(jnp.zeros((3, 0)), 2**63), ValueError),
+    ("reshape to an extent past int64", lambda: lax.reshape(jnp.ones(0), (2**63, 0)), ValueError),
+    (
+        "padtype_to_pads stride 0",
+        lambda: lax.padtype_to_pads((4, 5), (2, 2), (0, 1), "SAME"),
+        ValueError,
+    ),
 ]
 
 

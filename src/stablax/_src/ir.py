@@ -175,10 +175,14 @@ def check_extents(shape: Sequence[int], dtype: np.dtype) -> None:
             f"negative dimensions are not allowed: got shape {tuple(shape)} of dtype "
             f"{np.dtype(dtype).name}{where_suffix()}"
         )
-    if math.prod(shape) * max(np.dtype(dtype).itemsize, 1) > _MAX_BYTES:
+    # An extent past int64 is too large even in an empty array: MLIR's shapes are int64.
+    if (
+        any(d > _MAX_BYTES for d in shape)
+        or math.prod(shape) * max(np.dtype(dtype).itemsize, 1) > _MAX_BYTES
+    ):
         raise ValueError(
             f"array of shape {tuple(shape)} and dtype {np.dtype(dtype).name} is too large: its "
-            f"size in bytes does not fit in a signed 64-bit integer{where_suffix()}"
+            f"extents or size in bytes do not fit in a signed 64-bit integer{where_suffix()}"
         )
 
 

@@ -85,6 +85,11 @@ def padtype_to_pads(
             f"lax.{opname}: unrecognized padding type {padding!r}; expected 'VALID',"
             f" 'SAME', 'SAME_LOWER' or (low, high) pairs{mlir.where_suffix()}"
         )
+    if any(stride <= 0 for stride in window_strides):
+        raise ValueError(
+            f"lax.{opname}: window_strides must be positive, got {window_strides}"
+            f"{mlir.where_suffix()}"
+        )
     pads = []
     for size, window, stride in zip(in_shape, window_shape, window_strides, strict=True):
         out = -(-size // stride)
