@@ -3,11 +3,10 @@ expand_dims, collapse and broadcast_to_rank."""
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
-
-import numpy as np
 
 from stablax._src import ir as mlir
 from stablax._src.lax._argcheck import int_sequence
@@ -84,7 +83,7 @@ def collapse(operand: Any, start_dimension: int, stop_dimension: int | None = No
         raise ValueError(
             f"lax.collapse: invalid dimension range {shape}[{lo}:{hi}]{mlir.where_suffix()}"
         )
-    size = int(np.prod(shape[lo:hi], dtype=np.int64))
+    size = math.prod(shape[lo:hi])
     return reshape(operand, (*shape[:lo], size, *shape[hi:]))
 
 

@@ -5,6 +5,7 @@ checks, attribute decoders, the linear jvp). Parameters are normalised to tuples
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -238,7 +239,7 @@ def broadcast(operand: Any, sizes: Sequence[int]) -> Any:
 def _reshape_rule(x: ShapedArray, *, new_sizes) -> ShapedArray:
     if any(d < 0 for d in new_sizes):
         raise _error("reshape", f"negative dimension in new_sizes {new_sizes}")
-    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+    if math.prod(new_sizes) != x.size:
         raise _error("reshape", f"cannot reshape {x.str_short()} into shape {new_sizes}")
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
