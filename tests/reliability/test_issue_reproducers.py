@@ -562,6 +562,34 @@ _CASES = [
         lambda: jnp.quantile(jnp.ones(2), 0.5, method="auto", weights=jnp.ones(2)),
         ValueError,
     ),
+    # lax.dot_general takes operands of different dtypes, both converted to the result dtype
+    # (the preferred one if given), and jnp's products pass them on unpromoted, as JAX 0.10.2.
+    (
+        "dot_general of int32 and float16 into int32",
+        lambda: lax.dot_general(
+            jnp.array([2]), jnp.array([3.5], jnp.float16), (((0,), (0,)), ((), ())), None, jnp.int32
+        ),
+        6,
+    ),
+    (
+        "vdot under vmap into uint32",
+        lambda: stablax.vmap(
+            lambda x: jnp.vdot(x, jnp.float16(1.0), preferred_element_type=jnp.uint32)
+        )(jnp.array([-5, 3, 3])),
+        [4294967291, 3, 3],
+    ),
+    (
+        "dot of 0-d floats into int32",
+        lambda: jnp.dot(2.5, 3.5, preferred_element_type=jnp.int32),
+        8,
+    ),
+    (
+        "matmul with a narrower preferred type",
+        lambda: jnp.matmul(
+            jnp.ones(1, jnp.int8), jnp.ones(1, jnp.complex64), preferred_element_type=jnp.int8
+        ),
+        TypeError,
+    ),
 ]
 
 
