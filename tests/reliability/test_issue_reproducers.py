@@ -111,6 +111,11 @@ def test_crash_reproducers_run_and_answer_as_jax():
     assert not wrong, wrong
 
 
+def _x64(call):
+    with stablax.enable_x64():
+        return call()
+
+
 def _value(x):
     return np.asarray(x).tolist()
 
@@ -583,6 +588,49 @@ _CASES = [
         lambda: jnp.dot(2.5, 3.5, preferred_element_type=jnp.int32),
         8,
     ),
+    # Fuzz compare, seed 201.
+    (
+        "repeat under vmap with x64",
+        lambda: _x64(
+            lambda: stablax.vmap(lambda a, r: jnp.repeat(a, r, total_repeat_length=2))(
+                jnp.ones((2, 3)), jnp.ones((2, 3), int)
+            )
+        ),
+        [[1.0, 1.0], [1.0, 1.0]],
+    ),
+    ("hanning of a float length", lambda: jnp.hanning(1.5), [1.0]),  # as JAX: int(M)
+    (
+        "place with a short mask",
+        lambda: jnp.place(jnp.ones(3), 1.0, 2.0, inplace=False),
+        ValueError,
+    ),
+    ("sum into bool", lambda: jnp.sum(jnp.array([0.0, 0.5]), dtype=bool), True),
+    ("prod into bool", lambda: jnp.prod(jnp.array([0.0, 0.5]), dtype=bool), False),
+    ("lexsort of scalar keys", lambda: jnp.lexsort(jnp.array([3.0, 1.0, 2.0]), axis=0), 0),
+    ("vecmat core sizes", lambda: jnp.vecmat(jnp.ones((2, 4)), jnp.ones((2, 4))), ValueError),
+    ("matvec core sizes", lambda: jnp.matvec(jnp.ones((2, 4)), jnp.ones(3)), ValueError),
+    ("cond of an empty matrix", lambda: jnp.linalg.cond(jnp.ones((5, 0))), ValueError),
+    (
+        "gather under vmap of an empty batch",
+        lambda: (
+            stablax.vmap(lambda a, r: jnp.repeat(a, r, total_repeat_length=3))(
+                jnp.zeros((0,)), jnp.zeros((0,), int)
+            ).shape
+        ),
+        [0, 3],
+    ),
+    (
+        "polydiv leaves exact zeros",
+        lambda: jnp.polydiv(
+            jnp.array([0.25146043, -0.2642097, 1.2808453]), jnp.array([0.25146043])
+        )[1],
+        [0.0, 0.0, 0.0],
+    ),
+    ("full_like broadcasts an array fill", lambda: jnp.full_like(jnp.ones(2), jnp.ones(1)), [1, 1]),
+    ("full_like fill of more dimensions", lambda: jnp.full_like(1, jnp.ones((3, 0))), ValueError),
+    ("cov into bool", lambda: jnp.cov(jnp.ones(3), dtype=bool), ValueError),
+    ("cov observations differ", lambda: jnp.cov(jnp.ones(2), jnp.ones(3)), ValueError),
+    ("fft of several axes", lambda: jnp.fft.fft(jnp.ones(3), axis=(-1,)), ValueError),
     (
         "matmul with a narrower preferred type",
         lambda: jnp.matmul(

@@ -197,6 +197,11 @@ def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:
     if inplace:
         raise _inplace_error("place")
     mask = _ufuncs.not_equal(_shape.ravel(asarray(mask)), False)
+    if mask.aval.size != arr.aval.size:  # as NumPy and JAX
+        raise ValueError(
+            f"jnp.place: arr and mask must be the same size, got {arr.aval.size} and "
+            f"{mask.aval.size} elements{mlir.where_suffix()}"
+        )
     vals = _shape.ravel(asarray(vals, dtype=arr.aval.dtype))
     if vals.aval.size == 0:
         return arr

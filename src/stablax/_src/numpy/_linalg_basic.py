@@ -257,10 +257,19 @@ def _core_ranks(name: str, x1: Any, x2: Any, ranks: tuple[int, int]) -> None:
             )
 
 
+def _core_size(name: str, n1: int, n2: int) -> None:
+    if n1 != n2:  # JAX's class (its vectorize's core dimension check)
+        raise ValueError(
+            f"jnp.{name}: inconsistent size for the contracted dimension: {n1} vs {n2}"
+            f"{mlir.where_suffix()}"
+        )
+
+
 def matvec(x1, x2, /):
     """Matrix-vector products over broadcast batches: (..., m, n) x (..., n) -> (..., m)."""
     x1, x2 = asarray(x1), asarray(x2)
     _core_ranks("matvec", x1, x2, (2, 1))
+    _core_size("matvec", x1.aval.shape[-1], x2.aval.shape[-1])
     return matmul(x1, x2[..., None])[..., 0]
 
 
@@ -268,6 +277,7 @@ def vecmat(x1, x2, /):
     """Conjugated vector-matrix products: (..., m) x (..., m, n) -> (..., n)."""
     x1, x2 = promote_dtypes(asarray(x1), asarray(x2))
     _core_ranks("vecmat", x1, x2, (1, 2))
+    _core_size("vecmat", x1.aval.shape[-1], x2.aval.shape[-2])
     x1 = lax.conj(x1) if _is_complex(x1) else x1
     return matmul(x1[..., None, :], x2)[..., 0, :]
 

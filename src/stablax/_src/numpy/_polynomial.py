@@ -135,6 +135,10 @@ def _polydiv(u, v):
             lax.pad(lax.mul(v, term), lax.full((), 0, u.aval.dtype), [(0, n - m - k, 0)]), n
         )
         remainder = lax.sub(remainder, shifted)
+    # The eliminated leading coefficients are zero by construction: exact zeros, not the
+    # rounding residue of u[k] - (u[k] / v[0]) * v[0] (which XLA may fuse into one FMA).
+    eliminated = lax.full((n - m + 1,), 0, u.aval.dtype)
+    remainder = lax.concatenate([eliminated, remainder[n - m + 1 :]], 0)
     return lax.concatenate(quotient, 0), remainder
 
 

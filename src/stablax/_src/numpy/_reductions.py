@@ -141,8 +141,9 @@ def _sum_like(name: str, lax_reduce, combine, identity: int):
                 target = np.dtype(np.int32)
         compute = _accumulation_dtype(target)
         a = lax.convert_element_type(a, compute) if a.aval.dtype != compute else a
-        out = lax_reduce(_masked(a, where, identity, name), axes)
-        out = _with_initial(out, initial, combine, name)
+        reduce, join = (lax_reduce, combine) if compute != np.bool_ else _BOOLEAN[name]
+        out = reduce(_masked(a, where, identity, name), axes)
+        out = _with_initial(out, initial, join, name)
         out = lax.convert_element_type(out, target) if compute != target else out
         return _finish(out, a.aval.shape, axes, keepdims)
 
@@ -150,6 +151,11 @@ def _sum_like(name: str, lax_reduce, combine, identity: int):
     return _eager(fn, static_argnames=_STATIC)
 
 
+# A sum or product in bool (dtype=bool) is a logical or/and, as NumPy and JAX.
+_BOOLEAN = {
+    "sum": (lax.reduce_or, lax.bitwise_or),
+    "prod": (lax.reduce_and, lax.bitwise_and),
+}
 _sum = _sum_like("sum", lax.reduce_sum, lax.add, 0)
 _prod = _sum_like("prod", lax.reduce_prod, lax.mul, 1)
 

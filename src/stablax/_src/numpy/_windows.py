@@ -13,6 +13,17 @@ from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._math_ufuncs import i0
 
 
+def _length(M: Any, name: str) -> int:  # noqa: N803
+    try:
+        return operator.index(M)
+    except TypeError:
+        pass
+    try:
+        return int(M)  # as JAX: a float length is truncated
+    except (TypeError, ValueError):
+        raise TypeError(f"jnp.{name}: M must be an integer, got {M!r}") from None
+
+
 def _symmetric_positions(m: int) -> Any:
     """n = 1 - M, 3 - M, ..., M - 1 divided by M - 1: points in [-1, 1]."""
     dt = dtypes.default_float_dtype()
@@ -22,7 +33,7 @@ def _symmetric_positions(m: int) -> Any:
 
 def _cosine_window(name: str, weights: tuple[float, ...]):
     def fn(M):  # noqa: N803 (NumPy's parameter name)
-        m = operator.index(M)
+        m = _length(M, name)
         dt = dtypes.default_float_dtype()
         if m < 1:
             return lax.full((0,), 0, dt)
@@ -45,7 +56,7 @@ hanning = _cosine_window("hanning", (0.5, 0.5))
 
 
 def _bartlett_impl(M):  # noqa: N803
-    m = operator.index(M)
+    m = _length(M, "bartlett")
     dt = dtypes.default_float_dtype()
     if m < 1:
         return lax.full((0,), 0, dt)
@@ -59,7 +70,7 @@ bartlett.__doc__ = "The Bartlett (triangular) window of M points (NumPy's `bartl
 
 
 def _kaiser_impl(M, beta):  # noqa: N803
-    m = operator.index(M)
+    m = _length(M, "kaiser")
     dt = dtypes.default_float_dtype()
     if m < 1:
         return lax.full((0,), 0, dt)
