@@ -631,6 +631,106 @@ _CASES = [
     ("cov into bool", lambda: jnp.cov(jnp.ones(3), dtype=bool), ValueError),
     ("cov observations differ", lambda: jnp.cov(jnp.ones(2), jnp.ones(3)), ValueError),
     ("fft of several axes", lambda: jnp.fft.fft(jnp.ones(3), axis=(-1,)), ValueError),
+    # Fuzz compare, seed 301 (linalg, poly*, swapaxes, reductions).
+    (
+        "cholesky of a non-PD matrix: NaN triangle, zeros above",
+        lambda: np.isnan(jnp.linalg.cholesky(jnp.array([[1.0, 2.0], [2.0, 1.0]]))),
+        [[True, False], [True, True]],
+    ),
+    (
+        "cholesky under vmap of a non-PD matrix",
+        lambda: np.isnan(stablax.vmap(jnp.linalg.cholesky)(jnp.array([[[-1.0, 2.0], [2.0, 1.0]]]))),
+        [[[True, False], [True, True]]],
+    ),
+    (
+        "cholesky of a complex non-PD matrix: NaN+NaNj",
+        lambda: np.isnan(jnp.linalg.cholesky(jnp.array([[1, 2], [2, 1]], jnp.complex64)).imag),
+        [[True, False], [True, True]],
+    ),
+    (
+        "cholesky unsymmetrized of a non-square matrix",
+        lambda: jnp.linalg.cholesky(jnp.ones((3, 2)), symmetrize_input=False),
+        ValueError,
+    ),
+    (
+        "eigh unsymmetrized of a non-square matrix",
+        lambda: jnp.linalg.eigh(jnp.ones((3, 2)), symmetrize_input=False),
+        ValueError,
+    ),
+    (
+        "cholesky symmetrized of a non-square matrix",
+        lambda: jnp.linalg.cholesky(jnp.ones((3, 2))),
+        TypeError,
+    ),
+    (
+        "integer matrix_power keeps its dtype",
+        lambda: str(jnp.linalg.matrix_power(jnp.ones((2, 2), jnp.int16), 3).dtype),
+        "int16",
+    ),
+    (
+        "argmax reads index_dtype before the axis",
+        lambda: lax.argmax(jnp.ones(()), 0, "foo"),
+        TypeError,
+    ),
+    ("reduce_sum checks axes before dtype", lambda: lax.reduce_sum(False, (1, 0)), ValueError),
+    ("swapaxes of a None axis", lambda: jnp.swapaxes(jnp.ones((2, 3)), None, 0), TypeError),
+    ("polyval negative unroll", lambda: jnp.polyval(jnp.ones(2), 1.0, unroll=-2), ValueError),
+    ("roots of a constant under jit", lambda: stablax.jit(jnp.roots)(jnp.array(3.0)).shape, [0]),
+    (
+        "var of complex into float",
+        lambda: jnp.var(jnp.ones(2, jnp.complex64), dtype=jnp.float32),
+        ValueError,
+    ),
+    (
+        "insert with a traced complex index",
+        lambda: stablax.jit(lambda i: jnp.insert(jnp.ones(3), i, 1.0))(jnp.ones(1, jnp.complex64)),
+        ValueError,
+    ),
+    (
+        "delete with an empty float index array",
+        lambda: jnp.delete(jnp.ones(3), jnp.ones(0)),
+        ValueError,
+    ),
+    (
+        "choose from empty choices",
+        lambda: (
+            jnp.choose(
+                jnp.zeros((4, 0), jnp.uint8), jnp.zeros((4, 0), jnp.uint8), mode="clip"
+            ).shape
+        ),
+        [4, 0],
+    ),
+    (
+        "convert_element_type to None",
+        lambda: lax.convert_element_type(jnp.ones(2), None),
+        ValueError,
+    ),
+    (
+        "lax.reduce_sum of a negative axis",
+        lambda: lax.reduce_sum(jnp.ones((2, 3)), (-1,)),
+        ValueError,
+    ),
+    (
+        "lax.argmax of a negative axis",
+        lambda: lax.argmax(jnp.ones((2, 3)), -1, jnp.int32),
+        ValueError,
+    ),
+    (
+        "lax.reduce of a negative axis",
+        lambda: lax.reduce(jnp.ones(2), 0.0, lax.add, (-1,)),
+        ValueError,
+    ),
+    (
+        "quantile overwrite_input",
+        lambda: jnp.nanpercentile(jnp.ones(3), 50.0, overwrite_input=True),
+        ValueError,
+    ),
+    (
+        "setxor1d broadcasts a fill_value array",
+        lambda: jnp.setxor1d(jnp.ones(3), jnp.zeros(1), size=3, fill_value=jnp.full(1, 7.0)),
+        [0.0, 1.0, 7.0],
+    ),
+    ("composite of a non-string name", lambda: lax.composite(lambda x: x, 3), TypeError),
     (
         "matmul with a narrower preferred type",
         lambda: jnp.matmul(

@@ -119,6 +119,8 @@ dispatch.batch_rules["stablehlo.convert"] = same_bdim_batch("stablehlo.convert")
 
 def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) -> Any:
     """Casts to `new_dtype` (`stablehlo.convert`); to bool means `!= 0`, complex drops imag."""
+    if new_dtype is None:  # JAX's check and class
+        raise ValueError(f"lax.convert_element_type: dtype must be specified{mlir.where_suffix()}")
     new_dtype = dtypes.canonicalize_dtype(
         dtypes.check_user_dtype(new_dtype, "convert_element_type")
     )

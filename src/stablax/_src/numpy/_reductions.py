@@ -348,6 +348,15 @@ def _var_impl(
     if not isinstance(ddof, (int, float, np.number)) and not hasattr(ddof, "aval"):
         raise ValueError(f"jnp.var: ddof must be a number, got {ddof!r}{mlir.where_suffix()}")
     axes = _axes(axis, a.aval.ndim, "var")
+    if (
+        dtype is not None
+        and a.aval.dtype.kind == "c"
+        and not dtypes.issubdtype(dtype, np.complexfloating)
+    ):
+        raise ValueError(  # JAX's check: NumPy's semantics are unclear (jax-ml/jax#2283)
+            f"jnp.var: a real dtype ({np.dtype(dtype).name}) for the variance of complex values "
+            f"is not supported{mlir.where_suffix()}"
+        )
     inexact = _inexact_dtype(a.aval.dtype)
     compute = _accumulation_dtype(inexact)
     a = lax.convert_element_type(a, compute)

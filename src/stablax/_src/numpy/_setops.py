@@ -346,9 +346,10 @@ def _keep_distinct(values: Any, keep: Any, size: int | None, fill_value: Any, na
     out = take_1d(ordered, starts)
     if fill_value is None:  # JAX pads with the smallest kept value
         fill = take_1d(ordered, lax.full((), 0, index_dtype()))
+        fill = lax.broadcast_in_dim(fill, (size,), ())
     else:
-        fill = lax.convert_element_type(asarray(fill_value), ordered.aval.dtype)
-    return lax.select(valid, out, lax.broadcast_in_dim(fill, (size,), ()))
+        fill = _fill_like(fill_value, out, name)  # NumPy's broadcasting, as JAX
+    return lax.select(valid, out, fill)
 
 
 def setdiff1d(

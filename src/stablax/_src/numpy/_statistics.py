@@ -114,7 +114,8 @@ def _check_quantile_args(
     out: Any, overwrite_input: bool, weights: Any, name: str, method: str = "linear"
 ) -> None:
     _check_out(out, name)
-    del overwrite_input  # stablax arrays are immutable; nothing is ever overwritten
+    if overwrite_input:  # JAX's check and class (its arrays, like stablax's, are immutable)
+        raise ValueError(f"jnp.{name}: overwrite_input=True is not supported{mlir.where_suffix()}")
     if method not in _METHODS:  # before weights, in JAX's order
         raise ValueError(
             f"jnp.{name}: method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' "
