@@ -85,8 +85,15 @@ def _jax_internal(call: dict, ours: dict, theirs: dict, difference: tuple[str, s
 
 
 def _list_input(call: dict, ours: dict, theirs: dict, difference: tuple[str, str]) -> bool:
-    """JAX rejects a list or tuple passed for an array (jnp and lax alike); stablax converts
-    it with asarray's rules, as NumPy does."""
+    """JAX rejects a list or tuple passed for an array (jnp and lax alike; under its own jit, a
+    list is a pytree of traced scalars that it then converts to NumPy); stablax converts it
+    with asarray's rules, as NumPy does."""
+    if (
+        _error(theirs)
+        and theirs["type"] == "TracerArrayConversionError"
+        and any(a.get("as") == "list" for a in call["args"])
+    ):
+        return True
     return _error(theirs) and bool(
         re.search(
             r"requires ndarray or scalar arguments, got <class '(?:list|tuple)'>"
@@ -242,6 +249,9 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
         "jnp.linalg.multi_dot": "expected at least two arrays",
         # NumPy: "number sections must be larger than 0."; JAX returns [].
         "jnp.array_split": "number of sections must be larger than 0",
+        # NumPy's ValueError from its concatenate; JAX's TypeError from lax.concatenate.
+        "jnp.cov": "must have the same number of observations",
+        "jnp.corrcoef": "must have the same number of observations",
         # NumPy: "Quantiles must be in the range [0, 1]" (ValueError); JAX's floor(complex).
         "jnp.nanquantile": "does not support complex input",
         "jnp.quantile": "does not support complex input",
@@ -557,6 +567,24 @@ def _jax_value_artefacts(call, ours, theirs, difference) -> bool:
     return fn == "jnp.array_repr" and "JAX {'scalar': 'ArrayImpl(" in detail
 
 
+def _zero_d_keepdims(call, ours, theirs, difference) -> bool:
+    """median/quantile of a 0-d array with keepdims: stablax keeps NumPy's 0-d shape; JAX
+    flattens the input to 1-D first and keeps that dimension, shape (1,)."""
+    return (
+        call["fn"]
+        in (
+            "jnp.median",
+            "jnp.nanmedian",
+            "jnp.quantile",
+            "jnp.nanquantile",
+            "jnp.percentile",
+            "jnp.nanpercentile",
+        )
+        and difference[0] == "diverge-shape"
+        and bool(call["kwargs"].get("keepdims", {}).get("py"))
+    )
+
+
 def _non_integer_axis(call, ours, theirs, difference) -> bool:
     """An axis given as None or a tuple to swapaxes/moveaxis-like functions: stablax raises
     TypeError naming the function (NumPy raises TypeError too); JAX indexes a NumPy
@@ -587,6 +615,7 @@ RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
     ("non-integer-axis", _non_integer_axis, _non_integer_axis.__doc__),
+    ("zero-d-keepdims", _zero_d_keepdims, _zero_d_keepdims.__doc__),
     ("numpy-accepts", _numpy_accepts, _numpy_accepts.__doc__),
     ("jax-lax-error-in-jnp", _jax_lax_error_in_jnp, _jax_lax_error_in_jnp.__doc__),
     ("checked-arguments", _checked_arguments, _checked_arguments.__doc__),
