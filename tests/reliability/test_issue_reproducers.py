@@ -731,6 +731,34 @@ _CASES = [
         [0.0, 1.0, 7.0],
     ),
     ("composite of a non-string name", lambda: lax.composite(lambda x: x, 3), TypeError),
+    # Fuzz compare, seed 202.
+    (
+        "logical_xor of ints and a Python float is no weak bool",
+        lambda: stablax.jit(lambda x: jnp.logical_xor(x, float("nan")))(jnp.ones(2, int)).weak_type,
+        False,
+    ),
+    (
+        "logical_and of Python scalars is a weak bool",
+        lambda: jnp.logical_and(1.0, 2.0).weak_type,
+        True,
+    ),
+    ("indices of an int", lambda: jnp.indices(-1), TypeError),
+    (
+        "repeat with a str total_repeat_length",
+        lambda: jnp.repeat(jnp.ones(2), 2, total_repeat_length="2"),
+        TypeError,
+    ),
+    (
+        "take_along_axis with a str axis",
+        lambda: jnp.take_along_axis(jnp.ones(3), jnp.zeros(3, int), axis="a"),
+        TypeError,
+    ),
+    ("partition with a bool kth", lambda: jnp.partition(jnp.ones(3), False), TypeError),
+    (
+        "histogramdd with one weight per coordinate",
+        lambda: jnp.histogramdd(jnp.ones((3, 3)), weights=jnp.ones((3, 3))),
+        ValueError,
+    ),
     (
         "matmul with a narrower preferred type",
         lambda: jnp.matmul(

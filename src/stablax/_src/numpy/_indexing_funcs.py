@@ -20,7 +20,7 @@ from stablax._src.numpy._creation import asarray, zeros
 
 
 def _axis(axis: int, ndim: int, name: str) -> int:
-    return _shape.normalize_axis(operator.index(axis), ndim, name)
+    return _shape.normalize_axis(axis, ndim, f"jnp.{name}")
 
 
 def _check_int_indices(name: str, indices: Any, error: type = TypeError) -> Any:

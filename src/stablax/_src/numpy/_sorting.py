@@ -44,7 +44,12 @@ def size_hint(name: str, argument: str = "size") -> str:
 
 
 def normalize_axis(axis: int, ndim: int, name: str) -> int:
-    axis = operator.index(axis)
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(
+            f"{name}: axis must be an integer, got {axis!r}{mlir.where_suffix()}"
+        ) from None
     if not -ndim <= axis < ndim:
         raise ValueError(
             f"{name}: axis {axis} is out of bounds for array of dimension {ndim}"
@@ -209,6 +214,8 @@ def lexsort(keys: Any, axis: int = -1) -> Any:
 def _check_kth(kth: int, a: Any, axis: int, name: str) -> None:
     axis = normalize_axis(axis, a.aval.ndim, f"jnp.{name}")
     n = a.aval.shape[axis]
+    if isinstance(kth, (bool, np.bool_)) or not hasattr(kth, "__index__"):
+        raise TypeError(f"jnp.{name}: kth must be an integer, got {kth!r}{mlir.where_suffix()}")
     kth = operator.index(kth)
     if not -n <= kth < n:
         raise ValueError(f"jnp.{name}: kth(={kth}) out of bounds for axis of size {n}")
