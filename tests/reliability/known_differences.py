@@ -63,6 +63,8 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"setting an array element with a sequence",
             r"too many indices for array",
             r"The truth value of an empty array is ambiguous",
+            r"not enough values to unpack",
+            r"zero-size array to reduction operation (?:max|min) which has no identity",
             r"must have __hash__ and __eq__ methods",
             r"Cannot lower jaxpr with verifier errors",
             r"The truth value of an array with more than one element is ambiguous",
@@ -164,7 +166,9 @@ def _numpy_values(call, ours, theirs, difference) -> bool:
     """Where JAX's value is an artefact of XLA's arithmetic, stablax gives NumPy's: modf and
     spacing at infinities and negatives, fmod/floor_divide/remainder of integers by zero,
     integer powers with exponents of 64 or more (JAX reads 6 bits) or negative ones, integer
-    geomspace whose first element is the exact start (as NumPy; JAX's passes through exp/log)."""
+    geomspace whose first element is the exact start (as NumPy; JAX's passes through exp/log),
+    the condition number of a matrix with infinite or singular entries (inf, as NumPy; JAX's
+    SVD of infinities gives NaN)."""
     numpy_fns = _fn(
         "jnp.modf",
         "jnp.spacing",
@@ -176,6 +180,7 @@ def _numpy_values(call, ours, theirs, difference) -> bool:
         "jnp.power",
         "jnp.pow",
         "jnp.geomspace",
+        "jnp.linalg.cond",
     )
     return numpy_fns(call) and _value_difference(difference)
 
@@ -525,7 +530,8 @@ def _checked_arguments(call, ours, theirs, difference) -> bool:
     window_shape (an int is no sequence; JAX zips over the empty input shape), index_take's
     index arrays (JAX fails in an internal expand_dims), a flag given as an array (JAX: an
     unhashable static argument), ragged_dot's unsupported group_offset (both raise it),
-    lax.composite's name (checked when the composite is made; JAX reads it when traced) and
+    lax.composite's name (checked when the composite is made; JAX reads it when traced), a str
+    number of sections for split (JAX and NumPy read '2' with int()) and
     axes given as a str (TypeError, as NumPy's reductions; JAX tries len('a'))."""
     if not _error(ours):
         return False
@@ -540,6 +546,7 @@ def _checked_arguments(call, ours, theirs, difference) -> bool:
         )
         or (fn.startswith("lax.ragged_dot") and "Unimplemented group_offset support" in message)
         or (fn == "lax.composite" and message.startswith("lax.composite: name must be"))
+        or "indices_or_sections must be an integer or a sequence of integers, got '" in message
         or (
             ours["type"] == "TypeError"
             and bool(re.search(r"axes must be a sequence of integers, got '", message))
@@ -586,14 +593,20 @@ def _zero_d_keepdims(call, ours, theirs, difference) -> bool:
 
 
 def _non_integer_axis(call, ours, theirs, difference) -> bool:
-    """An axis given as None or a tuple to swapaxes/moveaxis-like functions: stablax raises
-    TypeError naming the function (NumPy raises TypeError too); JAX indexes a NumPy
-    permutation with it, which adds a dimension (None), indexes several entries (a tuple) or
-    fails inside NumPy."""
+    """An axis given as None, a tuple or a float: stablax raises TypeError naming the function
+    (NumPy raises TypeError too); JAX indexes a NumPy permutation with it, which adds a
+    dimension (None), indexes several entries (a tuple) or fails inside NumPy, and lax's
+    argmax reports a float axis as out of bounds (ValueError)."""
     return (
         _error(ours)
         and ours["type"] == "TypeError"
-        and bool(re.search(r"axis must be an integer, got (?:None|\()", ours["message"]))
+        and bool(
+            re.search(
+                r"axis must be an integer, got "
+                r"|axes must be a sequence of integers, got \([^)]*\d\.\d",
+                ours["message"],
+            )
+        )
     )
 
 

@@ -754,6 +754,22 @@ _CASES = [
         TypeError,
     ),
     ("partition with a bool kth", lambda: jnp.partition(jnp.ones(3), False), TypeError),
+    # Fuzz compare, seed 203.
+    (
+        "intersect1d pads indices one past the end",
+        lambda: stablax.jit(lambda x: jnp.intersect1d(x, 300, return_indices=True, size=2))(
+            jnp.zeros(12)
+        )[1:],
+        [[12, 12], [1, 1]],
+    ),
+    ("blackman of an array length", lambda: jnp.bartlett(jnp.array(3)), [0.0, 1.0, 0.0]),
+    ("split into '2' sections", lambda: jnp.split(jnp.ones(4), "2"), TypeError),
+    ("cumsum along a NaN axis", lambda: lax.cumsum(jnp.ones(3), axis=float("nan")), TypeError),
+    (
+        "dynamic_index_in_dim along a float axis",
+        lambda: lax.dynamic_index_in_dim(jnp.ones((3, 1, 5)), 6, axis=1.5),
+        TypeError,
+    ),
     (
         "histogramdd with one weight per coordinate",
         lambda: jnp.histogramdd(jnp.ones((3, 3)), weights=jnp.ones((3, 3))),

@@ -15,7 +15,7 @@ from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import attribute_lowering, bind, def_op, weak_scalar
-from stablax._src.lax._argcheck import int_sequence
+from stablax._src.lax._argcheck import int_arg, int_sequence
 from stablax._src.lax._batch_rules import moveaxis
 
 
@@ -40,7 +40,7 @@ def aval_of(x: Any) -> ShapedArray:
 
 def canonicalize_axis(axis: int, ndim: int, opname: str) -> int:
     """`axis` in [0, ndim), negative axes counting from the end; ValueError when out of range."""
-    axis = operator.index(axis)
+    axis = int_arg(axis, "axis", f"lax.{opname}")
     if not -ndim <= axis < ndim:
         raise ValueError(
             f"lax.{opname}: axis {axis} is out of bounds for an array of rank {ndim}"
