@@ -764,6 +764,7 @@ _CASES = [
     ),
     ("blackman of an array length", lambda: jnp.bartlett(jnp.array(3)), [0.0, 1.0, 0.0]),
     ("split into '2' sections", lambda: jnp.split(jnp.ones(4), "2"), TypeError),
+    ("std into an integer dtype", lambda: jnp.std(jnp.ones(3), dtype=jnp.int32), ValueError),
     ("cumsum along a NaN axis", lambda: lax.cumsum(jnp.ones(3), axis=float("nan")), TypeError),
     (
         "dynamic_index_in_dim along a float axis",

@@ -428,6 +428,10 @@ def std(
 ) -> Any:
     """Standard deviation over `axis`: sqrt of `var`."""
     _check_out(out, "std")
+    if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):  # JAX's check and class
+        raise ValueError(
+            f"jnp.std: dtype must be inexact, got {np.dtype(dtype).name}{mlir.where_suffix()}"
+        )
     return _std(a, axis, dtype, ddof, keepdims, where, mean, correction)
 
 
