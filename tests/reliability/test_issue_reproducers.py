@@ -765,6 +765,13 @@ _CASES = [
     ("blackman of an array length", lambda: jnp.bartlett(jnp.array(3)), [0.0, 1.0, 0.0]),
     ("split into '2' sections", lambda: jnp.split(jnp.ones(4), "2"), TypeError),
     ("std into an integer dtype", lambda: jnp.std(jnp.ones(3), dtype=jnp.int32), ValueError),
+    (  # XLA's verifier rejects it (JAX 0.10.2 raises JaxRuntimeError)
+        "vdot of int4 into complex under jit",
+        lambda: stablax.jit(lambda x: jnp.vdot(x, x, preferred_element_type=jnp.complex64))(
+            jnp.array([1, 2, 3], ml_dtypes.int4)
+        ),
+        14,
+    ),
     ("cumsum along a NaN axis", lambda: lax.cumsum(jnp.ones(3), axis=float("nan")), TypeError),
     (
         "dynamic_index_in_dim along a float axis",

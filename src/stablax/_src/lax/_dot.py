@@ -190,7 +190,10 @@ def dot_general(
         return _dot_with_algorithm(lhs, rhs, _dims(dimension_numbers), precision, pet)
     lhs_dtype, rhs_dtype = aval_of(lhs).dtype, aval_of(rhs).dtype
     out_dtype = _result_dtype(lhs_dtype, rhs_dtype, pet)
-    if lhs_dtype != rhs_dtype:  # as XLA:CPU: both operands in the result dtype
+    # As XLA:CPU: operands of two dtypes both in the result dtype; sub-byte operands too when
+    # the result is wider (XLA's verifier rejects a complex result of int4 operands).
+    sub_byte = pet is not None and pet != lhs_dtype and dtypes.itemsize_bits(lhs_dtype) < 8
+    if lhs_dtype != rhs_dtype or sub_byte:
         lhs, rhs = convert_element_type(lhs, out_dtype), convert_element_type(rhs, out_dtype)
         pet = None
     return bind(
