@@ -765,6 +765,11 @@ _CASES = [
     ("blackman of an array length", lambda: jnp.bartlett(jnp.array(3)), [0.0, 1.0, 0.0]),
     ("split into '2' sections", lambda: jnp.split(jnp.ones(4), "2"), TypeError),
     ("std into an integer dtype", lambda: jnp.std(jnp.ones(3), dtype=jnp.int32), ValueError),
+    (
+        "delete at uint4 indices",
+        lambda: jnp.delete(jnp.arange(5), np.array([1, 3], ml_dtypes.uint4)),
+        [0, 2, 4],
+    ),
     (  # XLA's verifier rejects it (JAX 0.10.2 raises JaxRuntimeError)
         "vdot of int4 into complex under jit",
         lambda: stablax.jit(lambda x: jnp.vdot(x, x, preferred_element_type=jnp.complex64))(

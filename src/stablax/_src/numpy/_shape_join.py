@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
-from stablax._src import lax
 from stablax._src.core import Tracer
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_to_shape
@@ -134,7 +134,7 @@ def _static_indices(obj: Any, n: int, name: str) -> np.ndarray:
         return np.flatnonzero(idx)
     # JAX's class; an empty list (float64 to NumPy) is no index array, an empty float array is.
     typed = idx.size or idx.dtype == bool or hasattr(obj, "dtype")
-    if typed and idx.dtype.kind not in "iu":
+    if typed and not dtypes.issubdtype(idx.dtype, np.integer):  # int4 too
         raise ValueError(f"{name}: index arrays must be integers, got {idx.dtype}")
     if name == "jnp.insert" and idx.ndim > 1:
         raise ValueError(f"{name}: obj must be a slice, a 1-D array or a scalar, got {idx.shape}")
