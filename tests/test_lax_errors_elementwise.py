@@ -40,10 +40,14 @@ CASES = [
         "lax.dot_general requires contracting dimensions",
     ),
     (
-        "dot_dtype",
-        lambda: lax.dot(F32, jnp.ones((3, 2), jnp.float16)),
+        "dot_dtype",  # operands of different dtypes are converted, as JAX; a narrower result not
+        lambda: lax.dot(
+            jnp.ones((2, 3), jnp.int32),
+            jnp.ones((3, 2), jnp.int32),
+            preferred_element_type=jnp.int8,
+        ),
         TypeError,
-        "lax.dot_general requires operands of the same dtype",
+        "lax.dot_general: preferred_element_type int8 is narrower",
     ),
     (
         "dot_range",

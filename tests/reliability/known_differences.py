@@ -52,7 +52,19 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"not supported between instances of",
             r"invalid literal for int\(\)",
             r"\bjaxlib\b|_src\.",
-            r"(?:tuple|list) index out of range",
+            r"(?:tuple|list)(?: assignment)? index out of range",
+            r"An overflow was encountered while parsing an argument to a jitted computation",
+            r"Python int too large to convert to C",
+            r"cannot convert float infinity to integer",
+            r"Too many leaves for PyTreeDef",
+            r"operands could not be broadcast together with shapes",
+            r"KeyError\(<class",
+            r"Value after \* must be an iterable",
+            r"setting an array element with a sequence",
+            r"too many indices for array",
+            r"The truth value of an empty array is ambiguous",
+            r"not enough values to unpack",
+            r"zero-size array to reduction operation (?:max|min) which has no identity",
             r"must have __hash__ and __eq__ methods",
             r"Cannot lower jaxpr with verifier errors",
             r"The truth value of an array with more than one element is ambiguous",
@@ -75,8 +87,15 @@ def _jax_internal(call: dict, ours: dict, theirs: dict, difference: tuple[str, s
 
 
 def _list_input(call: dict, ours: dict, theirs: dict, difference: tuple[str, str]) -> bool:
-    """JAX rejects a list or tuple passed for an array (jnp and lax alike); stablax converts
-    it with asarray's rules, as NumPy does."""
+    """JAX rejects a list or tuple passed for an array (jnp and lax alike; under its own jit, a
+    list is a pytree of traced scalars that it then converts to NumPy); stablax converts it
+    with asarray's rules, as NumPy does."""
+    if (
+        _error(theirs)
+        and theirs["type"] == "TracerArrayConversionError"
+        and any(a.get("as") == "list" for a in call["args"])
+    ):
+        return True
     return _error(theirs) and bool(
         re.search(
             r"requires ndarray or scalar arguments, got <class '(?:list|tuple)'>"
@@ -147,7 +166,9 @@ def _numpy_values(call, ours, theirs, difference) -> bool:
     """Where JAX's value is an artefact of XLA's arithmetic, stablax gives NumPy's: modf and
     spacing at infinities and negatives, fmod/floor_divide/remainder of integers by zero,
     integer powers with exponents of 64 or more (JAX reads 6 bits) or negative ones, integer
-    geomspace whose first element is the exact start (as NumPy; JAX's passes through exp/log)."""
+    geomspace whose first element is the exact start (as NumPy; JAX's passes through exp/log),
+    the condition number of a matrix with infinite or singular entries (inf, as NumPy; JAX's
+    SVD of infinities gives NaN)."""
     numpy_fns = _fn(
         "jnp.modf",
         "jnp.spacing",
@@ -159,6 +180,7 @@ def _numpy_values(call, ours, theirs, difference) -> bool:
         "jnp.power",
         "jnp.pow",
         "jnp.geomspace",
+        "jnp.linalg.cond",
     )
     return numpy_fns(call) and _value_difference(difference)
 
@@ -214,11 +236,34 @@ def _monoid_reduce(call, ours, theirs, difference) -> bool:
 
 
 def _numpy_errors(call, ours, theirs, difference) -> bool:
-    """stablax raises NumPy's error where JAX computes something: geomspace through zero,
+    """stablax raises NumPy's error where JAX computes something (or raises another class):
+    FFTs of zero points, linspace/logspace axes out of bounds, multi_dot of one array,
+    array_split into no sections, complex quantiles, geomspace through zero,
     unravel_index of float indices (NumPy's TypeError; JAX truncates them),
     pad with a non-integer pad_width (NumPy's TypeError; JAX truncates it); rounding integers
     to negative decimals works (JAX raises NotImplementedError)."""
     fn = call["fn"]
+    numpy_messages = {
+        # NumPy: "Invalid number of FFT data points (0) specified."; JAX returns an empty array.
+        "jnp.fft.": "invalid number of data points",
+        # NumPy's AxisError from moveaxis; JAX ignores the axis of a 1-D result.
+        "jnp.linspace": "out of bounds for array of dimension",
+        "jnp.logspace": "out of bounds for array of dimension",
+        "jnp.geomspace": "out of bounds for array of dimension",
+        # NumPy: "Expecting at least two arrays."; JAX returns something for one.
+        "jnp.linalg.multi_dot": "expected at least two arrays",
+        # NumPy: "number sections must be larger than 0."; JAX returns [].
+        "jnp.array_split": "number of sections must be larger than 0",
+        # NumPy's ValueError from its concatenate; JAX's TypeError from lax.concatenate.
+        "jnp.cov": "must have the same number of observations",
+        "jnp.corrcoef": "must have the same number of observations",
+        # NumPy: "Quantiles must be in the range [0, 1]" (ValueError); JAX's floor(complex).
+        "jnp.nanquantile": "does not support complex input",
+        "jnp.quantile": "does not support complex input",
+    }
+    for prefix, message in numpy_messages.items():
+        if fn.startswith(prefix) and _error(ours) and message in ours["message"]:
+            return True
     if fn == "jnp.unravel_index":  # NumPy: "only int indices permitted"
         return ours["kind"] == "error" and "indices must be of integer type" in ours["message"]
     if fn == "jnp.pad":
@@ -240,6 +285,7 @@ def _lax_python_scalars(call, ours, theirs, difference) -> bool:
     dtype and raises TypeError whenever that differs from the other operand's."""
     has_scalar = any(
         ("py" in a and isinstance(a["py"], (int, float)))
+        or "complex" in a
         or ("array" in a and a.get("as") == "list" and a["array"] == [])  # a 0-d .tolist()
         for a in call["args"]
     )
@@ -278,13 +324,18 @@ def _grad_of_integer_op(call, ours, theirs, difference) -> bool:
 
 
 def _integer_quantiles(call, ours, theirs, difference) -> bool:
-    """jnp.quantile/percentile with integer q: JAX applies lax.floor to q in its own dtype and
-    raises TypeError; stablax (like NumPy) computes the quantile."""
+    """jnp.quantile/percentile with integer or boolean q: JAX applies lax.floor (or lax.mul) to
+    q in its own dtype and raises TypeError; stablax (like NumPy) computes the quantile."""
     return (
         call["fn"] in ("jnp.quantile", "jnp.nanquantile", "jnp.percentile", "jnp.nanpercentile")
         and ours["kind"] == "value"
         and _error(theirs)
-        and bool(re.search(r"floor does not accept dtype u?int", theirs["message"]))
+        and bool(
+            re.search(
+                r"floor does not accept dtype u?int|mul does not accept dtype bool",
+                theirs["message"],
+            )
+        )
     )
 
 
@@ -314,14 +365,15 @@ def _bad_axis_index_error(call, ours, theirs, difference) -> bool:
 
 def _vmap_rank_broadcast(call, ours, theirs, difference) -> bool:
     """Under vmap, JAX's batching rule of a lax binary op broadcasts operands whose
-    per-example ranks differ, which the op itself rejects outside vmap; stablax applies the
-    op's own rule (TypeError, the one JAX raises eagerly)."""
+    per-example ranks differ, which the op itself rejects outside vmap (and raises a
+    broadcasting error where the shapes then do not broadcast); stablax applies the op's own
+    rule (TypeError, the one JAX raises eagerly)."""
     return (
         call["mode"] == "vmap"
         and call["fn"].startswith("lax.")
         and _error(ours)
         and "must have the same number of dimensions" in ours["message"]
-        and theirs["kind"] == "value"
+        and (theirs["kind"] == "value" or bool(_BROADCAST.search(theirs["message"])))
     )
 
 
@@ -367,7 +419,7 @@ def _static_error_first(call, ours, theirs, difference) -> bool:
         _error(ours)
         and ours["type"] in ("ValueError", "TypeError")
         and _error(theirs)
-        and theirs["type"] == "ConcretizationTypeError"
+        and theirs["type"] in ("ConcretizationTypeError", "TracerIntegerConversionError")
     )
 
 
@@ -404,7 +456,9 @@ def _jax_missing_rule(call, ours, theirs, difference) -> bool:
         and theirs["type"] == "NotImplementedError"
         and bool(
             re.search(
-                r"(?:Batching|Differentiation) rule for '\w+' not implemented", theirs["message"]
+                r"(?:Batching|Differentiation) rule for '\w+' not implemented"
+                r"|^\w+ JVP not implemented",
+                theirs["message"],
             )
         )
     )
@@ -446,7 +500,138 @@ def _empty_default_dtype(call, ours, theirs, difference) -> bool:
     )
 
 
+def _numpy_accepts(call, ours, theirs, difference) -> bool:
+    """histogram_bin_edges (and histogram) of an empty array: stablax gives NumPy's bins over
+    [0, 1]; JAX takes the min and max of nothing (ValueError)."""
+    return (
+        call["fn"] in ("jnp.histogram_bin_edges", "jnp.histogram")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "zero-size array to reduction operation" in theirs["message"]
+    )
+
+
+def _jax_lax_error_in_jnp(call, ours, theirs, difference) -> bool:
+    """A jnp function of JAX passes operands of different ranks to a lax op of its own
+    (TypeError "sub: arrays must have the same number of dimensions", nanvar with a `mean`);
+    stablax broadcasts them as NumPy does."""
+    return (
+        call["fn"].startswith("jnp.")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(
+            re.match(r"\w+: arrays must have the same number of dimensions", theirs["message"])
+        )
+    )
+
+
+def _checked_arguments(call, ours, theirs, difference) -> bool:
+    """stablax checks an argument JAX does not look at, or looks at later: padtype_to_pads'
+    window_shape (an int is no sequence; JAX zips over the empty input shape), index_take's
+    index arrays (JAX fails in an internal expand_dims), a flag given as an array (JAX: an
+    unhashable static argument), ragged_dot's unsupported group_offset (both raise it),
+    lax.composite's name (checked when the composite is made; JAX reads it when traced), a str
+    number of sections for split (JAX and NumPy read '2' with int()) and
+    axes given as a str (TypeError, as NumPy's reductions; JAX tries len('a'))."""
+    if not _error(ours):
+        return False
+    fn, message = call["fn"], ours["message"]
+    return (
+        (fn == "lax.padtype_to_pads" and "must be a sequence of integers" in message)
+        or (fn == "lax.index_take" and "needs one 1-D integer index array per axis" in message)
+        or (
+            "truth value of an array with more than one element is ambiguous" in message
+            and _error(theirs)
+            and "unhashable type" in theirs["message"]
+        )
+        or (fn.startswith("lax.ragged_dot") and "Unimplemented group_offset support" in message)
+        or (fn == "lax.composite" and message.startswith("lax.composite: name must be"))
+        or "indices_or_sections must be an integer or a sequence of integers, got '" in message
+        or (
+            ours["type"] == "TypeError"
+            and bool(re.search(r"axes must be a sequence of integers, got '", message))
+        )
+    )
+
+
+def _jax_value_artefacts(call, ours, theirs, difference) -> bool:
+    """Values where JAX's answer is an artefact of its implementation: ldexp's gradient (2**n
+    everywhere; JAX differentiates its bit manipulation: 1 at 0 and infinities, NaN where the
+    result overflows), unique_values' gradient without `size` (JAX computes the values from
+    the concrete input with NumPy, so no gradient reaches them; with `size` both give it to
+    each value's first occurrence), polydiv's eliminated remainder coefficients (exact zeros
+    in stablax; JAX leaves the rounding residue of u[k] - (u[k] / v[0]) * v[0]), array_repr's
+    text (JAX names its class ArrayImpl; stablax writes the repr of the array, `Array(...)`)."""
+    fn, detail = call["fn"], difference[1]
+    if not _value_difference(difference):
+        return False
+    if fn == "jnp.ldexp" and call["mode"] == "grad":
+        return True
+    if fn == "jnp.unique_values" and call["mode"] == "grad":
+        return "size" not in call["kwargs"]
+    if fn == "jnp.polydiv":
+        return bool(re.match(r"\[1\]: \w+ element \d+: -?0\.0 vs JAX", detail))
+    return fn == "jnp.array_repr" and "JAX {'scalar': 'ArrayImpl(" in detail
+
+
+def _zero_d_keepdims(call, ours, theirs, difference) -> bool:
+    """median/quantile of a 0-d array with keepdims: stablax keeps NumPy's 0-d shape; JAX
+    flattens the input to 1-D first and keeps that dimension, shape (1,)."""
+    return (
+        call["fn"]
+        in (
+            "jnp.median",
+            "jnp.nanmedian",
+            "jnp.quantile",
+            "jnp.nanquantile",
+            "jnp.percentile",
+            "jnp.nanpercentile",
+        )
+        and difference[0] == "diverge-shape"
+        and bool(call["kwargs"].get("keepdims", {}).get("py"))
+    )
+
+
+def _non_integer_axis(call, ours, theirs, difference) -> bool:
+    """An axis given as None, a tuple or a float: stablax raises TypeError naming the function
+    (NumPy raises TypeError too); JAX indexes a NumPy permutation with it, which adds a
+    dimension (None), indexes several entries (a tuple) or fails inside NumPy, and lax's
+    argmax reports a float axis as out of bounds (ValueError)."""
+    return (
+        _error(ours)
+        and ours["type"] == "TypeError"
+        and bool(
+            re.search(
+                r"axis must be an integer, got "
+                r"|axes must be a sequence of integers, got \([^)]*\d\.\d",
+                ours["message"],
+            )
+        )
+    )
+
+
+def _polynomial_rank(call, ours, theirs, difference) -> bool:
+    """Polynomial coefficients of rank above 1: stablax raises ValueError (NumPy documents them
+    as rank-1); JAX (and NumPy) push N-D arrays through their formulas by broadcasting, which
+    computes no polynomial operation."""
+    return (
+        call["fn"].startswith(("jnp.poly", "jnp.roots"))
+        and _error(ours)
+        and ours["type"] == "ValueError"
+        and bool(
+            re.search(r"input must be 1-D|only supports 1-dimensional inputs", ours["message"])
+        )
+    )
+
+
 RULES: list[Rule] = [
+    ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
+    ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
+    ("non-integer-axis", _non_integer_axis, _non_integer_axis.__doc__),
+    ("zero-d-keepdims", _zero_d_keepdims, _zero_d_keepdims.__doc__),
+    ("numpy-accepts", _numpy_accepts, _numpy_accepts.__doc__),
+    ("jax-lax-error-in-jnp", _jax_lax_error_in_jnp, _jax_lax_error_in_jnp.__doc__),
+    ("checked-arguments", _checked_arguments, _checked_arguments.__doc__),
     ("empty-default-dtype", _empty_default_dtype, _empty_default_dtype.__doc__),
     ("single-shape-unchecked", _single_shape_unchecked, _single_shape_unchecked.__doc__),
     ("both-need-concrete", _both_need_concrete, _both_need_concrete.__doc__),

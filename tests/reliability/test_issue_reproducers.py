@@ -119,6 +119,11 @@ def test_crash_reproducers_run_and_answer_as_jax():
     assert not wrong, wrong
 
 
+def _x64(call):
+    with stablax.enable_x64():
+        return call()
+
+
 def _value(x):
     return np.asarray(x).tolist()
 
@@ -569,6 +574,234 @@ _CASES = [
         "quantile method before weights",
         lambda: jnp.quantile(jnp.ones(2), 0.5, method="auto", weights=jnp.ones(2)),
         ValueError,
+    ),
+    # lax.dot_general takes operands of different dtypes, both converted to the result dtype
+    # (the preferred one if given), and jnp's products pass them on unpromoted, as JAX 0.10.2.
+    (
+        "dot_general of int32 and float16 into int32",
+        lambda: lax.dot_general(
+            jnp.array([2]), jnp.array([3.5], jnp.float16), (((0,), (0,)), ((), ())), None, jnp.int32
+        ),
+        6,
+    ),
+    (
+        "vdot under vmap into uint32",
+        lambda: stablax.vmap(
+            lambda x: jnp.vdot(x, jnp.float16(1.0), preferred_element_type=jnp.uint32)
+        )(jnp.array([-5, 3, 3])),
+        [4294967291, 3, 3],
+    ),
+    (
+        "dot of 0-d floats into int32",
+        lambda: jnp.dot(2.5, 3.5, preferred_element_type=jnp.int32),
+        8,
+    ),
+    # Fuzz compare, seed 201.
+    (
+        "repeat under vmap with x64",
+        lambda: _x64(
+            lambda: stablax.vmap(lambda a, r: jnp.repeat(a, r, total_repeat_length=2))(
+                jnp.ones((2, 3)), jnp.ones((2, 3), int)
+            )
+        ),
+        [[1.0, 1.0], [1.0, 1.0]],
+    ),
+    ("hanning of a float length", lambda: jnp.hanning(1.5), [1.0]),  # as JAX: int(M)
+    (
+        "place with a short mask",
+        lambda: jnp.place(jnp.ones(3), 1.0, 2.0, inplace=False),
+        ValueError,
+    ),
+    ("sum into bool", lambda: jnp.sum(jnp.array([0.0, 0.5]), dtype=bool), True),
+    ("prod into bool", lambda: jnp.prod(jnp.array([0.0, 0.5]), dtype=bool), False),
+    ("lexsort of scalar keys", lambda: jnp.lexsort(jnp.array([3.0, 1.0, 2.0]), axis=0), 0),
+    ("vecmat core sizes", lambda: jnp.vecmat(jnp.ones((2, 4)), jnp.ones((2, 4))), ValueError),
+    ("matvec core sizes", lambda: jnp.matvec(jnp.ones((2, 4)), jnp.ones(3)), ValueError),
+    ("cond of an empty matrix", lambda: jnp.linalg.cond(jnp.ones((5, 0))), ValueError),
+    (
+        "gather under vmap of an empty batch",
+        lambda: (
+            stablax.vmap(lambda a, r: jnp.repeat(a, r, total_repeat_length=3))(
+                jnp.zeros((0,)), jnp.zeros((0,), int)
+            ).shape
+        ),
+        [0, 3],
+    ),
+    (
+        "polydiv leaves exact zeros",
+        lambda: jnp.polydiv(
+            jnp.array([0.25146043, -0.2642097, 1.2808453]), jnp.array([0.25146043])
+        )[1],
+        [0.0, 0.0, 0.0],
+    ),
+    ("full_like broadcasts an array fill", lambda: jnp.full_like(jnp.ones(2), jnp.ones(1)), [1, 1]),
+    ("full_like fill of more dimensions", lambda: jnp.full_like(1, jnp.ones((3, 0))), ValueError),
+    ("cov into bool", lambda: jnp.cov(jnp.ones(3), dtype=bool), ValueError),
+    ("cov observations differ", lambda: jnp.cov(jnp.ones(2), jnp.ones(3)), ValueError),
+    ("fft of several axes", lambda: jnp.fft.fft(jnp.ones(3), axis=(-1,)), ValueError),
+    # Fuzz compare, seed 301 (linalg, poly*, swapaxes, reductions).
+    (
+        "cholesky of a non-PD matrix: NaN triangle, zeros above",
+        lambda: np.isnan(jnp.linalg.cholesky(jnp.array([[1.0, 2.0], [2.0, 1.0]]))),
+        [[True, False], [True, True]],
+    ),
+    (
+        "cholesky under vmap of a non-PD matrix",
+        lambda: np.isnan(stablax.vmap(jnp.linalg.cholesky)(jnp.array([[[-1.0, 2.0], [2.0, 1.0]]]))),
+        [[[True, False], [True, True]]],
+    ),
+    (
+        "cholesky of a complex non-PD matrix: NaN+NaNj",
+        lambda: np.isnan(jnp.linalg.cholesky(jnp.array([[1, 2], [2, 1]], jnp.complex64)).imag),
+        [[True, False], [True, True]],
+    ),
+    (
+        "cholesky unsymmetrized of a non-square matrix",
+        lambda: jnp.linalg.cholesky(jnp.ones((3, 2)), symmetrize_input=False),
+        ValueError,
+    ),
+    (
+        "eigh unsymmetrized of a non-square matrix",
+        lambda: jnp.linalg.eigh(jnp.ones((3, 2)), symmetrize_input=False),
+        ValueError,
+    ),
+    (
+        "cholesky symmetrized of a non-square matrix",
+        lambda: jnp.linalg.cholesky(jnp.ones((3, 2))),
+        TypeError,
+    ),
+    (
+        "integer matrix_power keeps its dtype",
+        lambda: str(jnp.linalg.matrix_power(jnp.ones((2, 2), jnp.int16), 3).dtype),
+        "int16",
+    ),
+    (
+        "argmax reads index_dtype before the axis",
+        lambda: lax.argmax(jnp.ones(()), 0, "foo"),
+        TypeError,
+    ),
+    ("reduce_sum checks axes before dtype", lambda: lax.reduce_sum(False, (1, 0)), ValueError),
+    ("swapaxes of a None axis", lambda: jnp.swapaxes(jnp.ones((2, 3)), None, 0), TypeError),
+    ("polyval negative unroll", lambda: jnp.polyval(jnp.ones(2), 1.0, unroll=-2), ValueError),
+    ("roots of a constant under jit", lambda: stablax.jit(jnp.roots)(jnp.array(3.0)).shape, [0]),
+    (
+        "var of complex into float",
+        lambda: jnp.var(jnp.ones(2, jnp.complex64), dtype=jnp.float32),
+        ValueError,
+    ),
+    (
+        "insert with a traced complex index",
+        lambda: stablax.jit(lambda i: jnp.insert(jnp.ones(3), i, 1.0))(jnp.ones(1, jnp.complex64)),
+        ValueError,
+    ),
+    (
+        "delete with an empty float index array",
+        lambda: jnp.delete(jnp.ones(3), jnp.ones(0)),
+        ValueError,
+    ),
+    (
+        "choose from empty choices",
+        lambda: (
+            jnp.choose(
+                jnp.zeros((4, 0), jnp.uint8), jnp.zeros((4, 0), jnp.uint8), mode="clip"
+            ).shape
+        ),
+        [4, 0],
+    ),
+    (
+        "convert_element_type to None",
+        lambda: lax.convert_element_type(jnp.ones(2), None),
+        ValueError,
+    ),
+    (
+        "lax.reduce_sum of a negative axis",
+        lambda: lax.reduce_sum(jnp.ones((2, 3)), (-1,)),
+        ValueError,
+    ),
+    (
+        "lax.argmax of a negative axis",
+        lambda: lax.argmax(jnp.ones((2, 3)), -1, jnp.int32),
+        ValueError,
+    ),
+    (
+        "lax.reduce of a negative axis",
+        lambda: lax.reduce(jnp.ones(2), 0.0, lax.add, (-1,)),
+        ValueError,
+    ),
+    (
+        "quantile overwrite_input",
+        lambda: jnp.nanpercentile(jnp.ones(3), 50.0, overwrite_input=True),
+        ValueError,
+    ),
+    (
+        "setxor1d broadcasts a fill_value array",
+        lambda: jnp.setxor1d(jnp.ones(3), jnp.zeros(1), size=3, fill_value=jnp.full(1, 7.0)),
+        [0.0, 1.0, 7.0],
+    ),
+    ("composite of a non-string name", lambda: lax.composite(lambda x: x, 3), TypeError),
+    # Fuzz compare, seed 202.
+    (
+        "logical_xor of ints and a Python float is no weak bool",
+        lambda: stablax.jit(lambda x: jnp.logical_xor(x, float("nan")))(jnp.ones(2, int)).weak_type,
+        False,
+    ),
+    (
+        "logical_and of Python scalars is a weak bool",
+        lambda: jnp.logical_and(1.0, 2.0).weak_type,
+        True,
+    ),
+    ("indices of an int", lambda: jnp.indices(-1), TypeError),
+    (
+        "repeat with a str total_repeat_length",
+        lambda: jnp.repeat(jnp.ones(2), 2, total_repeat_length="2"),
+        TypeError,
+    ),
+    (
+        "take_along_axis with a str axis",
+        lambda: jnp.take_along_axis(jnp.ones(3), jnp.zeros(3, int), axis="a"),
+        TypeError,
+    ),
+    ("partition with a bool kth", lambda: jnp.partition(jnp.ones(3), False), TypeError),
+    # Fuzz compare, seed 203.
+    (
+        "intersect1d pads indices one past the end",
+        lambda: stablax.jit(lambda x: jnp.intersect1d(x, 300, return_indices=True, size=2))(
+            jnp.zeros(12)
+        )[1:],
+        [[12, 12], [1, 1]],
+    ),
+    ("blackman of an array length", lambda: jnp.bartlett(jnp.array(3)), [0.0, 1.0, 0.0]),
+    ("split into '2' sections", lambda: jnp.split(jnp.ones(4), "2"), TypeError),
+    ("std into an integer dtype", lambda: jnp.std(jnp.ones(3), dtype=jnp.int32), ValueError),
+    (
+        "delete at uint4 indices",
+        lambda: jnp.delete(jnp.arange(5), np.array([1, 3], ml_dtypes.uint4)),
+        [0, 2, 4],
+    ),
+    (  # XLA's verifier rejects it (JAX 0.10.2 raises JaxRuntimeError)
+        "vdot of int4 into complex under jit",
+        lambda: stablax.jit(lambda x: jnp.vdot(x, x, preferred_element_type=jnp.complex64))(
+            jnp.array([1, 2, 3], ml_dtypes.int4)
+        ),
+        14,
+    ),
+    ("cumsum along a NaN axis", lambda: lax.cumsum(jnp.ones(3), axis=float("nan")), TypeError),
+    (
+        "dynamic_index_in_dim along a float axis",
+        lambda: lax.dynamic_index_in_dim(jnp.ones((3, 1, 5)), 6, axis=1.5),
+        TypeError,
+    ),
+    (
+        "histogramdd with one weight per coordinate",
+        lambda: jnp.histogramdd(jnp.ones((3, 3)), weights=jnp.ones((3, 3))),
+        ValueError,
+    ),
+    (
+        "matmul with a narrower preferred type",
+        lambda: jnp.matmul(
+            jnp.ones(1, jnp.int8), jnp.ones(1, jnp.complex64), preferred_element_type=jnp.int8
+        ),
+        TypeError,
     ),
 ]
 

@@ -20,6 +20,18 @@ def check_callable(name: str, value: Any, what: str) -> Callable:
     return value
 
 
+def int_arg(value: Any, what: str, name: str) -> int:
+    """`value` as a Python int, else TypeError naming the argument."""
+    try:
+        return operator.index(value)
+    except TypeError as error:
+        if type(error) is not TypeError:  # a tracer's concretization error says more
+            raise
+        raise TypeError(
+            f"{name}: {what} must be an integer, got {value!r}{mlir.where_suffix()}"
+        ) from None
+
+
 def int_sequence(values: Any, what: str, name: str) -> tuple[int, ...]:
     """`values` as a tuple of Python ints, else TypeError naming the argument."""
     try:

@@ -123,6 +123,8 @@ def composite(decomposition: Callable, name: str, version: int = 0) -> Callable:
       `lax.composite(lambda x, *, k: x * k, "my.scale")(x, k=2.0)`.
     """
 
+    if not isinstance(name, str):
+        raise TypeError(f"lax.composite: name must be a string, got {type(name).__name__}")
     if not _NAME.match(name):
         raise ValueError(
             f"lax.composite: name must be namespaced (like 'my_project.my_op'), got {name!r}"

@@ -8,7 +8,6 @@ steps, where differentiating the window generically would stack n windows of n e
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -18,6 +17,7 @@ from stablax._src import ir as mlir
 from stablax._src.dispatch import bind
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
+from stablax._src.lax._argcheck import int_arg
 from stablax._src.lax._control_flow_misc import associative_scan
 from stablax._src.lax._elementwise_common import FLOAT, NUMBER, check_dtype
 from stablax._src.lax._reductions import identity_element, init_operand
@@ -28,7 +28,7 @@ from stablax._src.lax._shapes import aval_of, full_like
 
 def _cumulative(computation: str, opname: str, operand: Any, axis: int, reverse: bool) -> Any:
     aval = aval_of(operand)
-    axis = operator.index(axis)
+    axis = int_arg(axis, "axis", f"lax.{opname}")
     if not -aval.ndim <= axis < aval.ndim:  # the axis before the dtype, in JAX's order
         raise ValueError(
             f"lax.{opname}: axis {axis} is out of bounds for an array of shape "

@@ -168,7 +168,8 @@ def dot_general(
     """General tensor contraction (`stablehlo.dot_general`).
 
     Args:
-      lhs, rhs: arrays of the same dtype.
+      lhs, rhs: arrays; of different dtypes, both are converted to the result dtype (the more
+        precise of the two as XLA ranks them, or `preferred_element_type`).
       dimension_numbers: `((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`.
       precision: None, 'default'/'high'/'highest', a `Precision`, or a pair of them.
       preferred_element_type: the accumulation and output dtype, if not the inputs' dtype.
@@ -187,6 +188,14 @@ def dot_general(
         dimension_numbers = _default_dims(lhs, rhs)
     if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
         return _dot_with_algorithm(lhs, rhs, _dims(dimension_numbers), precision, pet)
+    lhs_dtype, rhs_dtype = aval_of(lhs).dtype, aval_of(rhs).dtype
+    out_dtype = _result_dtype(lhs_dtype, rhs_dtype, pet)
+    # As XLA:CPU: operands of two dtypes both in the result dtype; sub-byte operands too when
+    # the result is wider (XLA's verifier rejects a complex result of int4 operands).
+    sub_byte = pet is not None and pet != lhs_dtype and dtypes.itemsize_bits(lhs_dtype) < 8
+    if lhs_dtype != rhs_dtype or sub_byte:
+        lhs, rhs = convert_element_type(lhs, out_dtype), convert_element_type(rhs, out_dtype)
+        pet = None
     return bind(
         "stablehlo.dot_general",
         lhs,
@@ -195,6 +204,46 @@ def dot_general(
         precision=canonicalize_precision(precision),
         preferred_element_type=pet,
     )
+
+
+def _bit_width(dtype: np.dtype) -> int:
+    # As XLA: a complex dtype counts the bits of its real part, a boolean one bit.
+    if dtypes.issubdtype(dtype, np.inexact):
+        return int(dtypes.finfo(dtype).bits)
+    return 1 if dtype.kind == "b" else dtypes.itemsize_bits(dtype)
+
+
+def _precision_rank(dtype: np.dtype) -> tuple:
+    # XLA's HigherPrecisionType: complex, exponent range, mantissa, bit width, then signed.
+    real = dtypes.finfo(dtype).dtype if dtype.kind == "c" else dtype
+    floating = dtypes.issubdtype(real, np.floating)
+    return (
+        dtype.kind == "c",
+        dtypes.finfo(real).maxexp if floating else -1,
+        dtypes.finfo(real).nmant if floating else -1,
+        _bit_width(real),
+        real.kind != "u",
+    )
+
+
+def _result_dtype(lhs: np.dtype, rhs: np.dtype, preferred: np.dtype | None) -> np.dtype:
+    """The dtype of a contraction of `lhs` and `rhs` operands (the more precise one, as XLA),
+    or `preferred`, which must not be narrower for a non-floating result."""
+    lhs_rank, rhs_rank = _precision_rank(lhs), _precision_rank(rhs)
+    if lhs != rhs and lhs_rank == rhs_rank:
+        raise TypeError(
+            f"lax.dot_general: operand dtypes {lhs.name} and {rhs.name} have no common "
+            f"result dtype{mlir.where_suffix()}"
+        )
+    result = lhs if lhs_rank >= rhs_rank else rhs
+    if preferred is None or preferred == result:
+        return result
+    if not dtypes.issubdtype(result, np.floating) and (_bit_width(preferred) < _bit_width(result)):
+        raise TypeError(
+            f"lax.dot_general: preferred_element_type {preferred.name} is narrower than the "
+            f"result dtype {result.name}{mlir.where_suffix()}"
+        )
+    return preferred
 
 
 # The presets XLA's CPU backend can honour (it computes them by converting the operands).

@@ -385,7 +385,7 @@ def _gather_batch(values, dims, *, axis_size, dimension_numbers, slice_sizes, in
                 (0, *_shifted(dn.operand_batching_dims)),
                 (0, *_shifted(dn.start_indices_batching_dims)),
             )
-            sizes = (1, *slice_sizes)
+            sizes = (min(axis_size, 1), *slice_sizes)  # 0 for an empty batch
         indices_are_sorted = False  # sorted per example, not across the batch
     out = bind(
         "stablehlo.gather",
@@ -514,8 +514,16 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
             f"length, got {', '.join(a.str_short() for a in avals)} for axes {axes}",
         )
     dtype = _index_dtype(avals)
-    indices = concatenate([expand_dims(convert_element_type(i, dtype), (1,)) for i in idxs], 1)
     shape = aval_of(src).shape
+    if any(shape[a] == 0 for a in axes):  # no slice of size 1 to gather
+        if avals[0].shape[0]:
+            raise TypeError(  # JAX's class (its gather's slice size check)
+                f"lax.index_take: cannot take {avals[0].shape[0]} indices from an empty axis of "
+                f"{aval_of(src).str_short()}{mlir.where_suffix()}"
+            )
+        kept = tuple(s for d, s in enumerate(shape) if d not in axes)
+        return full((0, *kept), 0, aval_of(src).dtype)
+    indices = concatenate([expand_dims(convert_element_type(i, dtype), (1,)) for i in idxs], 1)
     rest = len(shape) - len(axes)
     dn = GatherDimensionNumbers(
         offset_dims=tuple(range(1, 1 + rest)),

@@ -115,7 +115,7 @@ def _cpu_cholesky(x):
         [True, True, False],
         uplo="L",
     )
-    return [u.where_ok(info_ok(info), u.tril(factor))]
+    return [u.tril(u.where_ok(info_ok(info), factor))]  # NaN triangle, zeros above, as JAX
 
 
 def _cpu_lu(x):

@@ -140,7 +140,8 @@ def where_ok(ok: Any, x: Any) -> Any:
     shp = shape(x)
     nb = len(shape(ok))
     mask = broadcast_in_dim(ok, shp, tuple(range(nb)))
-    nan = full(shp, np.nan, dtype(x))
+    dt = dtype(x)
+    nan = full(shp, complex(np.nan, np.nan) if dt.kind == "c" else np.nan, dt)  # as JAX
     return ew.select(mask, x, nan)
 
 

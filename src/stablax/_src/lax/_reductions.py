@@ -75,12 +75,13 @@ def identity_element(computation: str, dtype: np.dtype) -> np.ndarray:
 def _normalize_axes(axes: Sequence[int], ndim: int, opname: str) -> tuple[int, ...]:
     result = []
     for a in int_sequence(axes, "axes", f"lax.{opname}"):
-        if not -ndim <= a < ndim:
+        if not 0 <= a < ndim:  # lax takes no negative axes, as JAX (XLA's rule)
             raise ValueError(
                 f"lax.{opname}: axis {a} is out of bounds for an array of rank {ndim}"
+                f"{' (lax axes are not negative)' if -ndim <= a < 0 else ''}"
                 f"{mlir.where_suffix()}"
             )
-        result.append(a % ndim)
+        result.append(a)
     if len(set(result)) != len(result):
         raise ValueError(f"lax.{opname}: duplicate axes in {tuple(axes)}{mlir.where_suffix()}")
     return tuple(sorted(result))
@@ -390,6 +391,15 @@ def _reduce(computation: str, operand: Any, axes: Sequence[int], init: Any = Non
     return bind("stablehlo.reduce", operand, init, computation=computation, axes=axes)
 
 
+def _check_reducible(name: str, operand: Any, axes: Sequence[int]) -> None:
+    # JAX's order: an operand that is no array at all, then the axes, then a boolean dtype.
+    dtype = aval_of(operand).dtype
+    if dtype != np.bool_:
+        check_dtype(name, dtype, NUMBER)
+    _normalize_axes(axes, aval_of(operand).ndim, name)
+    check_dtype(name, dtype, NUMBER)
+
+
 def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
     """Sum over `axes` (`stablehlo.reduce` with an add body)."""
     if not config.jax_allow_f16_reductions and aval_of(operand).dtype in _HALF:
@@ -397,7 +407,7 @@ def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
             f"lax.reduce_sum of {aval_of(operand).dtype.name} with "
             f"jax_allow_f16_reductions=False{mlir.where_suffix()}"
         )
-    check_dtype("reduce_sum", aval_of(operand).dtype, NUMBER)  # booleans too, as JAX
+    _check_reducible("reduce_sum", operand, axes)
     return _reduce("add", operand, axes)
 
 
@@ -406,7 +416,7 @@ _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
     """Product over `axes` (`stablehlo.reduce` with a multiply body)."""
-    check_dtype("reduce_prod", aval_of(operand).dtype, NUMBER)  # booleans too, as JAX
+    _check_reducible("reduce_prod", operand, axes)
     return _reduce("mul", operand, axes)
 
 
@@ -459,10 +469,11 @@ def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
 
 def _arg_reduce(computation: str, operand: Any, axis: int, index_dtype: Any) -> Any:
     aval = aval_of(operand)
-    (axis,) = _normalize_axes((axis,), aval.ndim, computation)
     if index_dtype is None:  # JAX's class
         raise ValueError(f"lax.{computation}: index_dtype must be specified{mlir.where_suffix()}")
+    # JAX's order: the dtype is read, then the axis checked, then the dtype's kind.
     index_dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(index_dtype, computation))
+    (axis,) = _normalize_axes((axis,), aval.ndim, computation)
     if index_dtype.kind not in "iu":
         raise TypeError(
             f"lax.{computation}: index_dtype must be an integer type, got "

@@ -16,7 +16,7 @@ from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import attribute_lowering, bind, def_op, weak_scalar
-from stablax._src.lax._argcheck import int_sequence
+from stablax._src.lax._argcheck import int_arg, int_sequence
 from stablax._src.lax._batch_rules import moveaxis
 
 
@@ -41,7 +41,7 @@ def aval_of(x: Any) -> ShapedArray:
 
 def canonicalize_axis(axis: int, ndim: int, opname: str) -> int:
     """`axis` in [0, ndim), negative axes counting from the end; ValueError when out of range."""
-    axis = operator.index(axis)
+    axis = int_arg(axis, "axis", f"lax.{opname}")
     if not -ndim <= axis < ndim:
         raise ValueError(
             f"lax.{opname}: axis {axis} is out of bounds for an array of rank {ndim}"
@@ -120,6 +120,8 @@ dispatch.batch_rules["stablehlo.convert"] = same_bdim_batch("stablehlo.convert")
 
 def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) -> Any:
     """Casts to `new_dtype` (`stablehlo.convert`); to bool means `!= 0`, complex drops imag."""
+    if new_dtype is None:  # JAX's check and class
+        raise ValueError(f"lax.convert_element_type: dtype must be specified{mlir.where_suffix()}")
     new_dtype = dtypes.canonicalize_dtype(
         dtypes.check_user_dtype(new_dtype, "convert_element_type")
     )

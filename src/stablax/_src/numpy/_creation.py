@@ -194,6 +194,10 @@ def empty_like(prototype: Any, dtype: Any = None, shape: Any = None, *, device: 
 def full_like(
     a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *, device: Any = None
 ) -> Any:
+    if np.ndim(fill_value):  # an array fill broadcasts to the shape, as NumPy and JAX
+        prototype = _prototype(a)
+        shape = np.shape(prototype) if shape is None else shape
+        return full(shape, fill_value, prototype.dtype if dtype is None else dtype, device=device)
     out = lax.full_like(
         _prototype(a), fill_value, dtype, None if shape is None else _shape_tuple(shape)
     )

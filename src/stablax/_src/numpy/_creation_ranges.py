@@ -130,7 +130,13 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
 
 def indices(dimensions: Any, dtype: Any = None, sparse: bool = False) -> Any:
     """Index grids of an array of shape `dimensions` (int32 by default) (`np.indices`)."""
-    dims = tuple(operator.index(d) for d in dimensions)
+    try:
+        dims = tuple(operator.index(d) for d in dimensions)
+    except TypeError:
+        raise TypeError(
+            f"jnp.indices: dimensions must be a sequence of integers, got {dimensions!r}"
+            f"{mlir.where_suffix()}"
+        ) from None
     dtype = dtypes.default_int_dtype() if dtype is None else _out_dtype(dtype, "jnp.indices")
     grids = []
     for i, n in enumerate(dims):

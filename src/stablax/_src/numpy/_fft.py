@@ -103,6 +103,15 @@ def _chunks(axes: Sequence[int]) -> list[tuple[int, ...]]:
     return groups[::-1]
 
 
+def _one_axis(axis: Any, name: str) -> tuple[Any]:
+    if isinstance(axis, (tuple, list)):  # JAX's class
+        raise ValueError(
+            f"jnp.fft.{name} transforms one axis, got axis={axis!r} (the n-dimensional "
+            f"transforms take several){mlir.where_suffix()}"
+        )
+    return (axis,)
+
+
 def _real_input(a: Any, name: str) -> Any:
     dtype = a.aval.dtype
     if dtype.kind == "c":
@@ -186,24 +195,26 @@ def fft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -
       axis: the axis to transform.
       norm: "backward" (default, no scaling), "ortho" (1/sqrt(n)) or "forward" (1/n).
     """
-    return _transform(a, None if n is None else (n,), (axis,), norm, "fft", "fft")
+    return _transform(a, None if n is None else (n,), _one_axis(axis, "fft"), norm, "fft", "fft")
 
 
 def ifft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The 1-D inverse discrete Fourier transform (NumPy's `fft.ifft`); see `fft`."""
-    return _transform(a, None if n is None else (n,), (axis,), norm, "ifft", "ifft")
+    return _transform(a, None if n is None else (n,), _one_axis(axis, "ifft"), norm, "ifft", "ifft")
 
 
 def rfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The 1-D transform of a real input: the `n // 2 + 1` non-negative frequencies
     (NumPy's `fft.rfft`); see `fft`."""
-    return _transform(a, None if n is None else (n,), (axis,), norm, "rfft", "rfft")
+    return _transform(a, None if n is None else (n,), _one_axis(axis, "rfft"), norm, "rfft", "rfft")
 
 
 def irfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The inverse of `rfft`: a real signal of length `n` (default `2 * (m - 1)` for `m` input
     frequencies) from its half-spectrum (NumPy's `fft.irfft`)."""
-    return _transform(a, None if n is None else (n,), (axis,), norm, "irfft", "irfft")
+    return _transform(
+        a, None if n is None else (n,), _one_axis(axis, "irfft"), norm, "irfft", "irfft"
+    )
 
 
 def fftn(
@@ -286,7 +297,7 @@ def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) 
     return _transform(
         lax.conj(_complex(a)),
         None if n is None else (n,),
-        (axis,),
+        _one_axis(axis, "hfft"),
         _SWAPPED_NORM[norm],
         "irfft",
         "hfft",
@@ -299,7 +310,12 @@ def ihfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None)
     _check_norm(norm)
     a = asarray(a)
     spectrum = _transform(
-        a, None if n is None else (n,), (axis,), _SWAPPED_NORM[norm], "rfft", "ihfft"
+        a,
+        None if n is None else (n,),
+        _one_axis(axis, "ihfft"),
+        _SWAPPED_NORM[norm],
+        "rfft",
+        "ihfft",
     )
     return lax.conj(spectrum)
 

@@ -259,6 +259,11 @@ def histogramdd(
         updates = lax.full((count,), 1, index_dtype())
     else:  # promoted with the sample to an inexact type, as JAX
         updates = promote_dtypes_inexact(sample, asarray(weights))[1]
+        if updates.aval.shape != (count,):  # JAX's check and class
+            raise ValueError(
+                f"jnp.histogramdd: should have one weight for each of the {count} samples, got "
+                f"weights of shape {updates.aval.shape}{mlir.where_suffix()}"
+            )
     total = int(np.prod(shape))
     counts = lax.reshape(_scatter_add_1d(total, flat_index, updates), shape)
     counts = lax.slice(counts, (1,) * dims, tuple(s - 1 for s in shape))

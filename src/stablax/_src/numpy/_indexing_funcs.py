@@ -20,7 +20,7 @@ from stablax._src.numpy._creation import asarray, zeros
 
 
 def _axis(axis: int, ndim: int, name: str) -> int:
-    return _shape.normalize_axis(operator.index(axis), ndim, name)
+    return _shape.normalize_axis(axis, ndim, f"jnp.{name}")
 
 
 def _check_int_indices(name: str, indices: Any, error: type = TypeError) -> Any:
@@ -197,6 +197,11 @@ def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:
     if inplace:
         raise _inplace_error("place")
     mask = _ufuncs.not_equal(_shape.ravel(asarray(mask)), False)
+    if mask.aval.size != arr.aval.size:  # as NumPy and JAX
+        raise ValueError(
+            f"jnp.place: arr and mask must be the same size, got {arr.aval.size} and "
+            f"{mask.aval.size} elements{mlir.where_suffix()}"
+        )
     vals = _shape.ravel(asarray(vals, dtype=arr.aval.dtype))
     if vals.aval.size == 0:
         return arr

@@ -199,7 +199,7 @@ def make_plan(x: Any, tokens: tuple, operands: list) -> Plan:
     block = tuple(where_in_batch[("b", j)] for j in range(len(batch)))
     for p, value in arrays.items():
         components[dims[p]] = lax.broadcast_in_dim(_broadcast_to(value, batch), batch_shape, block)
-    slice_sizes = [1] * len(operand_shape)
+    slice_sizes = [min(1, d) for d in operand_shape]  # an empty dimension has no slice of 1
     offset_dims = []
     for i, entry in enumerate(gathered):
         if entry[0] != "slice":

@@ -56,7 +56,7 @@ class SlogdetResult(NamedTuple):
 # The functions for which JAX raises TypeError (not ValueError) for an argument of rank < 2, and
 # for a non-square one.
 _RANK_TYPE_ERROR = {"cholesky", "qr", "eigh", "svd", "eig", "eigvals", "matrix_power", "lstsq"}
-_SQUARE_TYPE_ERROR = {"cholesky", "eigh", "svd", "matrix_power"}
+_SQUARE_TYPE_ERROR = {"cholesky", "eigh", "svd", "matrix_power"}  # with symmetrize_input
 
 
 def matrices(name: str, a: Any, square: bool = True) -> Any:
@@ -72,11 +72,24 @@ def matrices(name: str, a: Any, square: bool = True) -> Any:
     return a
 
 
+def _hermitian(name: str, a: Any, symmetrize_input: bool) -> Any:
+    # JAX's classes for a non-square input: (a + a^H) / 2 fails to broadcast (TypeError), an
+    # unsymmetrized one fails its square check (ValueError).
+    shape = np.shape(a)
+    if not symmetrize_input and len(shape) >= 2 and shape[-1] != shape[-2]:
+        raise ValueError(
+            f"jnp.linalg.{name}: argument must have shape [..., n, n], got {shape}"
+            f"{mlir.where_suffix()}"
+        )
+    return matrices(name, a)
+
+
 # --- decompositions ----------------------------------------------------------------------------
 
 
 def _cholesky_impl(a, upper, symmetrize_input):
-    factor = ll.cholesky(matrices("cholesky", a), symmetrize_input=symmetrize_input)
+    a = _hermitian("cholesky", a, symmetrize_input)
+    factor = ll.cholesky(a, symmetrize_input=symmetrize_input)
     return u.H(factor) if upper else factor
 
 
@@ -112,7 +125,7 @@ def _eigh_impl(a, UPLO=None, symmetrize_input=True):  # noqa: N803 (NumPy's name
         raise ValueError(
             f"jnp.linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}{mlir.where_suffix()}"
         )
-    a = matrices("eigh", a)
+    a = _hermitian("eigh", a, symmetrize_input)
     v, w = ll.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
     return EighResult(w, v)
 
@@ -400,7 +413,14 @@ lstsq = _eager(_lstsq_impl, static_argnames=("rcond", "numpy_resid"))
 
 
 def _matrix_power_impl(a, n):
-    a = matrices("matrix_power", a)
+    a = asarray(a)
+    if n < 0 or a.aval.ndim < 2:  # integer matrices keep their dtype unless inverted, as JAX
+        a = matrices("matrix_power", a)
+    elif a.aval.shape[-1] != a.aval.shape[-2]:
+        raise TypeError(
+            f"jnp.linalg.matrix_power: argument must have shape [..., n, n], got "
+            f"{a.aval.shape}{mlir.where_suffix()}"
+        )
     *batch, size, _ = a.aval.shape
     if n == 0:
         return u.eye(size, a.aval.dtype, tuple(batch))

@@ -16,8 +16,15 @@ from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, promote_dtypes
 
 
+def _operands(a, b, preferred_element_type):
+    # As JAX: with a preferred_element_type, lax.dot_general converts operands whose dtypes
+    # differ to it; without, they are promoted.
+    a, b = asarray(a), asarray(b)
+    return promote_dtypes(a, b) if preferred_element_type is None else (a, b)
+
+
 def _matmul_impl(a, b, precision=None, preferred_element_type=None):
-    a, b = promote_dtypes(asarray(a), asarray(b))
+    a, b = _operands(a, b, preferred_element_type)
     a_shape, b_shape = a.aval.shape, b.aval.shape
     if not a_shape or not b_shape:
         raise ValueError(
@@ -82,16 +89,12 @@ matmul = _eager(_matmul_impl, static_argnames=("precision", "preferred_element_t
 
 
 def _dot_impl(a, b, precision=None, preferred_element_type=None):
-    a, b = asarray(a), asarray(b)
-    if preferred_element_type is not None and (a.aval.ndim == 0 or b.aval.ndim == 0):
-        # As JAX: a product without contraction is computed in the preferred dtype.
-        out_dtype = dtypes.check_user_dtype(preferred_element_type, "jnp.dot")
-        return lax.mul(
-            lax.convert_element_type(a, out_dtype), lax.convert_element_type(b, out_dtype)
-        )
-    a, b = promote_dtypes(a, b)
+    a, b = _operands(a, b, preferred_element_type)
     if a.aval.ndim == 0 or b.aval.ndim == 0:
-        return lax.mul(a, b)
+        if preferred_element_type is None:
+            return lax.mul(a, b)
+        dtypes.check_user_dtype(preferred_element_type, "jnp.dot")
+        return lax.dot_general(a, b, (((), ()), ((), ())), precision, preferred_element_type)
     if b.aval.ndim == 1 or a.aval.ndim == 1 and b.aval.ndim <= 2:
         return _matmul_impl(a, b, precision, preferred_element_type)
     # N-D: sum over a's last axis and b's second-to-last, NumPy's dot.
@@ -108,7 +111,7 @@ dot = _eager(_dot_impl, static_argnames=("precision", "preferred_element_type"))
 
 
 def _vdot_impl(a, b, precision=None, preferred_element_type=None):
-    a, b = promote_dtypes(asarray(a), asarray(b))
+    a, b = _operands(a, b, preferred_element_type)
     a = lax.reshape(lax.conj(a) if _is_complex(a) else a, (a.aval.size,))
     b = lax.reshape(b, (b.aval.size,))
     return lax.dot_general(
@@ -147,7 +150,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
     """Sums products over the last `axes` axes of `a` and the first of `b`, or over the given
     pairs of axes (`np.tensordot`, one `stablehlo.dot_general`). `out_sharding` is accepted as
     in JAX (optax passes it); on stablax's one device any sharding holds, so it changes nothing."""
-    a, b = promote_dtypes(asarray(a), asarray(b))
+    a, b = _operands(a, b, preferred_element_type)
     a_nd, b_nd = a.aval.ndim, b.aval.ndim
     if isinstance(axes, int) or (hasattr(axes, "__index__") and not hasattr(axes, "__len__")):
         n = operator.index(axes)
@@ -224,7 +227,7 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """Conjugated dot product of vectors along `axis`, broadcasting the rest (Array API)."""
     from stablax._src.numpy._shape import broadcast_arrays, moveaxis
 
-    x1, x2 = promote_dtypes(asarray(x1), asarray(x2))
+    x1, x2 = _operands(x1, x2, preferred_element_type)
     sizes = [x.aval.shape[axis] if -x.aval.ndim <= axis < x.aval.ndim else None for x in (x1, x2)]
     if None not in sizes and sizes[0] != sizes[1]:  # no broadcasting along `axis`, as JAX
         raise ValueError(
@@ -254,10 +257,19 @@ def _core_ranks(name: str, x1: Any, x2: Any, ranks: tuple[int, int]) -> None:
             )
 
 
+def _core_size(name: str, n1: int, n2: int) -> None:
+    if n1 != n2:  # JAX's class (its vectorize's core dimension check)
+        raise ValueError(
+            f"jnp.{name}: inconsistent size for the contracted dimension: {n1} vs {n2}"
+            f"{mlir.where_suffix()}"
+        )
+
+
 def matvec(x1, x2, /):
     """Matrix-vector products over broadcast batches: (..., m, n) x (..., n) -> (..., m)."""
     x1, x2 = asarray(x1), asarray(x2)
     _core_ranks("matvec", x1, x2, (2, 1))
+    _core_size("matvec", x1.aval.shape[-1], x2.aval.shape[-1])
     return matmul(x1, x2[..., None])[..., 0]
 
 
@@ -265,6 +277,7 @@ def vecmat(x1, x2, /):
     """Conjugated vector-matrix products: (..., m) x (..., m, n) -> (..., n)."""
     x1, x2 = promote_dtypes(asarray(x1), asarray(x2))
     _core_ranks("vecmat", x1, x2, (1, 2))
+    _core_size("vecmat", x1.aval.shape[-1], x2.aval.shape[-2])
     x1 = lax.conj(x1) if _is_complex(x1) else x1
     return matmul(x1[..., None, :], x2)[..., 0, :]
 

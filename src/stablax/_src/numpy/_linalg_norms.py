@@ -156,6 +156,11 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any: 
 
 def _cond_impl(x, p=None):
     x = matrices("cond", x, square=p not in (None, 2, -2))
+    if x.aval.size == 0:  # JAX's check and class (NumPy raises LinAlgError, a ValueError)
+        raise ValueError(
+            f"jnp.linalg.cond: input array must not be empty, got shape {x.aval.shape}"
+            f"{mlir.where_suffix()}"
+        )
     if p in (None, 2, -2):
         s = svd(x, compute_uv=False)
         first, last = lax.index_in_dim(s, 0, -1, False), lax.index_in_dim(s, -1, -1, False)

@@ -55,7 +55,11 @@ def polyval(p: Any, x: Any, *, unroll: int = 16) -> Any:
 
     `unroll` is accepted for JAX compatibility; the loop is always fully unrolled here.
     """
-    del unroll
+    if not isinstance(unroll, (bool, int, np.integer)) or unroll < 0:  # JAX's check and class
+        raise ValueError(
+            f"jnp.polyval: unroll must be a bool or a non-negative int, got {unroll!r}"
+            f"{mlir.where_suffix()}"
+        )
     return _polyval(p, x)
 
 
@@ -135,6 +139,10 @@ def _polydiv(u, v):
             lax.pad(lax.mul(v, term), lax.full((), 0, u.aval.dtype), [(0, n - m - k, 0)]), n
         )
         remainder = lax.sub(remainder, shifted)
+    # The eliminated leading coefficients are zero by construction: exact zeros, not the
+    # rounding residue of u[k] - (u[k] / v[0]) * v[0] (which XLA may fuse into one FMA).
+    eliminated = lax.full((n - m + 1,), 0, u.aval.dtype)
+    remainder = lax.concatenate([eliminated, remainder[n - m + 1 :]], 0)
     return lax.concatenate(quotient, 0), remainder
 
 
@@ -251,8 +259,8 @@ def roots(p: Any, *, strip_zeros: bool = True) -> Any:
     if p.aval.ndim == 0:  # a constant polynomial (NumPy and JAX take it as 1-D)
         p = lax.reshape(p, (1,))
     (p,) = promote_dtypes_inexact(_vector(p, "roots"))
-    if strip_zeros:
-        p = _trim_leading_zeros(p, "roots") if p.aval.shape[0] else p
+    if strip_zeros and p.aval.shape[0] > 1:  # one coefficient has no roots, zero or not
+        p = _trim_leading_zeros(p, "roots")
     return _roots(p)
 
 

@@ -141,8 +141,9 @@ def _sum_like(name: str, lax_reduce, combine, identity: int):
                 target = np.dtype(np.int32)
         compute = _accumulation_dtype(target)
         a = lax.convert_element_type(a, compute) if a.aval.dtype != compute else a
-        out = lax_reduce(_masked(a, where, identity, name), axes)
-        out = _with_initial(out, initial, combine, name)
+        reduce, join = (lax_reduce, combine) if compute != np.bool_ else _BOOLEAN[name]
+        out = reduce(_masked(a, where, identity, name), axes)
+        out = _with_initial(out, initial, join, name)
         out = lax.convert_element_type(out, target) if compute != target else out
         return _finish(out, a.aval.shape, axes, keepdims)
 
@@ -150,6 +151,11 @@ def _sum_like(name: str, lax_reduce, combine, identity: int):
     return _eager(fn, static_argnames=_STATIC)
 
 
+# A sum or product in bool (dtype=bool) is a logical or/and, as NumPy and JAX.
+_BOOLEAN = {
+    "sum": (lax.reduce_or, lax.bitwise_or),
+    "prod": (lax.reduce_and, lax.bitwise_and),
+}
 _sum = _sum_like("sum", lax.reduce_sum, lax.add, 0)
 _prod = _sum_like("prod", lax.reduce_prod, lax.mul, 1)
 
@@ -342,6 +348,15 @@ def _var_impl(
     if not isinstance(ddof, (int, float, np.number)) and not hasattr(ddof, "aval"):
         raise ValueError(f"jnp.var: ddof must be a number, got {ddof!r}{mlir.where_suffix()}")
     axes = _axes(axis, a.aval.ndim, "var")
+    if (
+        dtype is not None
+        and a.aval.dtype.kind == "c"
+        and not dtypes.issubdtype(dtype, np.complexfloating)
+    ):
+        raise ValueError(  # JAX's check: NumPy's semantics are unclear (jax-ml/jax#2283)
+            f"jnp.var: a real dtype ({np.dtype(dtype).name}) for the variance of complex values "
+            f"is not supported{mlir.where_suffix()}"
+        )
     inexact = _inexact_dtype(a.aval.dtype)
     compute = _accumulation_dtype(inexact)
     a = lax.convert_element_type(a, compute)
@@ -413,6 +428,10 @@ def std(
 ) -> Any:
     """Standard deviation over `axis`: sqrt of `var`."""
     _check_out(out, "std")
+    if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):  # JAX's check and class
+        raise ValueError(
+            f"jnp.std: dtype must be inexact, got {np.dtype(dtype).name}{mlir.where_suffix()}"
+        )
     return _std(a, axis, dtype, ddof, keepdims, where, mean, correction)
 
 

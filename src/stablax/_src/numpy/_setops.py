@@ -315,8 +315,11 @@ def union1d(ar1: Any, ar2: Any, *, size: int | None = None, fill_value: Any = No
     return _unique_parts(both, None, True, size, fill_value, "union1d")[0]
 
 
-def _keep_distinct(values: Any, keep: Any, size: int | None, fill_value: Any, name: str) -> Any:
-    """The sorted distinct `values` where `keep`, padded to `size`."""
+def _keep_distinct(
+    values: Any, keep: Any, size: int | None, fill_value: Any, name: str, valid_out: list = None
+) -> Any:
+    """The sorted distinct `values` where `keep`, padded to `size` (`valid_out` gets the mask of
+    the slots that are not padding)."""
     # Dropped values become the largest ones after sorting by (dropped, value); counting the
     # kept distinct values then needs only the kept prefix.
     n = values.aval.shape[0]
@@ -331,6 +334,8 @@ def _keep_distinct(values: Any, keep: Any, size: int | None, fill_value: Any, na
     if size < 0:
         raise ValueError(f"jnp.{name}: size must be nonnegative, got {size}{mlir.where_suffix()}")
     if n == 0:
+        if valid_out is not None:
+            valid_out.append(lax.full((size,), False, np.bool_))
         return _empty_unique(values, None, size, fill_value, name)[0]
     is_new = lax.concatenate(
         [
@@ -343,12 +348,15 @@ def _keep_distinct(values: Any, keep: Any, size: int | None, fill_value: Any, na
     )
     is_new = lax.bitwise_and(is_new, lax.eq(dropped, lax.full((n,), 0, np.int8)))
     starts, valid = _flat_nonzero_positions(is_new, size)
+    if valid_out is not None:
+        valid_out.append(valid)
     out = take_1d(ordered, starts)
     if fill_value is None:  # JAX pads with the smallest kept value
         fill = take_1d(ordered, lax.full((), 0, index_dtype()))
+        fill = lax.broadcast_in_dim(fill, (size,), ())
     else:
-        fill = lax.convert_element_type(asarray(fill_value), ordered.aval.dtype)
-    return lax.select(valid, out, lax.broadcast_in_dim(fill, (size,), ()))
+        fill = _fill_like(fill_value, out, name)  # NumPy's broadcasting, as JAX
+    return lax.select(valid, out, fill)
 
 
 def setdiff1d(
@@ -379,10 +387,17 @@ def intersect1d(
     `return_indices`, also the first index of each in `ar1` and in `ar2`."""
     del assume_unique
     ar1, ar2 = promote_dtypes(_flat(ar1), _flat(ar2))
-    values = _keep_distinct(ar1, isin(ar1, ar2), size, fill_value, "intersect1d")
+    valid = []
+    values = _keep_distinct(ar1, isin(ar1, ar2), size, fill_value, "intersect1d", valid)
     if not return_indices:
         return values
-    return values, _first_index(ar1, values), _first_index(ar2, values)
+    indices = [_first_index(ar1, values), _first_index(ar2, values)]
+    if valid:  # padding slots index one past the end, as JAX
+        indices = [
+            lax.select(valid[0], i, lax.full_like(i, a.aval.shape[0]))
+            for i, a in zip(indices, (ar1, ar2), strict=True)
+        ]
+    return values, *indices
 
 
 def _first_index(array: Any, values: Any) -> Any:

@@ -18,7 +18,12 @@ from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, 
 
 
 def normalize_axis(axis: int, ndim: int, name: str) -> int:
-    axis = operator.index(axis)
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(
+            f"{name}: axis must be an integer, got {axis!r}{mlir.where_suffix()}"
+        ) from None
     if not -ndim <= axis < ndim:
         raise ValueError(
             f"{name}: axis {axis} is out of bounds for array of dimension {ndim}"

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
-from stablax._src import lax
 from stablax._src.core import Tracer
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_to_shape
@@ -124,13 +124,17 @@ def _static_indices(obj: Any, n: int, name: str) -> np.ndarray:
             f"{name}: obj must be a slice, a 1-D array or a scalar, got shape {aval.shape}"
         )
     if isinstance(obj, Tracer):
+        if aval.dtype.kind not in "iub":  # the dtype first, in JAX's order
+            raise ValueError(f"{name}: index arrays must be integers, got {aval.dtype}")
         raise TypeError(f"{name}: the index argument must be concrete (static), not traced")
     idx = np.asarray(obj)
     if name == "jnp.delete" and idx.dtype == bool:  # a mask of the entries to delete, as JAX
         if idx.shape != (n,):
             raise ValueError(f"{name}: a boolean mask must have shape ({n},), got {idx.shape}")
         return np.flatnonzero(idx)
-    if (idx.size or idx.dtype == bool) and idx.dtype.kind not in "iu":  # JAX's class
+    # JAX's class; an empty list (float64 to NumPy) is no index array, an empty float array is.
+    typed = idx.size or idx.dtype == bool or hasattr(obj, "dtype")
+    if typed and not dtypes.issubdtype(idx.dtype, np.integer):  # int4 too
         raise ValueError(f"{name}: index arrays must be integers, got {idx.dtype}")
     if name == "jnp.insert" and idx.ndim > 1:
         raise ValueError(f"{name}: obj must be a slice, a 1-D array or a scalar, got {idx.shape}")

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
+from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.lax._argcheck import int_or_int_sequence, int_sequence
-from stablax._src.numpy import _reductions
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._shape import (
     concatenate,
@@ -152,6 +152,11 @@ def repeat(
     with the last element.
     """
     a = asarray(a)
+    if total_repeat_length is not None and not hasattr(total_repeat_length, "__index__"):
+        raise TypeError(
+            f"jnp.repeat: total_repeat_length must be an integer, got {total_repeat_length!r}"
+            f"{mlir.where_suffix()}"
+        )
     if axis is None:
         a, axis = ravel(a), 0
     axis = normalize_axis(axis, a.aval.ndim, "jnp.repeat")
@@ -191,7 +196,7 @@ def repeat(
     taken = lax.convert_element_type(
         lax.le(lax.broadcast_in_dim(ends, (length, n), (1,)), positions), index_dtype
     )
-    idx = lax.min(_reductions.sum(taken, axis=1), np.asarray(max(n - 1, 0), index_dtype))
+    idx = lax.min(lax.reduce_sum(taken, (1,)), np.asarray(max(n - 1, 0), index_dtype))
     out = lax.index_take(a, [idx], [axis])
     return moveaxis(out, 0, axis) if axis else out
 

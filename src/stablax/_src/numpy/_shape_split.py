@@ -17,7 +17,13 @@ def _split_points(sections: Any, size: int, name: str, *, equal: bool) -> list[i
     if isinstance(sections, Tracer):
         raise TypeError(f"{name}: indices_or_sections must be concrete, not traced")
     if np.ndim(sections) == 0:
-        n = operator.index(np.asarray(sections).item() if hasattr(sections, "shape") else sections)
+        n = np.asarray(sections).item() if hasattr(sections, "shape") else sections
+        if not hasattr(n, "__index__"):  # NumPy's and JAX's int() would read '2' as 2
+            raise TypeError(
+                f"{name}: indices_or_sections must be an integer or a sequence of integers, got "
+                f"{sections!r}{mlir.where_suffix()}"
+            )
+        n = operator.index(n)
         if n <= 0:
             raise ValueError(f"{name}: number of sections must be larger than 0, got {n}")
         if equal and size % n:

@@ -44,7 +44,12 @@ def size_hint(name: str, argument: str = "size") -> str:
 
 
 def normalize_axis(axis: int, ndim: int, name: str) -> int:
-    axis = operator.index(axis)
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(
+            f"{name}: axis must be an integer, got {axis!r}{mlir.where_suffix()}"
+        ) from None
     if not -ndim <= axis < ndim:
         raise ValueError(
             f"{name}: axis {axis} is out of bounds for array of dimension {ndim}"
@@ -196,14 +201,21 @@ def lexsort(keys: Any, axis: int = -1) -> Any:
     shapes = {k.aval.shape for k in keys}
     if len(shapes) != 1:
         raise ValueError(f"jnp.lexsort: all keys need to be the same shape, got {sorted(shapes)}")
-    if keys[0].aval.ndim == 0:
-        raise TypeError("jnp.lexsort: keys must be at least 1-dimensional")
+    if keys[0].aval.ndim == 0:  # scalar keys: one position, as NumPy and JAX
+        if operator.index(axis) not in (0, -1):
+            raise ValueError(
+                f"jnp.lexsort: axis {axis} is out of bounds for keys of dimension 0"
+                f"{mlir.where_suffix()}"
+            )
+        return lax.full((), 0, dtypes.default_int_dtype())
     return _lexsort(keys, axis=axis)
 
 
 def _check_kth(kth: int, a: Any, axis: int, name: str) -> None:
     axis = normalize_axis(axis, a.aval.ndim, f"jnp.{name}")
     n = a.aval.shape[axis]
+    if isinstance(kth, (bool, np.bool_)) or not hasattr(kth, "__index__"):
+        raise TypeError(f"jnp.{name}: kth must be an integer, got {kth!r}{mlir.where_suffix()}")
     kth = operator.index(kth)
     if not -n <= kth < n:
         raise ValueError(f"jnp.{name}: kth(={kth}) out of bounds for axis of size {n}")

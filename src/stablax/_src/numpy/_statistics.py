@@ -114,7 +114,8 @@ def _check_quantile_args(
     out: Any, overwrite_input: bool, weights: Any, name: str, method: str = "linear"
 ) -> None:
     _check_out(out, name)
-    del overwrite_input  # stablax arrays are immutable; nothing is ever overwritten
+    if overwrite_input:  # JAX's check and class (its arrays, like stablax's, are immutable)
+        raise ValueError(f"jnp.{name}: overwrite_input=True is not supported{mlir.where_suffix()}")
     if method not in _METHODS:  # before weights, in JAX's order
         raise ValueError(
             f"jnp.{name}: method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' "
@@ -271,9 +272,20 @@ def _as_rows(x: Any, rowvar: bool) -> Any:
 def _cov_impl(
     m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None
 ):
+    if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):  # JAX's class
+        raise ValueError(
+            f"jnp.cov: dtype must be a floating or complex type, got {np.dtype(dtype).name}"
+            f"{mlir.where_suffix()}"
+        )
     x = _as_rows(m, rowvar)
     if y is not None:
-        x = lax.concatenate(promote_dtypes(x, _as_rows(y, rowvar)), 0)
+        rows = _as_rows(y, rowvar)
+        if rows.aval.shape[1] != x.aval.shape[1]:  # NumPy's class
+            raise ValueError(
+                f"jnp.cov: m and y must have the same number of observations, got shapes "
+                f"{np.shape(m)} and {np.shape(y)} with rowvar={rowvar}{mlir.where_suffix()}"
+            )
+        x = lax.concatenate(promote_dtypes(x, rows), 0)
     (x,) = promote_dtypes_inexact(x)
     if dtype is not None:
         x = lax.convert_element_type(x, dtypes.check_user_dtype(dtype, "cov"))

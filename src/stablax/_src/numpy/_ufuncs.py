@@ -390,8 +390,13 @@ def reciprocal(x):
 
 def _logical(lax_fn, name):
     def fn(x, y):
-        x, y = promote_args(name, x, y)
-        return lax_fn(_to_bool(x), _to_bool(y))
+        # Each operand to bool first, then promote, as JAX: the result is weak only when both
+        # operands are (an int array with a Python float is no weak bool).
+        check_arraylike(name, x, y)
+        x, y = _to_bool_any(x), _to_bool_any(y)
+        weak = x.aval.weak_type and y.aval.weak_type
+        out = lax_fn(*promote_args(name, x, y))
+        return lax.convert_element_type(out, np.bool_, weak_type=True) if weak else out
 
     fn.__name__ = name
     return _eager(fn)

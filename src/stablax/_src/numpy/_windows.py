@@ -13,6 +13,17 @@ from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._math_ufuncs import i0
 
 
+def _length(M: Any, name: str) -> int:  # noqa: N803
+    try:
+        return operator.index(M)
+    except TypeError:
+        pass
+    try:
+        return int(M)  # as JAX: a float length is truncated
+    except (TypeError, ValueError):
+        raise TypeError(f"jnp.{name}: M must be an integer, got {M!r}") from None
+
+
 def _symmetric_positions(m: int) -> Any:
     """n = 1 - M, 3 - M, ..., M - 1 divided by M - 1: points in [-1, 1]."""
     dt = dtypes.default_float_dtype()
@@ -22,7 +33,7 @@ def _symmetric_positions(m: int) -> Any:
 
 def _cosine_window(name: str, weights: tuple[float, ...]):
     def fn(M):  # noqa: N803 (NumPy's parameter name)
-        m = operator.index(M)
+        m = _length(M, name)
         dt = dtypes.default_float_dtype()
         if m < 1:
             return lax.full((0,), 0, dt)
@@ -34,9 +45,14 @@ def _cosine_window(name: str, weights: tuple[float, ...]):
             out = lax.add(out, lax.mul(lax.cos(lax.mul(x, float(k))), weight))
         return out
 
-    fn.__name__ = name
-    fn.__doc__ = f"The {name.capitalize()} window of M points (NumPy's `{name}`)."
-    return _eager(fn, static_argnums=0)
+    jitted = _eager(fn, static_argnums=0)
+
+    def window(M):  # noqa: N803
+        return jitted(_length(M, name))  # a concrete array length is a static int, as JAX
+
+    window.__name__ = name
+    window.__doc__ = f"The {name.capitalize()} window of M points (NumPy's `{name}`)."
+    return window
 
 
 blackman = _cosine_window("blackman", (0.42, 0.5, 0.08))
@@ -45,7 +61,7 @@ hanning = _cosine_window("hanning", (0.5, 0.5))
 
 
 def _bartlett_impl(M):  # noqa: N803
-    m = operator.index(M)
+    m = _length(M, "bartlett")
     dt = dtypes.default_float_dtype()
     if m < 1:
         return lax.full((0,), 0, dt)
@@ -54,12 +70,16 @@ def _bartlett_impl(M):  # noqa: N803
     return lax.sub(lax.full((m,), 1, dt), lax.abs(_symmetric_positions(m)))
 
 
-bartlett = _eager(_bartlett_impl, static_argnums=0)
-bartlett.__doc__ = "The Bartlett (triangular) window of M points (NumPy's `bartlett`)."
+_bartlett = _eager(_bartlett_impl, static_argnums=0)
+
+
+def bartlett(M: int) -> Any:  # noqa: N803
+    """The Bartlett (triangular) window of M points (NumPy's `bartlett`)."""
+    return _bartlett(_length(M, "bartlett"))
 
 
 def _kaiser_impl(M, beta):  # noqa: N803
-    m = operator.index(M)
+    m = _length(M, "kaiser")
     dt = dtypes.default_float_dtype()
     if m < 1:
         return lax.full((0,), 0, dt)
@@ -76,7 +96,7 @@ _kaiser = _eager(_kaiser_impl, static_argnums=0)
 
 def kaiser(M: int, beta: Any) -> Any:  # noqa: N803
     """The Kaiser window of M points with shape parameter `beta` (NumPy's `kaiser`)."""
-    return _kaiser(M, beta)
+    return _kaiser(_length(M, "kaiser"), beta)
 
 
 __all__ = ["bartlett", "blackman", "hamming", "hanning", "kaiser"]

@@ -87,7 +87,8 @@ def jvp_op(
         return outs, [None] * len(outs)
     rule = dispatch.jvp_rules.get(name)
     if rule is None:
-        raise NotImplementedError(f"[jvp] differentiation rule for '{name}' not implemented")
+        op_name = name.split(".", 1)[-1]  # the op, not its MLIR dialect (as JAX names it)
+        raise NotImplementedError(f"[jvp] differentiation rule for '{op_name}' not implemented")
     outs, out_tangents = rule(primals, tangents, **params)
     if not isinstance(outs, (list, tuple)):
         outs, out_tangents = [outs], [out_tangents]
