@@ -1087,6 +1087,20 @@ _FUZZ_100K = [
         lambda: lax.padtype_to_pads((4, 5), (2, 2), (0, 1), "SAME"),
         ValueError,
     ),
+    ("trim_zeros trim None", lambda: jnp.trim_zeros(jnp.array([0.0, 1.0]), trim=None), TypeError),
+    (
+        "var mean past the input's rank",
+        lambda: jnp.var(jnp.uint8(4), mean=jnp.zeros((1, 0, 5))),
+        TypeError,
+    ),
+    ("var mean of a mismatched shape", lambda: jnp.var(jnp.ones(3), mean=jnp.ones(2)), TypeError),
+    (
+        "var mean without the reduced axis",
+        lambda: jnp.var(
+            jnp.arange(12.0).reshape(3, 4), axis=1, mean=jnp.array([1.5, 5.5, 9.5])
+        ).tolist(),
+        [1.25, 1.25, 1.25],
+    ),
 ]
 
 

@@ -335,6 +335,12 @@ def mean(
     return _mean(a, axis, dtype, keepdims, where)
 
 
+def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    return len(shape) <= len(target) and builtins.all(
+        d in (1, t) for d, t in zip(shape[::-1], target[::-1], strict=False)
+    )
+
+
 def _var_impl(
     a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None, correction=None
 ):
@@ -366,12 +372,14 @@ def _var_impl(
     else:
         _, count = _sum_and_count(a, axes, where, compute, "var")
         center = lax.convert_element_type(asarray(mean), compute)
-    center = broadcast_to_shape(
-        lax.reshape(center, _keepdims_shape(a.aval.shape, axes))
-        if center.aval.ndim == a.aval.ndim - len(axes)
-        else center,
-        a.aval.shape,
-    )
+    if center.aval.ndim == a.aval.ndim - len(axes):
+        center = lax.reshape(center, _keepdims_shape(a.aval.shape, axes))
+    if not _broadcasts_to(center.aval.shape, a.aval.shape):  # JAX's class (its lax.sub's)
+        raise TypeError(
+            f"jnp.var: mean of shape {center.aval.shape} does not broadcast against the "
+            f"input of shape {a.aval.shape}{mlir.where_suffix()}"
+        )
+    center = broadcast_to_shape(center, a.aval.shape)
     centered = lax.sub(a, center)
     if compute.kind == "c":
         squares = lax.real(lax.mul(centered, lax.conj(centered)))

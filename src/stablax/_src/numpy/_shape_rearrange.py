@@ -220,6 +220,11 @@ def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
     from stablax._src.numpy._sorting import concrete_value
 
     a = asarray(filt)
+    if not isinstance(trim, str):
+        raise TypeError(
+            f"jnp.trim_zeros: trim must be a string of 'f' and 'b', got {type(trim).__name__}"
+            f"{mlir.where_suffix()}"
+        )
     trim = trim.lower()
     hint = "jnp.trim_zeros: the output shape depends on the values; call it outside jit."
     nonzero = concrete_value(a, "jnp.trim_zeros", hint) != 0  # concrete under eager grad too
