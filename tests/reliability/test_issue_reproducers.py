@@ -1101,6 +1101,22 @@ _FUZZ_100K = [
         ).tolist(),
         [1.25, 1.25, 1.25],
     ),
+    ("broadcast_to shape None", lambda: jnp.broadcast_to(1 + 2j, None), TypeError),
+    ("RFFT of length 0", lambda: lax.fft(jnp.zeros((0,)), "RFFT", (0,)), ValueError),
+    (
+        "vmap of convolve over an empty batch",
+        lambda: stablax.vmap(lambda x: jnp.polymul(jnp.ones(2), x))(jnp.zeros((0, 3))).shape,
+        [0, 4],
+    ),
+    (
+        "vmap of conv over an empty batch of kernels",
+        lambda: (
+            stablax.vmap(lambda w: lax.conv(jnp.ones((1, 3, 8, 8)), w, (1, 1), "SAME"))(
+                jnp.zeros((0, 4, 3, 3, 3))
+            ).shape
+        ),
+        [0, 1, 4, 8, 8],
+    ),
 ]
 
 

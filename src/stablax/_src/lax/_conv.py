@@ -27,7 +27,7 @@ from stablax._src.lax._conv_dimensions import (
 from stablax._src.lax._dot import Precision, canonicalize_precision
 from stablax._src.lax._elementwise_common import ANY, check_dtype
 from stablax._src.lax._reductions import int_tuple, is_undefined, pad_pairs
-from stablax._src.lax._shapes import aval_of, convert_element_type, reshape, transpose
+from stablax._src.lax._shapes import aval_of, convert_element_type, full, reshape, transpose
 from stablax._src.lax._slice_pad import rev
 from stablax._src.lax._windowed import dilate_dim, normalize_padding, padtype_to_pads
 
@@ -406,11 +406,21 @@ def _unfold_batch(x, axis: int, batch: int, groups: int = 1):
     return reshape(x, (*before, batch, size, *after))
 
 
+def _drop_axis(aval: ShapedArray, axis: int) -> ShapedArray:
+    return ShapedArray(aval.shape[:axis] + aval.shape[axis + 1 :], aval.dtype)
+
+
 def _conv_batch(values, dims, *, axis_size, **params):
     # Still one convolution: a batched lhs folds the vmap axis into the conv's batch, a batched
     # rhs into its output features, and both batched into feature (or batch) groups, one group
     # of features per example.
     (lhs, rhs), (lhs_dim, rhs_dim) = values, dims
+    if axis_size == 0:  # nothing to fold: an empty batch of one example's result
+        examples = [
+            aval_of(x) if d is None else _drop_axis(aval_of(x), d) for x, d in zip(values, dims)
+        ]
+        out = _conv_rule(*examples, **params)
+        return full((0, *out.shape), 0, out.dtype), 0
     lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
     feature_groups, batch_groups = params["feature_group_count"], params["batch_group_count"]
     if lhs_dim is not None and rhs_dim is not None:

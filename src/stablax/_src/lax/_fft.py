@@ -59,6 +59,9 @@ def _fft_rule(x: ShapedArray, *, fft_type: FftType, fft_lengths: tuple[int, ...]
             f"lax.fft: {name} input {x.str_short()} must have at least as many dimensions as "
             f"fft_lengths {fft_lengths}{where}"
         )
+    # The half-spectrum of length n has n // 2 + 1 entries, so n = 0 has no real transform.
+    if fft_type in (FftType.RFFT, FftType.IRFFT) and fft_lengths[-1] <= 0:
+        raise ValueError(f"lax.fft: {name} needs a positive length, got {fft_lengths}{where}")
     if fft_type == FftType.RFFT:
         if x.dtype not in _COMPLEX_OF:
             raise ValueError(

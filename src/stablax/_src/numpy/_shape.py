@@ -158,7 +158,7 @@ def squeeze(a: Any, axis: Any = None) -> Any:
 def broadcast_to(a: Any, shape: Any) -> Any:
     """Broadcasts to `shape` with NumPy's rules."""
     a = asarray(a)
-    shape = (operator.index(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    shape = int_or_int_sequence(shape, "shape", "jnp.broadcast_to")
     if broadcast_shapes("jnp.broadcast_to", a.aval.shape, shape) != shape:
         raise ValueError(
             f"jnp.broadcast_to: cannot broadcast array of shape {a.aval.shape} "

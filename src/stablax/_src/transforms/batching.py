@@ -29,7 +29,8 @@ def batch_op(op: Any, values: list[Any], dims: list[int | None], axis_size: int,
         return outs, [None] * len(outs)
     rule = dispatch.batch_rules.get(name)
     if rule is None:
-        raise NotImplementedError(f"[vmap] batching rule for '{name}' not implemented")
+        op_name = name.split(".", 1)[-1]  # the op, not its MLIR dialect (as JAX names it)
+        raise NotImplementedError(f"[vmap] batching rule for '{op_name}' not implemented")
     outs, out_dims = rule(values, dims, axis_size=axis_size, **params)
     if not isinstance(outs, (list, tuple)):
         outs, out_dims = [outs], [out_dims]
