@@ -11,19 +11,14 @@ import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.jit import jit
-from stablax._src.lax._argcheck import int_or_int_sequence
+from stablax._src.lax._argcheck import int_arg, int_or_int_sequence
 from stablax._src.lax._shapes import aval_of
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, promote_dtypes
 
 
 def normalize_axis(axis: int, ndim: int, name: str) -> int:
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(
-            f"{name}: axis must be an integer, got {axis!r}{mlir.where_suffix()}"
-        ) from None
+    axis = int_arg(axis, "axis", name)
     if not -ndim <= axis < ndim:
         raise ValueError(
             f"{name}: axis {axis} is out of bounds for array of dimension {ndim}"

@@ -19,6 +19,7 @@ from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import sequence
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import promote_dtypes
+from stablax._src.numpy._shape import normalize_axis
 
 # --- shared helpers (also used by set operations and histograms) -------------------------------
 
@@ -41,21 +42,6 @@ def size_hint(name: str, argument: str = "size") -> str:
         f"The {argument} argument of {name} must be statically specified to use {name} within "
         "JAX transformations (jit, vmap): the output shape depends on the input's values."
     )
-
-
-def normalize_axis(axis: int, ndim: int, name: str) -> int:
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(
-            f"{name}: axis must be an integer, got {axis!r}{mlir.where_suffix()}"
-        ) from None
-    if not -ndim <= axis < ndim:
-        raise ValueError(
-            f"{name}: axis {axis} is out of bounds for array of dimension {ndim}"
-            f"{mlir.where_suffix()}"
-        )
-    return axis % ndim
 
 
 def index_dtype() -> np.dtype:
