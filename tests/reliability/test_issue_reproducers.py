@@ -1117,6 +1117,25 @@ _FUZZ_100K = [
         ),
         [0, 1, 4, 8, 8],
     ),
+    (
+        "sign of uint4",
+        lambda: lax.sign(jnp.array([0, 3], ml_dtypes.uint4)).astype(jnp.int32),
+        [0, 1],
+    ),
+    (
+        "reduce_precision 2**63 bits",
+        lambda: lax.reduce_precision(jnp.bfloat16(0.5), 2**63, 3),
+        ValueError,
+    ),
+    (
+        "reduce_precision 2**31 bits",
+        lambda: lax.reduce_precision(jnp.float32(0.5), 2**31, 3),
+        ValueError,
+    ),
+    ("eye k None", lambda: jnp.eye(5, k=None), TypeError),
+    ("triu k None", lambda: jnp.triu(jnp.ones((3, 3)), k=None), TypeError),
+    ("tril k None", lambda: jnp.tril(jnp.ones((3, 3)), k=None), TypeError),
+    ("full_like object fill", lambda: jnp.full_like(jnp.ones(3), object()), TypeError),
 ]
 
 

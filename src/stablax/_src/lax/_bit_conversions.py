@@ -87,6 +87,11 @@ def _reduce_precision_rule(x: ShapedArray, *, exponent_bits: int, mantissa_bits:
 
 
 def _check_bits(exponent_bits: int, mantissa_bits: int) -> None:
+    if exponent_bits >= 2**31 or mantissa_bits >= 2**31:  # StableHLO's attributes are int32
+        raise ValueError(
+            f"lax.reduce_precision: exponent_bits and mantissa_bits must be below 2**31, got "
+            f"{exponent_bits} and {mantissa_bits}{mlir.where_suffix()}"
+        )
     if exponent_bits < 1:
         raise ValueError(
             f"lax.reduce_precision: exponent_bits must be positive, got "

@@ -473,7 +473,7 @@ def clamp(min, x, max):  # noqa: A002 (JAX's parameter names)
 def sign(x):
     """Elementwise sign: -1, 0 or 1 (`stablehlo.sign`; unsigned integers: x != 0, as JAX)."""
     dtype = getattr(x, "dtype", None)
-    if dtype is not None and np.dtype(dtype).kind == "u":
+    if dtype is not None and dtypes.issubdtype(dtype, np.unsignedinteger):  # uint4 too
         from stablax._src.lax._shapes import convert_element_type, full_like
 
         return convert_element_type(ne(x, full_like(x, 0)), dtype)

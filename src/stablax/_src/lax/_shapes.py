@@ -385,15 +385,22 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
         scalar = convert_element_type(fill_value, dtype, weak_type=weak)
     else:
         scalar = (
-            weak_scalar(np.asarray(fill_value).item(), dtype)
+            weak_scalar(_host_number(fill_value).item(), dtype)
             if weak
             else _strong_scalar(fill_value, dtype)
         )
     return broadcast_in_dim(scalar, shape, ())
 
 
+def _host_number(value: Any) -> np.ndarray:
+    host = np.asarray(value)
+    if host.dtype.kind in "OUS":  # objects and strings: NumPy would fail inside .astype
+        raise _error("full", f"fill_value must be a number, got {type(value).__name__}")
+    return host
+
+
 def _strong_scalar(value: Any, dtype: np.dtype) -> Any:
-    return weak_scalar(np.asarray(value).astype(dtype).item(), dtype, weak_type=False)
+    return weak_scalar(_host_number(value).astype(dtype).item(), dtype, weak_type=False)
 
 
 def full_like(

@@ -14,6 +14,7 @@ from stablax._src.core import Tracer
 from stablax._src.dispatch import weak_scalar
 from stablax._src.dlpack import from_dlpack
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._argcheck import int_arg
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 
 
@@ -312,6 +313,7 @@ def eye(
                 f"{mlir.where_suffix()}"
             )
     M = N if M is None else M  # noqa: N806
+    k = int_arg(k, "k", "jnp.eye")
     dtype = _dtype_or_default(dtype)
     rows = lax.broadcasted_iota(np.int32, (N, M), 0)
     cols = lax.broadcasted_iota(np.int32, (N, M), 1)

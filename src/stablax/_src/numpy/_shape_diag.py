@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
+from stablax._src.lax._argcheck import int_arg
 from stablax._src.numpy import _reductions
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._shape import moveaxis, normalize_axis, ravel
@@ -92,6 +93,7 @@ def _tri_mask(shape: tuple[int, int], k: int) -> Any:
 
 def _triangle(m: Any, k: int, lower: bool, name: str) -> Any:
     m = asarray(m)
+    k = int_arg(k, "k", name)
     if m.aval.ndim < 2:
         raise ValueError(f"{name}: input array must be at least 2-d")
     shape = m.aval.shape
