@@ -8,7 +8,6 @@ RFFT and IRFFT transpose through the full complex transform and the Hermitian ha
 from __future__ import annotations
 
 import enum
-import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.ir import ir, stablehlo
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
+from stablax._src.lax._argcheck import int_sequence
 from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._shapes import (
     aval_of,
@@ -194,13 +194,7 @@ def fft(x: Any, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Any:
       for IRFFT. IFFT and IRFFT are scaled by 1/prod(fft_lengths).
     """
     fft_type = _fft_type(fft_type)
-    try:
-        fft_lengths = tuple(operator.index(n) for n in fft_lengths)
-    except TypeError:
-        raise TypeError(
-            f"lax.fft: fft_lengths must be a sequence of integers, got {fft_lengths!r}"
-            f"{mlir.where_suffix()}"
-        ) from None
+    fft_lengths = int_sequence(fft_lengths, "fft_lengths", "lax.fft")
     dtype = aval_of(x).dtype
     # As JAX: 64-bit inputs transform in double precision, narrower ones in single.
     real = np.dtype(np.float64 if dtype.itemsize >= 8 and dtype.kind != "c" else np.float32)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -11,7 +10,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
-from stablax._src.lax._argcheck import check_callable, int_or_int_sequence
+from stablax._src.lax._argcheck import check_callable, int_or_int_sequence, int_sequence
 from stablax._src.numpy import _ufuncs
 from stablax._src.numpy._creation import asarray, linspace
 from stablax._src.numpy._shape import moveaxis, reshape
@@ -130,13 +129,7 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
 
 def indices(dimensions: Any, dtype: Any = None, sparse: bool = False) -> Any:
     """Index grids of an array of shape `dimensions` (int32 by default) (`np.indices`)."""
-    try:
-        dims = tuple(operator.index(d) for d in dimensions)
-    except TypeError:
-        raise TypeError(
-            f"jnp.indices: dimensions must be a sequence of integers, got {dimensions!r}"
-            f"{mlir.where_suffix()}"
-        ) from None
+    dims = int_sequence(dimensions, "dimensions", "jnp.indices")
     dtype = dtypes.default_int_dtype() if dtype is None else _out_dtype(dtype, "jnp.indices")
     grids = []
     for i, n in enumerate(dims):
