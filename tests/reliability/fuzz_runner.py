@@ -1,11 +1,13 @@
 """The fuzz runner: draws calls with hypothesis, runs them in a worker process, classifies them.
 
     python -m tests.reliability.fuzz_runner --calls 100000 --seed 1 [--compare-jax] \\
-        [--report fuzz_report.json]
+        [--jobs 2] [--report fuzz_report.json]
 
-(`scripts/fuzz.py` is the same driver.) Every call runs in a worker process
+Every call runs in a worker process
 (fuzz_worker.py); a call that kills it (a signal, an abort in XLA) or runs past the time limit
-is a finding, and the next call gets a fresh worker. Every outcome must be a value or an
+is a finding, and the next call gets a fresh worker. With --jobs N, N runner processes each take
+every Nth function of the shuffled order (a function's calls are the same as in one process:
+its seed is its place in that order) and the parent merges their reports. Every outcome must be a value or an
 exception of a documented type whose message holds no MLIR/XLA internals. With --compare-jax
 (an interpreter with JAX installed, PYTHONPATH=src) each call also runs through JAX and the two
 outcomes must agree: result dtypes, shapes, weak types and values, or exception classes, unless
@@ -372,12 +374,13 @@ def run_fuzz(
     progress: Any = None,
     functions: dict | None = None,
     per_function: int | None = None,
+    shard: tuple[int, int] = (0, 1),
 ) -> Report:
     """Runs `calls` calls drawn by hypothesis, spread evenly over the functions (in an order
     shuffled by `seed_value`), and classifies each outcome. With `per_function`, each function
     gets that many calls and a short run covers the first calls / per_function functions of the
     shuffled order (hypothesis's first example of a function is its simplest, so one call per
-    function explores little)."""
+    function explores little). `shard` (k, n) keeps every nth function from the kth."""
     functions = fuzz_strategies.catalog() if functions is None else functions
     names = sorted(functions)
     random.Random(seed_value).shuffle(names)
@@ -387,6 +390,8 @@ def run_fuzz(
     pool = WorkerPool(compare, timeout, python)
     try:
         for index, name in enumerate(names):
+            if index % shard[1] != shard[0]:
+                continue
             budget = min(per_function, calls - report.counts["calls"])
             if budget <= 0:
                 break
@@ -429,6 +434,8 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="calls per function (default: --calls spread over all functions)",
     )
+    parser.add_argument("--jobs", type=int, default=1, help="runner processes (one per core)")
+    parser.add_argument("--shard", default=None, help=argparse.SUPPRESS)  # "k/n", set by --jobs
     parser.add_argument(
         "--reclassify", default=None, help="count the findings of an earlier report again"
     )
@@ -447,6 +454,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         wanted = set(args.only.split(","))
         functions = {k: v for k, v in functions.items() if k in wanted}
+    if args.jobs > 1:
+        return _run_jobs(args, sorted(functions), argv if argv is not None else sys.argv[1:])
+    shard = tuple(int(part) for part in args.shard.split("/")) if args.shard else (0, 1)
     last = [time.monotonic()]
 
     def progress(report: Report) -> None:
@@ -464,6 +474,7 @@ def main(argv: list[str] | None = None) -> int:
         progress=progress,
         functions=functions,
         per_function=args.per_function,
+        shard=shard,
     )
     print(json.dumps(report.summary(), indent=1))
     if args.report:
@@ -475,9 +486,104 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _write(path: str, report: Report) -> None:
+    _write_json(path, {"summary": report.summary(), "findings": report.findings})
+
+
+def _write_json(path: str, content: dict) -> None:
     with open(path + ".tmp", "w") as f:
-        json.dump({"summary": report.summary(), "findings": report.findings}, f, indent=1)
+        json.dump(content, f, indent=1)
     os.replace(path + ".tmp", path)
+
+
+def _shard_budgets(names: list[str], seed_value: int, calls: int, per_function: int | None):
+    """Each shard's share of `calls`, so that together they make exactly the calls one
+    process would (run_fuzz's order, with its last function's partial budget)."""
+    order = list(names)
+    random.Random(seed_value).shuffle(order)
+    per_function = per_function or max(1, -(-calls // len(order)))
+    budgets, left = [], calls
+    for _ in order:
+        budgets.append(max(0, min(per_function, left)))
+        left -= budgets[-1]
+    return per_function, budgets
+
+
+def _run_jobs(args, names: list[str], argv: list[str]) -> int:
+    """Runs args.jobs runner processes over disjoint shards and merges their reports."""
+    import tempfile
+
+    per_function, budgets = _shard_budgets(names, args.seed, args.calls, args.per_function)
+    out_dir = tempfile.mkdtemp(prefix="stablax-fuzz-")
+    base = argv
+    for option in ("--jobs", "--report", "--calls", "--per-function"):
+        base = _drop_option(base, option)
+    shards = []
+    for k in range(args.jobs):
+        path = os.path.join(out_dir, f"shard{k}.json")
+        command = [sys.executable, "-m", "tests.reliability.fuzz_runner", *base]
+        command += ["--calls", str(sum(budgets[k :: args.jobs]))]
+        command += ["--per-function", str(per_function), "--shard", f"{k}/{args.jobs}"]
+        command += ["--report", path]
+        log = open(os.path.join(out_dir, f"shard{k}.log"), "w")
+        shards.append((subprocess.Popen(command, cwd=_ROOT, stdout=log, stderr=log), path))
+    start = time.monotonic()
+    print(f"fuzz: {args.jobs} shards writing to {out_dir}", flush=True)
+    while True:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and any(proc.poll() is None for proc, _ in shards):
+            time.sleep(1)
+        running = any(proc.poll() is None for proc, _ in shards)
+        merged = _merge([path for _, path in shards], time.monotonic() - start)
+        if merged is not None and args.report:
+            _write_json(args.report, merged)
+        if not running:
+            break
+        if merged is not None:
+            print(json.dumps(merged["summary"]), flush=True)
+    failed = [proc.returncode for proc, _ in shards if proc.returncode not in (0, 1)]
+    if merged is None or failed:
+        print(f"fuzz: a shard failed (exit codes {failed}); its log is in {out_dir}")
+        return 2
+    print(json.dumps(merged["summary"], indent=1))
+    for finding in merged["findings"][:20]:
+        print(f"\n[{finding['category']}] {finding['fn']} ({finding['mode']}): {finding['detail']}")
+        print(finding["reproducer"])
+    return 1 if merged["summary"]["problems"] else 0
+
+
+def _drop_option(argv: list[str], option: str) -> list[str]:
+    kept, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == option:
+            skip = True
+        elif not a.startswith(option + "="):
+            kept.append(a)
+    return kept
+
+
+def _merge(paths: list[str], seconds: float) -> dict | None:
+    """The shards' reports as one: counts summed, findings concatenated."""
+    parts = []
+    for path in paths:
+        try:
+            with open(path) as f:
+                parts.append(json.load(f))
+        except (OSError, ValueError):
+            continue  # not written yet
+    if not parts:
+        return None
+    summary = dict(parts[0]["summary"], seconds=round(seconds, 1), shards=len(paths))
+    for key in ("counts", "problems", "explained_differences"):
+        total: collections.Counter = collections.Counter()
+        for part in parts:
+            total.update(part["summary"][key])
+        summary[key] = dict(total)
+    summary["calls"] = sum(part["summary"]["calls"] for part in parts)
+    summary["functions_called"] = sum(part["summary"]["functions_called"] for part in parts)
+    summary["shards_reporting"] = len(parts)
+    return {"summary": summary, "findings": [f for part in parts for f in part["findings"]]}
 
 
 if __name__ == "__main__":
