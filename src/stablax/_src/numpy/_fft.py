@@ -332,30 +332,47 @@ def fftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> A
     (NumPy's `fft.fftfreq`)."""
     n = operator.index(n)
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
-    return _frequencies(k, n, d, dtype, device)
+    return _frequencies(k, n, d, dtype, device, cast_back=True)
 
 
 def rfftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> Any:
     """The sample frequencies of `rfft`: `[0, 1, ..., n // 2] / (d*n)` (NumPy's
     `fft.rfftfreq`)."""
     n = operator.index(n)
-    return _frequencies(np.arange(0, n // 2 + 1), n, d, dtype, device)
+    return _frequencies(np.arange(0, n // 2 + 1), n, d, dtype, device, cast_back=False)
 
 
-def _frequencies(k: np.ndarray, n: int, d: Any, dtype: Any, device: Any) -> Any:
+def _frequencies(
+    k: np.ndarray, n: int, d: Any, dtype: Any, device: Any, cast_back: bool
+) -> Any:
+    """k / (d*n), computed in a floating type. With an integer or bool `dtype`, JAX's fftfreq
+    casts the quotient back to it, and its rfftfreq returns the floating quotient of k and
+    d*n both cast to `dtype` first; both are kept, so the same call gives the same numbers."""
     dtype = dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
-    k = asarray(k.astype(dtype))
+    if not dtypes.issubdtype(dtype, np.inexact) and not cast_back:
+        if dtype == np.bool_:
+            raise TypeError("jnp.fft.rfftfreq: dtype must be numeric, got bool (as JAX's arange)")
+        from stablax._src.numpy._ufuncs import true_divide
+
+        out = true_divide(asarray(k.astype(dtype)), asarray(d * n, dtype=dtype))
+        return _place(out, device)
+    work = dtype if dtypes.issubdtype(dtype, np.inexact) else dtypes.default_float_dtype()
+    k = asarray(k.astype(work))
     if dtypes.is_python_scalar(d):
         scale = 1.0 / (d * n) if d * n != 0 else float("inf")  # 0 * inf is NaN, as JAX's 0 / 0
-        out = lax.mul(k, lax.full((), scale, dtype))
+        out = lax.mul(k, lax.full((), scale, work))
     else:
-        spacing = lax.convert_element_type(asarray(d), dtype)
-        out = lax.div(k, lax.mul(spacing, lax.full((), n, dtype)))
-    if device is not None:
-        from stablax._src.api import device_put
+        spacing = lax.convert_element_type(asarray(d), work)
+        out = lax.div(k, lax.mul(spacing, lax.full((), n, work)))
+    return _place(lax.convert_element_type(out, dtype), device)
 
-        out = device_put(out, device)
-    return out
+
+def _place(out: Any, device: Any) -> Any:
+    if device is None:
+        return out
+    from stablax._src.api import device_put
+
+    return device_put(out, device)
 
 
 def _shift(x: Any, axes: int | Sequence[int] | None, inverse: bool, name: str) -> Any:

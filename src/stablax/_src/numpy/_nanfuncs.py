@@ -170,7 +170,11 @@ def _nanmean_body(a, axis=None, dtype=None, keepdims=False, where=None):
 
 
 def _nanvar_body(a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None):
-    return red._var_impl(_replace_nan(a, 0), axis, dtype, ddof, keepdims, _not_nan(a, where), mean)
+    if dtype is not None and not dtypes.issubdtype(dtypes.canonicalize_dtype(dtype), np.inexact):
+        # JAX's nanvar casts to an integer dtype first, where no element is NaN any more.
+        return red._var_impl(a, axis, dtype, ddof, keepdims, where, mean, nanvar=True)
+    a, where = _replace_nan(a, 0), _not_nan(a, where)
+    return red._var_impl(a, axis, dtype, ddof, keepdims, where, mean)
 
 
 def _nanstd_body(a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None):

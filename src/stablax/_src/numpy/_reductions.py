@@ -342,8 +342,18 @@ def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
 
 
 def _var_impl(
-    a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None, correction=None
+    a,
+    axis=None,
+    dtype=None,
+    ddof=0,
+    keepdims=False,
+    where=None,
+    mean=None,
+    correction=None,
+    *,
+    nanvar=False,
 ):
+    """var's body; `nanvar` takes JAX's nanvar's rule for an integer `dtype=`."""
     a = asarray(a)
     if correction is not None:
         if ddof != 0:  # JAX's check
@@ -363,12 +373,68 @@ def _var_impl(
             f"jnp.var: a real dtype ({np.dtype(dtype).name}) for the variance of complex values "
             f"is not supported{mlir.where_suffix()}"
         )
+    target = None
+    if dtype is not None:
+        target = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "var"))
+        if not dtypes.issubdtype(target, np.inexact):
+            return _integer_var(a, axes, target, ddof, keepdims, where, mean, float_divide=nanvar)
     inexact = _inexact_dtype(a.aval.dtype)
     compute = _accumulation_dtype(inexact)
     a = lax.convert_element_type(a, compute)
+    squares, count = _squared_deviations(a, axes, compute, where, mean)
+    total = lax.reduce_sum(_masked(squares, where, 0, "var"), axes)
+    count = lax.real(count) if count.aval.dtype.kind == "c" else count
+    out = lax.div(total, lax.max(lax.sub(count, float(ddof)), lax.full_like(count, 0)))
+    if target is None:
+        target = np.dtype(inexact.type(0).real.dtype) if inexact.kind == "c" else inexact
+    return _finish(lax.convert_element_type(out, target), a.aval.shape, axes, keepdims)
+
+
+def _integer_var(a, axes, dtype, ddof, keepdims, where, mean, *, float_divide=False):
+    """JAX's variance for an integer `dtype=`, computed in that type (the mean truncated).
+    var divides in that type by N - ddof and marks N - ddof <= 0 with NaN, which makes the
+    result a weak float of the default width; nanvar (`float_divide`) divides in floating
+    point by N - ddof (N counted in the default integer) and casts the quotient back."""
+    name = "nanvar" if float_divide else "var"
+    if dtype == np.bool_:  # JAX's class (its lax.div rejects bool), after where's checks
+        if where is not None:
+            _mask(where, a.aval.shape, name)
+        raise TypeError(f"jnp.{name}: dtype must be numeric, got bool{mlir.where_suffix()}")
+    a = lax.convert_element_type(a, dtype)
+    squares, count = _squared_deviations(a, axes, dtype, where, mean)
+    if float_divide:  # nanvar's sum widens small integers, as jnp.sum does
+        squares = lax.convert_element_type(squares, _sum_dtype(dtype))
+    total = lax.reduce_sum(_masked(squares, where, 0, name), axes)
+    float_type = dtypes.default_float_dtype()
+    if float_divide:
+        _, count = _sum_and_count(a, axes, where, dtypes.default_int_dtype(), name)
+        count = lax.convert_element_type(count, float_type)
+        normalizer = lax.sub(count, lax.convert_element_type(asarray(ddof), float_type))
+        dividend = lax.convert_element_type(total, float_type)
+    else:
+        normalizer = lax.sub(count, lax.convert_element_type(asarray(ddof), dtype))
+        dividend = total
+    positive = lax.gt(normalizer, lax.full_like(normalizer, 0))
+    quotient = lax.div(dividend, lax.select(positive, normalizer, lax.full_like(normalizer, 1)))
+    quotient = lax.convert_element_type(quotient, float_type, weak_type=True)
+    out = lax.select(positive, quotient, lax.full_like(quotient, np.nan))
+    if float_divide:
+        out = lax.convert_element_type(out, dtype)
+    if keepdims:
+        out = lax.reshape(out, _keepdims_shape(a.aval.shape, axes))
+    return out  # var's is weak, unlike other reductions
+
+
+def _squared_deviations(a, axes, compute, where, mean):
+    """(|a - mean|**2, count) in dtype `compute`; `mean` defaults to the mean over `axes`
+    (truncated in an integer `compute`)."""
     if mean is None:
         total, count = _sum_and_count(a, axes, where, compute, "var")
-        center = lax.div(total, count)
+        if dtypes.issubdtype(compute, np.inexact):
+            center = lax.div(total, count)  # 0/0 is NaN, as NumPy's mean of nothing
+        else:  # an integer division by zero must not reach XLA
+            nonempty = lax.gt(count, lax.full_like(count, 0))
+            center = lax.div(total, lax.select(nonempty, count, lax.full_like(count, 1)))
     else:
         _, count = _sum_and_count(a, axes, where, compute, "var")
         center = lax.convert_element_type(asarray(mean), compute)
@@ -385,14 +451,7 @@ def _var_impl(
         squares = lax.real(lax.mul(centered, lax.conj(centered)))
     else:
         squares = lax.mul(centered, centered)
-    total = lax.reduce_sum(_masked(squares, where, 0, "var"), axes)
-    count = lax.real(count) if count.aval.dtype.kind == "c" else count
-    out = lax.div(total, lax.max(lax.sub(count, float(ddof)), lax.full_like(count, 0)))
-    if dtype is not None:
-        target = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "var"))
-    else:
-        target = np.dtype(inexact.type(0).real.dtype) if inexact.kind == "c" else inexact
-    return _finish(lax.convert_element_type(out, target), a.aval.shape, axes, keepdims)
+    return squares, count
 
 
 def _std_impl(
