@@ -439,7 +439,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reclassify", default=None, help="count the findings of an earlier report again"
     )
+    parser.add_argument(
+        "--replay", default=None, help="run the calls of an earlier report's findings again"
+    )
     args = parser.parse_args(argv)
+    if args.replay:
+        return _replay(args)
     if args.reclassify:
         old = json.load(open(args.reclassify))
         report = Report(old["summary"]["seed"], 0, old["summary"]["compare_jax"])
@@ -482,6 +487,28 @@ def main(argv: list[str] | None = None) -> int:
     for finding in report.findings[:20]:
         print(f"\n[{finding['category']}] {finding['fn']} ({finding['mode']}): {finding['detail']}")
         print(finding["reproducer"])
+    return 1 if report.by_category else 0
+
+
+def _replay(args) -> int:
+    """Runs the calls behind an earlier report's findings again (those of --only's functions)
+    on this tree, and prints the ones that still break a rule."""
+    old = json.load(open(args.replay))
+    wanted = set(args.only.split(",")) if args.only else None
+    report = Report(old["summary"]["seed"], 0, old["summary"]["compare_jax"])
+    pool = WorkerPool(report.compare, args.timeout)
+    try:
+        for finding in old["findings"]:
+            if wanted is None or finding["fn"] in wanted:
+                report.add(finding["call"], pool.run(finding["call"]))
+    finally:
+        pool.close()
+    print(json.dumps(report.summary(), indent=1))
+    for finding in report.findings:
+        print(f"\n[{finding['category']}] {finding['fn']} ({finding['mode']}): {finding['detail']}")
+        print(finding["reproducer"])
+    if args.report:
+        _write(args.report, report)
     return 1 if report.by_category else 0
 
 
