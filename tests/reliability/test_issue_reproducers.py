@@ -1161,6 +1161,11 @@ _FUZZ_100K = [
     ("var bool dtype", lambda: jnp.var(jnp.ones(3), dtype=bool), TypeError),
     ("nanvar bool dtype", lambda: jnp.nanvar(jnp.ones(3), dtype=bool), TypeError),
     ("rfftfreq bool dtype", lambda: jnp.fft.rfftfreq(4, dtype=bool), TypeError),
+    ("array float ndmin", lambda: jnp.array(1.0, ndmin=jnp.asarray(0.9)), TypeError),
+    ("array 1-element ndmin", lambda: jnp.array(1.0, ndmin=jnp.asarray([5])), TypeError),
+    ("array integer-array ndmin", lambda: jnp.array(1.0, ndmin=jnp.asarray(3)).shape, [1, 1, 1]),
+    ("asarray device string", lambda: jnp.asarray(jnp.ones(2), device="a"), ValueError),
+    ("zeros device string under jit", lambda: stablax.jit(lambda: jnp.zeros(2, device="a"))(), ValueError),
 ]
 
 

@@ -7,7 +7,7 @@ import operator
 from typing import Any
 
 import numpy as np
-from stablax._src import core, dtypes, lax
+from stablax._src import core, dtypes, lax, runtime
 from stablax._src import ir as mlir
 from stablax._src.array import Array, from_host
 from stablax._src.core import Tracer
@@ -43,6 +43,10 @@ def asarray(
 ) -> Any:
     """Converts lists, scalars, NumPy arrays, `__array__`/`__dlpack__` objects to an Array."""
     _check_order(order, "asarray")
+    if device is not None:
+        _check_device(device, "jnp.asarray")
+        if isinstance(a, (Array, Tracer)) or dtypes.is_python_scalar(a):
+            return _on_device(asarray(a, dtype), device)
     if isinstance(a, (Array, Tracer)):
         if dtype is not None:
             dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "asarray"))
@@ -64,6 +68,15 @@ def asarray(
     elif isinstance(a, (list, tuple)):
         dtype = _list_dtype(a)
     return from_host(np.asarray(a, dtype=dtype), device=device)
+
+
+def _check_device(device: Any, name: str) -> None:
+    """JAX's check, made even under a trace (where the placement itself is the compiler's)."""
+    if not isinstance(device, runtime.Device) and not hasattr(device, "device_set"):
+        raise ValueError(
+            f"{name}: device must be a Device or a Sharding, got {device!r}"
+            f"{mlir.where_suffix()}"
+        )
 
 
 def _check_order(order: Any, name: str) -> None:
@@ -115,6 +128,7 @@ def array(
 ) -> Any:
     """Like `asarray`, with NumPy's `ndmin`; `copy` (the default) gives an Array a new buffer."""
     _check_order(order, "array")
+    ndmin = int_arg(ndmin, "ndmin", "jnp.array")
     out = asarray(object, dtype=dtype, device=device)
     if copy and out is object and isinstance(out, Array):
         out = _device_copy(out)
@@ -126,7 +140,10 @@ def array(
 
 def _on_device(x: Any, device: Any) -> Any:
     """`x` placed on `device` (a Device or Sharding; None leaves it on the default device)."""
-    if device is None or core.trace_state.stack:
+    if device is None:
+        return x
+    _check_device(device, "jnp")
+    if core.trace_state.stack:
         return x
     from stablax._src.api import device_put
 
