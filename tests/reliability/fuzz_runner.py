@@ -44,6 +44,7 @@ DOCUMENTED = {
     "NotImplementedError",
     "NameError",  # an unbound axis name, as JAX
     "OverflowError",
+    "MemoryError",  # a result the machine cannot hold, as NumPy (jnp.triu_indices(3, m=2**40))
 }
 # What must never reach a user: MLIR verifier text, XLA status codes, binding dumps, Python
 # internals of the library.
