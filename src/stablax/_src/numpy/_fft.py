@@ -38,20 +38,25 @@ def _axis(axis: int, ndim: int, name: str) -> int:
     return axis % ndim
 
 
-def _axes_and_lengths(
-    a: Any, s: Sequence[int] | None, axes: Sequence[int] | None, name: str
-) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
-    ndim = a.aval.ndim
-    if s is not None:
-        s = int_sequence(s, "s", f"jnp.fft.{name}")
-    if axes is not None:
-        axes = int_sequence(axes, "axes", f"jnp.fft.{name}")
-    if axes is None:
-        axes = range(ndim) if s is None else range(ndim - len(s), ndim)
+def _check_two_axes(axes: Sequence[int], name: str) -> None:
     if name.endswith("2") and len(axes) != 2:  # JAX's check
         raise ValueError(
             f"jnp.fft.{name} only supports 2 axes, got axes={tuple(axes)}{mlir.where_suffix()}"
         )
+
+
+def _axes_and_lengths(
+    a: Any, s: Sequence[int] | None, axes: Sequence[int] | None, name: str
+) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+    ndim = a.aval.ndim
+    if axes is not None:
+        axes = int_sequence(axes, "axes", f"jnp.fft.{name}")
+        _check_two_axes(axes, name)  # before s, as JAX
+    if s is not None:
+        s = int_sequence(s, "s", f"jnp.fft.{name}")
+    if axes is None:
+        axes = range(ndim) if s is None else range(ndim - len(s), ndim)
+    _check_two_axes(axes, name)
     normalized = [_axis(axis, ndim, name) for axis in axes]
     if len(set(normalized)) != len(normalized):
         raise ValueError(
@@ -108,6 +113,10 @@ def _one_axis(axis: Any, name: str) -> tuple[Any]:
         raise ValueError(
             f"jnp.fft.{name} transforms one axis, got axis={axis!r} (the n-dimensional "
             f"transforms take several){mlir.where_suffix()}"
+        )
+    if not hasattr(axis, "__index__"):  # NumPy's class
+        raise TypeError(
+            f"jnp.fft.{name}: axis must be an integer, got {axis!r}{mlir.where_suffix()}"
         )
     return (axis,)
 
@@ -342,9 +351,7 @@ def rfftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> 
     return _frequencies(np.arange(0, n // 2 + 1), n, d, dtype, device, cast_back=False)
 
 
-def _frequencies(
-    k: np.ndarray, n: int, d: Any, dtype: Any, device: Any, cast_back: bool
-) -> Any:
+def _frequencies(k: np.ndarray, n: int, d: Any, dtype: Any, device: Any, cast_back: bool) -> Any:
     """k / (d*n), computed in a floating type. With an integer or bool `dtype`, JAX's fftfreq
     casts the quotient back to it, and its rfftfreq returns the floating quotient of k and
     d*n both cast to `dtype` first; both are kept, so the same call gives the same numbers."""
