@@ -1042,6 +1042,15 @@ _RESULT_TYPES = [
         "complex64",
         False,
     ),
+    (
+        "rfftn of a 0-d float16",
+        lambda: jnp.fft.rfftn(jnp.asarray(np.float16(0.5))),
+        0.5,
+        "float16",
+        False,
+    ),
+    ("rfftn of a Python float", lambda: jnp.fft.rfftn(2.0), 2.0, "float32", False),
+    ("isinf of a Python float", lambda: jnp.isinf(float("nan")), False, "bool", False),
 ]
 
 
@@ -1327,6 +1336,25 @@ _FUZZ_100K = [
         )[1],
         [],
     ),
+    (
+        "dot precision checked before dtypes",
+        lambda: jnp.dot(jnp.ones(3), -1j, precision="bogus", preferred_element_type="uint16"),
+        ValueError,
+    ),
+    (
+        "dot by a scalar checks precision",
+        lambda: jnp.dot(jnp.ones(3), 2.0, precision="bogus"),
+        ValueError,
+    ),
+    (
+        "dot precision pair",
+        lambda: jnp.dot(jnp.ones(3), jnp.ones(3), precision=("high", "high")),
+        3.0,
+    ),
+    ("eye N None before a negative M", lambda: jnp.eye(None, M=-2), TypeError),
+    ("eye k None before a negative N", lambda: jnp.eye(-1, M=-3, k=None), TypeError),
+    ("eye k 2**63", lambda: jnp.eye(2, k=2**63), [[0, 0], [0, 0]]),
+    ("eigvalsh None before UPLO", lambda: jnp.linalg.eigvalsh(None, UPLO="bogus"), TypeError),
 ]
 
 

@@ -330,15 +330,17 @@ def eye(
     device: Any = None,
 ) -> Any:
     """A 2-D array with ones on the k-th diagonal."""
-    for extent in (N, M):
-        if isinstance(extent, (int, np.integer)) and extent < 0:
-            raise ValueError(
-                f"jnp.eye: negative dimensions are not allowed, got {N} and {M}"
-                f"{mlir.where_suffix()}"
-            )
-    M = N if M is None else M  # noqa: N806
-    k = int_arg(k, "k", "jnp.eye")
+    # JAX's order of checks: dtype, k, the dimensions' types, then their signs.
     dtype = _dtype_or_default(dtype)
+    k = int_arg(k, "k", "jnp.eye")
+    n = int_arg(N, "N", "jnp.eye")
+    m = n if M is None else int_arg(M, "M", "jnp.eye")
+    if n < 0 or m < 0:
+        raise ValueError(
+            f"jnp.eye: negative dimensions are not allowed, got {N} and {M}{mlir.where_suffix()}"
+        )
+    N, M = n, m  # noqa: N806
+    k = max(-N, min(k, M))  # a diagonal past the corner is empty, however far (k=2**63 too)
     rows = lax.broadcasted_iota(np.int32, (N, M), 0)
     cols = lax.broadcasted_iota(np.int32, (N, M), 1)
     mask = lax.eq(lax.add(rows, np.int32(k)), cols)

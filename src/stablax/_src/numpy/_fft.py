@@ -146,7 +146,12 @@ def _transform(
     axes, lengths = _axes_and_lengths(a, s, axes, name)
     if not axes:
         # As JAX: no transform, but the result dtype of one (real for rfft, complex otherwise).
-        return _real_input(a, name) if kind == "rfft" else lax.fft(a, FftType.FFT, ())
+        if kind == "rfft":  # JAX's: the input in its inexact type (float16 stays), strong
+            _real_input(a, name)
+            return lax.convert_element_type(
+                a, dtypes.to_inexact_dtype(a.aval.dtype), weak_type=False
+            )
+        return lax.fft(a, FftType.FFT, ())
     if lengths is None:
         lengths = tuple(a.aval.shape[ax] for ax in axes)
         if kind == "irfft":

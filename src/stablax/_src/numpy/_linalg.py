@@ -121,7 +121,8 @@ qr = _eager(_qr_impl, static_argnames=("mode",))
 
 
 def _eigh_impl(a, UPLO=None, symmetrize_input=True):  # noqa: N803 (NumPy's name)
-    if UPLO not in (None, "L", "U"):  # before the shape, in JAX's order
+    a = asarray(a)  # an array first, then UPLO, then the shape: JAX's order
+    if UPLO not in (None, "L", "U"):
         raise ValueError(
             f"jnp.linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}{mlir.where_suffix()}"
         )
