@@ -222,10 +222,16 @@ def _half_precision_linalg(call, ours, theirs, difference) -> bool:
     """stablax computes float16/bfloat16 factorizations and real FFTs in float32 and casts
     back, where JAX raises (LAPACK and its RFFT have no half precision); for the determinants of
     matrices with infinite or NaN entries, that LU (LAPACK's, as NumPy's) pivots differently
-    from JAX's half-precision one, and stablax gives NumPy's sign and logarithm."""
+    from JAX's half-precision one, and stablax gives NumPy's sign and logarithm. stablax's QR
+    rejects half precision whatever the size; JAX returns the empty factors of an empty matrix
+    without reaching LAPACK (and raises NotImplementedError for any other)."""
     fn = call["fn"]
     linalg = fn.startswith(("jnp.linalg.", "lax.linalg.", "jnp.fft.")) or fn in ("lax.fft",)
     half = _has_dtype(call, "float16", "bfloat16")
+    if fn == "jnp.linalg.qr" and half and _error(ours):  # JAX: empty factors of an empty one
+        return (
+            "lax.linalg.qr: expected float32, float64, complex64 or complex128" in ours["message"]
+        )
     if fn in ("jnp.linalg.slogdet", "jnp.linalg.det") and half and _special_values(call):
         return _value_difference(difference)
     return linalg and half and difference[0] == "diverge-accepts"
@@ -247,8 +253,8 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
     array_split into no sections, complex quantiles, geomspace through zero,
     unravel_index of float indices (NumPy's TypeError; JAX truncates them),
     pad with a non-integer pad_width (NumPy's TypeError; JAX truncates it), histogram bins of 0
-    or of an N-D array; rounding integers to negative decimals works (JAX raises
-    NotImplementedError)."""
+    or of an N-D array, h/v/dsplit into negative sections, choose among no choices; rounding
+    integers to negative decimals works (JAX raises NotImplementedError)."""
     fn = call["fn"]
     numpy_messages = {
         # NumPy: "Invalid number of FFT data points (0) specified."; JAX returns an empty array.
@@ -261,6 +267,11 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
         "jnp.linalg.multi_dot": "expected at least two arrays",
         # NumPy: "number sections must be larger than 0."; JAX returns [].
         "jnp.array_split": "number of sections must be larger than 0",
+        "jnp.hsplit": "number of sections must be larger than 0",
+        "jnp.vsplit": "number of sections must be larger than 0",
+        "jnp.dsplit": "number of sections must be larger than 0",
+        # NumPy: "0-length sequence."; JAX fails indexing the stack of no choices.
+        "jnp.choose": "choices must not be empty",
         # NumPy's ValueError from its concatenate; JAX's TypeError from lax.concatenate.
         "jnp.cov": "must have the same number of observations",
         "jnp.corrcoef": "must have the same number of observations",
@@ -685,6 +696,23 @@ def _fft_backward_scaling(call, ours, theirs, difference) -> bool:
     )
 
 
+def _insert_static_indices(call, ours, theirs, difference) -> bool:
+    """jnp.insert computes where the entries go on the host, as NumPy: its indices must be
+    concrete (TypeError when traced; JAX scatters with traced ones) and within the axis
+    (NumPy's IndexError, checked before the values' shape; JAX clips them to the axis)."""
+    return (
+        call["fn"] == "jnp.insert"
+        and _error(ours)
+        and bool(
+            re.search(
+                r"^jnp\.insert: (?:the index argument must be concrete \(static\), not traced"
+                r"|index -?\d+ is out of bounds for)",
+                ours["message"],
+            )
+        )
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -721,6 +749,7 @@ RULES: list[Rule] = [
     ("lstsq-numpy-residuals", _lstsq_numpy_residuals, _lstsq_numpy_residuals.__doc__),
     ("jax-dot-weak-complex", _jax_dot_weak_complex, _jax_dot_weak_complex.__doc__),
     ("fft-backward-scaling", _fft_backward_scaling, _fft_backward_scaling.__doc__),
+    ("insert-static-indices", _insert_static_indices, _insert_static_indices.__doc__),
 ]
 
 

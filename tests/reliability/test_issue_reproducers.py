@@ -1355,6 +1355,35 @@ _FUZZ_100K = [
     ("eye k None before a negative N", lambda: jnp.eye(-1, M=-3, k=None), TypeError),
     ("eye k 2**63", lambda: jnp.eye(2, k=2**63), [[0, 0], [0, 0]]),
     ("eigvalsh None before UPLO", lambda: jnp.linalg.eigvalsh(None, UPLO="bogus"), TypeError),
+    (
+        "choose 0-d choices before the index dtype",
+        lambda: jnp.choose(jnp.zeros(2), jnp.asarray(0.0)),
+        TypeError,
+    ),
+    (
+        "choose among no choices",
+        lambda: jnp.choose(jnp.zeros(0, int), jnp.zeros(0), mode="wrap"),
+        ValueError,
+    ),
+    (
+        "matrix_norm 2 of an empty matrix",
+        lambda: jnp.linalg.matrix_norm(jnp.zeros((3, 0)), ord=2),
+        0.0,
+    ),
+    ("qr of None before mode", lambda: jnp.linalg.qr(None, mode="bogus"), TypeError),
+    ("hfft of None before norm", lambda: jnp.fft.hfft(None, norm="bogus"), TypeError),
+    (
+        "insert at a one-element index array",
+        lambda: jnp.insert(np.array([1, 5]), np.array([-2]), np.array([3, 3])),
+        [3, 3, 1, 5],
+    ),
+    ("insert at bytes", lambda: jnp.insert(jnp.arange(4), b"ab", 1), TypeError),
+    (
+        "insert at a traced boolean",
+        lambda: stablax.jit(lambda i: jnp.insert(jnp.arange(5), i, 1))(jnp.array([False, True])),
+        ValueError,
+    ),
+    ("insert at 2**63", lambda: jnp.insert(jnp.arange(10), 2**63, 1), IndexError),
 ]
 
 

@@ -141,8 +141,8 @@ def _transform(
     kind: str,
     name: str,
 ) -> Any:
+    a = asarray(a)  # the array first, as JAX
     _check_norm(norm)
-    a = asarray(a)
     axes, lengths = _axes_and_lengths(a, s, axes, name)
     if not axes:
         # As JAX: no transform, but the result dtype of one (real for rfft, complex otherwise).
@@ -306,8 +306,8 @@ _SWAPPED_NORM = {None: "forward", "backward": "forward", "ortho": "ortho", "forw
 def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The transform of a Hermitian-symmetric signal given by its first half: a real spectrum
     of length `n` (NumPy's `fft.hfft`; `irfft` of the conjugate, the other way round)."""
+    a = asarray(a)  # the array first, as JAX
     _check_norm(norm)
-    a = asarray(a)
     return _transform(
         lax.conj(_complex(a)),
         None if n is None else (n,),
@@ -321,8 +321,8 @@ def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) 
 def ihfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The inverse of `hfft` for a real signal: the conjugated half-spectrum (NumPy's
     `fft.ihfft`)."""
+    a = asarray(a)  # the array first, as JAX
     _check_norm(norm)
-    a = asarray(a)
     spectrum = _transform(
         a,
         None if n is None else (n,),

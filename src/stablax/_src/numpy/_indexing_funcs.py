@@ -315,12 +315,15 @@ def choose(a: Any, choices: Any, out: None = None, mode: str = "raise") -> Any:
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.choose is not supported.")
     a = asarray(a)
+    # The choices first, then the indices' type: JAX's order.
+    choices = [asarray(c) for c in sequence(choices, "choices", "jnp.choose")]
+    if not choices:  # NumPy's class ("0-length sequence")
+        raise ValueError(f"jnp.choose: choices must not be empty{mlir.where_suffix()}")
     if a.aval.dtype.kind not in "iu":  # JAX's class
         raise ValueError(
             f"jnp.choose: indices must be of integer type, got {a.aval.dtype.name}"
             f"{mlir.where_suffix()}"
         )
-    choices = [asarray(c) for c in sequence(choices, "choices", "jnp.choose")]
     n = len(choices)
     if mode == "raise":
         concrete = _concrete_or_none(a)

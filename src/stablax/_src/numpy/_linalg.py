@@ -106,7 +106,8 @@ _cholesky = _eager(_cholesky_impl, static_argnums=(1, 2))
 
 
 def _qr_impl(a, mode="reduced"):
-    if mode not in ("reduced", "complete", "r", "raw"):  # before the shape, in JAX's order
+    a = asarray(a)  # an array first, then mode, then the shape: JAX's order
+    if mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError(f"jnp.linalg.qr: unsupported mode {mode!r}{mlir.where_suffix()}")
     a = matrices("qr", a, square=False)
     if mode == "raw":
