@@ -43,7 +43,8 @@ def asarray(
 ) -> Any:
     """Converts lists, scalars, NumPy arrays, `__array__`/`__dlpack__` objects to an Array."""
     _check_order(order, "asarray")
-    _check_device(device, "asarray")
+    if device is not None:
+        _check_device(device, "asarray")
     if isinstance(a, (Array, Tracer)):
         if dtype is not None:
             dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "asarray"))
