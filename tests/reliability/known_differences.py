@@ -713,6 +713,20 @@ def _insert_static_indices(call, ours, theirs, difference) -> bool:
     )
 
 
+def _eig_of_a_vector(call, ours, theirs, difference) -> bool:
+    """eig of a per-example vector: stablax refuses it (TypeError, as JAX's eig outside
+    transforms); JAX's eig under vmap takes the batch axis for a matrix axis and returns the
+    eigenpairs of the whole batch, and under grad its JVP rule refuses eigenvector
+    derivatives (NotImplementedError) before it looks at the shape."""
+    if call["fn"] != "jnp.linalg.eig" or not _error(ours):
+        return False
+    if "argument must have shape [..., n, n]" not in ours["message"]:
+        return False
+    if call["mode"] == "vmap" and theirs["kind"] == "value":
+        return True
+    return _error(theirs) and "Derivatives of non-symmetric eigenvectors" in theirs["message"]
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -750,6 +764,7 @@ RULES: list[Rule] = [
     ("jax-dot-weak-complex", _jax_dot_weak_complex, _jax_dot_weak_complex.__doc__),
     ("fft-backward-scaling", _fft_backward_scaling, _fft_backward_scaling.__doc__),
     ("insert-static-indices", _insert_static_indices, _insert_static_indices.__doc__),
+    ("eig-of-a-vector", _eig_of_a_vector, _eig_of_a_vector.__doc__),
 ]
 
 
