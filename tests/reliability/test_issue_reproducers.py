@@ -949,7 +949,13 @@ _RESULT_TYPES = [
     ("var int dtype", lambda: jnp.var(_VAR_X, dtype=jnp.int32), 19.0, "float32", True),
     ("var int dtype ddof", lambda: jnp.var(_VAR_X, dtype=jnp.int32, ddof=3), 31.0, "float32", True),
     ("var int dtype empty", lambda: jnp.var(jnp.zeros(0, int), dtype=int), None, "float32", True),
-    ("var uint8 ddof wraps", lambda: jnp.var(_VAR_X, dtype=jnp.uint8, ddof=9), 0.0, "float32", True),
+    (
+        "var uint8 ddof wraps",
+        lambda: jnp.var(_VAR_X, dtype=jnp.uint8, ddof=9),
+        0.0,
+        "float32",
+        True,
+    ),
     ("nanvar int8 dtype", lambda: jnp.nanvar(_VAR_X, dtype=jnp.int8), 19, "int8", False),
     ("nanvar float ddof", lambda: jnp.nanvar(_VAR_X, dtype=jnp.int8, ddof=1.7), 25, "int8", False),
     (
@@ -959,8 +965,20 @@ _RESULT_TYPES = [
         "uint8",
         False,
     ),
-    ("rfftfreq int dtype", lambda: jnp.fft.rfftfreq(4, 0.3, dtype=jnp.int8), [0, 1, 2], "float32", False),
-    ("fftfreq int dtype", lambda: jnp.fft.fftfreq(5, 0.3, dtype=int), [0, 0, 1, -1, 0], "int32", False),
+    (
+        "rfftfreq int dtype",
+        lambda: jnp.fft.rfftfreq(4, 0.3, dtype=jnp.int8),
+        [0, 1, 2],
+        "float32",
+        False,
+    ),
+    (
+        "fftfreq int dtype",
+        lambda: jnp.fft.fftfreq(5, 0.3, dtype=int),
+        [0, 0, 1, -1, 0],
+        "int32",
+        False,
+    ),
     (
         "histogram edges with complex weights",
         lambda: jnp.histogram(jnp.array([1.0, 2.0, 3.0]), bins=2, weights=jnp.array([1j, 1, 1]))[1],
@@ -968,6 +986,71 @@ _RESULT_TYPES = [
         "complex64",
         False,
     ),
+    # The 100,000-call fuzz, seed 2001: JAX's angle gives a real 0-d input the default float
+    # type, its *_like read only a Python scalar's type, cov/corrcoef of no variables are an
+    # empty default-float array, lstsq's rank is a sum of booleans, and logaddexp/logaddexp2's
+    # constants are weak only for 0-d operands.
+    (
+        "angle of a 0-d float16",
+        lambda: jnp.angle(jnp.asarray(np.float16(1.13))),
+        0.0,
+        "float32",
+        False,
+    ),
+    ("empty_like of 2**63", lambda: jnp.empty_like(2**63, shape=(2,)), [0, 0], "int32", True),
+    ("zeros_like of 2**63", lambda: jnp.zeros_like(2**63), 0, "int32", True),
+    (
+        "corrcoef of no variables",
+        lambda: jnp.corrcoef(jnp.zeros((0, 3), jnp.complex64)),
+        [],
+        "float32",
+        False,
+    ),
+    ("cov of no variables", lambda: jnp.cov(jnp.zeros((0, 3), jnp.int32)), [], "float32", False),
+    (
+        "lstsq rank of an empty matrix under x64",
+        lambda: _x64(lambda: jnp.linalg.lstsq(jnp.zeros((0, 0)), jnp.zeros((0, 0)))[2]),
+        0,
+        "int64",
+        False,
+    ),
+    (
+        "lstsq rank under x64",
+        lambda: _x64(lambda: jnp.linalg.lstsq(jnp.eye(2), jnp.ones(2))[2]),
+        2,
+        "int64",
+        False,
+    ),
+    (
+        "logaddexp2 int array and float",
+        lambda: jnp.logaddexp2(jnp.array([0]), 0.0),
+        [1.0],
+        "float32",
+        False,
+    ),
+    (
+        "logaddexp2 0-d int and float",
+        lambda: jnp.logaddexp2(jnp.array(0), 0.0),
+        1.0,
+        "float32",
+        True,
+    ),
+    (
+        "logaddexp2 complex array",
+        lambda: jnp.logaddexp2(jnp.array([0j]), 0j),
+        [1 + 0j],
+        "complex64",
+        False,
+    ),
+    (
+        "rfftn of a 0-d float16",
+        lambda: jnp.fft.rfftn(jnp.asarray(np.float16(0.5))),
+        0.5,
+        "float16",
+        False,
+    ),
+    ("rfftn of a Python float", lambda: jnp.fft.rfftn(2.0), 2.0, "float32", False),
+    ("isinf of a Python float", lambda: jnp.isinf(float("nan")), False, "bool", False),
 ]
 
 
@@ -1161,11 +1244,153 @@ _FUZZ_100K = [
     ("var bool dtype", lambda: jnp.var(jnp.ones(3), dtype=bool), TypeError),
     ("nanvar bool dtype", lambda: jnp.nanvar(jnp.ones(3), dtype=bool), TypeError),
     ("rfftfreq bool dtype", lambda: jnp.fft.rfftfreq(4, dtype=bool), TypeError),
-    ("array float ndmin", lambda: jnp.array(1.0, ndmin=jnp.asarray(0.9)), TypeError),
     ("array 1-element ndmin", lambda: jnp.array(1.0, ndmin=jnp.asarray([5])), TypeError),
-    ("array integer-array ndmin", lambda: jnp.array(1.0, ndmin=jnp.asarray(3)).shape, [1, 1, 1]),
     ("asarray device string", lambda: jnp.asarray(jnp.ones(2), device="a"), ValueError),
-    ("zeros device string under jit", lambda: stablax.jit(lambda: jnp.zeros(2, device="a"))(), ValueError),
+    (
+        "zeros device string under jit",
+        lambda: stablax.jit(lambda: jnp.zeros(2, device="a"))(),
+        ValueError,
+    ),
+    # Seed 2001.
+    ("array float ndmin", lambda: jnp.array([1], ndmin=jnp.asarray(0.9)), TypeError),
+    (
+        "array integer-array ndmin",
+        lambda: jnp.array([1.0], ndmin=jnp.asarray(np.uint32(2))),
+        [[1.0]],
+    ),
+    (
+        "array str device under jit",
+        lambda: stablax.jit(lambda x: jnp.array(x, device="a"))(1.0),
+        ValueError,
+    ),
+    ("asarray str device", lambda: jnp.asarray(1.0, device="a"), ValueError),
+    (
+        "can_cast bad casting first",
+        lambda: jnp.can_cast("foo", jnp.int16, casting="bogus"),
+        ValueError,
+    ),
+    ("can_cast of an object", lambda: jnp.can_cast(object(), "bfloat16"), TypeError),
+    (
+        "extract size past the condition",
+        lambda: jnp.extract(jnp.zeros(0), jnp.asarray(1.0), size=1),
+        ValueError,
+    ),
+    (
+        "extract size True",
+        lambda: jnp.extract(jnp.ones(3, bool), jnp.array([0], jnp.uint16), size=True),
+        [0],
+    ),
+    (
+        "extract fill_value that grows the result",
+        lambda: jnp.extract(jnp.asarray(0), jnp.asarray(0), size=1, fill_value=jnp.zeros((0, 2))),
+        ValueError,
+    ),
+    (
+        "compress traced condition shorter than the axis",
+        lambda: stablax.jit(lambda c: jnp.compress(c, jnp.arange(4), size=2, fill_value=9))(
+            jnp.array([True, False])
+        ),
+        [0, 9],
+    ),
+    (
+        "compress per-row fill along axis 1",
+        lambda: jnp.compress(
+            np.array([1, 0]),
+            jnp.arange(6).reshape(2, 3),
+            axis=1,
+            size=2,
+            fill_value=jnp.array([7, 8]),
+        ),
+        [[0, 7], [3, 8]],
+    ),
+    ("rfft axis None", lambda: jnp.fft.rfft(jnp.ones((4, 3)), n=2, axis=None), TypeError),
+    (
+        "ifft2 one axis checked before s",
+        lambda: jnp.fft.ifft2(jnp.ones(5), s=1, axes=(0,)),
+        ValueError,
+    ),
+    (
+        "gcd of uint4",
+        lambda: jnp.gcd(
+            jnp.array([6, 4, 0, 15], ml_dtypes.uint4), jnp.array([4, 6, 5, 10], ml_dtypes.uint4)
+        ).astype(jnp.int32),
+        [2, 2, 5, 5],
+    ),
+    (
+        "lcm of uint4 wraps",
+        lambda: jnp.lcm(
+            jnp.array([6, 4, 0, 15], ml_dtypes.uint4), jnp.array([4, 6, 5, 10], ml_dtypes.uint4)
+        ).astype(jnp.int32),
+        [12, 12, 0, 14],
+    ),
+    (
+        "gcd of int4",
+        lambda: jnp.gcd(jnp.array([1, -2], ml_dtypes.int4), jnp.array([3], ml_dtypes.int4)),
+        TypeError,
+    ),
+    (
+        "histogram_bin_edges 0-d bins",
+        lambda: jnp.histogram_bin_edges(jnp.arange(10.0), bins=jnp.asarray(3)),
+        [0, 3, 6, 9],
+    ),
+    ("linspace stop None", lambda: jnp.linspace(0, None), TypeError),
+    (
+        "lstsq numpy_resid rank-deficient",
+        lambda: jnp.linalg.lstsq(
+            jnp.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]),
+            jnp.array([1.0, 2.0, 4.0]),
+            numpy_resid=True,
+        )[1],
+        [],
+    ),
+    (
+        "dot precision checked before dtypes",
+        lambda: jnp.dot(jnp.ones(3), -1j, precision="bogus", preferred_element_type="uint16"),
+        ValueError,
+    ),
+    (
+        "dot by a scalar checks precision",
+        lambda: jnp.dot(jnp.ones(3), 2.0, precision="bogus"),
+        ValueError,
+    ),
+    (
+        "dot precision pair",
+        lambda: jnp.dot(jnp.ones(3), jnp.ones(3), precision=("high", "high")),
+        3.0,
+    ),
+    ("eye N None before a negative M", lambda: jnp.eye(None, M=-2), TypeError),
+    ("eye k None before a negative N", lambda: jnp.eye(-1, M=-3, k=None), TypeError),
+    ("eye k 2**63", lambda: jnp.eye(2, k=2**63), [[0, 0], [0, 0]]),
+    ("eigvalsh None before UPLO", lambda: jnp.linalg.eigvalsh(None, UPLO="bogus"), TypeError),
+    (
+        "choose 0-d choices before the index dtype",
+        lambda: jnp.choose(jnp.zeros(2), jnp.asarray(0.0)),
+        TypeError,
+    ),
+    (
+        "choose among no choices",
+        lambda: jnp.choose(jnp.zeros(0, int), jnp.zeros(0), mode="wrap"),
+        ValueError,
+    ),
+    (
+        "matrix_norm 2 of an empty matrix",
+        lambda: jnp.linalg.matrix_norm(jnp.zeros((3, 0)), ord=2),
+        0.0,
+    ),
+    ("qr of None before mode", lambda: jnp.linalg.qr(None, mode="bogus"), TypeError),
+    ("hfft of None before norm", lambda: jnp.fft.hfft(None, norm="bogus"), TypeError),
+    (
+        "insert at a one-element index array",
+        lambda: jnp.insert(np.array([1, 5]), np.array([-2]), np.array([3, 3])),
+        [3, 3, 1, 5],
+    ),
+    ("insert at bytes", lambda: jnp.insert(jnp.arange(4), b"ab", 1), TypeError),
+    (
+        "insert at a traced boolean",
+        lambda: stablax.jit(lambda i: jnp.insert(jnp.arange(5), i, 1))(jnp.array([False, True])),
+        ValueError,
+    ),
+    ("insert at 2**63", lambda: jnp.insert(jnp.arange(10), 2**63, 1), IndexError),
 ]
 
 

@@ -188,6 +188,7 @@ def dot_general(
         dimension_numbers = _default_dims(lhs, rhs)
     if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
         return _dot_with_algorithm(lhs, rhs, _dims(dimension_numbers), precision, pet)
+    precision = canonicalize_precision(precision)  # checked before the dtypes, as JAX
     lhs_dtype, rhs_dtype = aval_of(lhs).dtype, aval_of(rhs).dtype
     out_dtype = _result_dtype(lhs_dtype, rhs_dtype, pet)
     # As XLA:CPU: operands of two dtypes both in the result dtype; sub-byte operands too when
@@ -201,7 +202,7 @@ def dot_general(
         lhs,
         rhs,
         dimension_numbers=_dims(dimension_numbers),
-        precision=canonicalize_precision(precision),
+        precision=precision,
         preferred_element_type=pet,
     )
 

@@ -44,9 +44,9 @@ def asarray(
     """Converts lists, scalars, NumPy arrays, `__array__`/`__dlpack__` objects to an Array."""
     _check_order(order, "asarray")
     if device is not None:
-        _check_device(device, "jnp.asarray")
+        _check_device(device, "asarray")
         if isinstance(a, (Array, Tracer)) or dtypes.is_python_scalar(a):
-            return _on_device(asarray(a, dtype), device)
+            return _on_device(asarray(a, dtype), device, "asarray")
     if isinstance(a, (Array, Tracer)):
         if dtype is not None:
             dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "asarray"))
@@ -68,15 +68,6 @@ def asarray(
     elif isinstance(a, (list, tuple)):
         dtype = _list_dtype(a)
     return from_host(np.asarray(a, dtype=dtype), device=device)
-
-
-def _check_device(device: Any, name: str) -> None:
-    """JAX's check, made even under a trace (where the placement itself is the compiler's)."""
-    if not isinstance(device, runtime.Device) and not hasattr(device, "device_set"):
-        raise ValueError(
-            f"{name}: device must be a Device or a Sharding, got {device!r}"
-            f"{mlir.where_suffix()}"
-        )
 
 
 def _check_order(order: Any, name: str) -> None:
@@ -128,6 +119,7 @@ def array(
 ) -> Any:
     """Like `asarray`, with NumPy's `ndmin`; `copy` (the default) gives an Array a new buffer."""
     _check_order(order, "array")
+    _check_device(device, "array")
     ndmin = int_arg(ndmin, "ndmin", "jnp.array")
     out = asarray(object, dtype=dtype, device=device)
     if copy and out is object and isinstance(out, Array):
@@ -138,12 +130,23 @@ def array(
     return out
 
 
-def _on_device(x: Any, device: Any) -> Any:
-    """`x` placed on `device` (a Device or Sharding; None leaves it on the default device)."""
+def _check_device(device: Any, name: str) -> None:
+    # Checked under a trace too, where the placement itself is left to the caller's jit.
     if device is None:
-        return x
-    _check_device(device, "jnp")
-    if core.trace_state.stack:
+        return
+    try:
+        runtime.as_device(device)
+    except ValueError:
+        raise ValueError(
+            f"jnp.{name}: device must be None, a Device or a single-device Sharding, got "
+            f"{device!r}{mlir.where_suffix()}"
+        ) from None
+
+
+def _on_device(x: Any, device: Any, name: str) -> Any:
+    """`x` placed on `device` (a Device or Sharding; None leaves it on the default device)."""
+    _check_device(device, name)
+    if device is None or core.trace_state.stack:
         return x
     from stablax._src.api import device_put
 
@@ -167,18 +170,18 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) 
         from stablax._src.numpy._shape import broadcast_to
 
         out = broadcast_to(fill if dtype is None else lax.convert_element_type(fill, dtype), shape)
-        return _on_device(out, device)
-    return _on_device(lax.full(shape, fill, dtype), device)
+        return _on_device(out, device, "full")
+    return _on_device(lax.full(shape, fill, dtype), device, "full")
 
 
 def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of zeros (float32 by default)."""
-    return _on_device(lax.full(_shape_tuple(shape), 0, _dtype_or_default(dtype)), device)
+    return _on_device(lax.full(_shape_tuple(shape), 0, _dtype_or_default(dtype)), device, "zeros")
 
 
 def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     """An array of ones (float32 by default)."""
-    return _on_device(lax.full(_shape_tuple(shape), 1, _dtype_or_default(dtype)), device)
+    return _on_device(lax.full(_shape_tuple(shape), 1, _dtype_or_default(dtype)), device, "ones")
 
 
 def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
@@ -191,17 +194,19 @@ def _prototype(a: Any) -> Any:
     dtype, as in JAX (optax passes `jax.eval_shape` results)."""
     if isinstance(a, ShapeDtypeStruct):
         return lax.full(tuple(a.shape), 0, a.dtype)
+    if dtypes.is_python_scalar(a):  # only its type matters, not whether it fits (2**63)
+        return weak_scalar(0, dtypes.python_scalar_dtype(a), weak_type=type(a) is not bool)
     return asarray(a)
 
 
 def zeros_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     out = lax.full_like(_prototype(a), 0, dtype, None if shape is None else _shape_tuple(shape))
-    return _on_device(out, device)
+    return _on_device(out, device, "zeros_like")
 
 
 def ones_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     out = lax.full_like(_prototype(a), 1, dtype, None if shape is None else _shape_tuple(shape))
-    return _on_device(out, device)
+    return _on_device(out, device, "ones_like")
 
 
 def empty_like(prototype: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
@@ -219,14 +224,14 @@ def full_like(
     out = lax.full_like(
         _prototype(a), fill_value, dtype, None if shape is None else _shape_tuple(shape)
     )
-    return _on_device(out, device)
+    return _on_device(out, device, "full_like")
 
 
 def arange(
     start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *, device: Any = None
 ) -> Any:
     """Evenly spaced values in [start, stop), NumPy's `arange` with JAX's dtype rules."""
-    return _on_device(_arange(start, stop, step, dtype), device)
+    return _on_device(_arange(start, stop, step, dtype), device, "arange")
 
 
 def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
@@ -287,6 +292,11 @@ def linspace(
     """`num` evenly spaced samples over [start, stop]."""
     from stablax._src.numpy import _ufuncs as uf
 
+    for what, value in (("start", start), ("stop", stop)):
+        if value is None:  # JAX's and NumPy's class
+            raise TypeError(
+                f"jnp.linspace: {what} must be an array or a scalar, got None{mlir.where_suffix()}"
+            )
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"jnp.linspace: number of samples, {num}, must be non-negative")
@@ -310,7 +320,7 @@ def linspace(
         from stablax._src.numpy._shape import moveaxis
 
         out = moveaxis(out, 0, axis)
-    out = _on_device(lax.convert_element_type(out, dtype), device)
+    out = _on_device(lax.convert_element_type(out, dtype), device, "linspace")
     return (out, step) if retstep else out
 
 
@@ -323,19 +333,21 @@ def eye(
     device: Any = None,
 ) -> Any:
     """A 2-D array with ones on the k-th diagonal."""
-    for extent in (N, M):
-        if isinstance(extent, (int, np.integer)) and extent < 0:
-            raise ValueError(
-                f"jnp.eye: negative dimensions are not allowed, got {N} and {M}"
-                f"{mlir.where_suffix()}"
-            )
-    M = N if M is None else M  # noqa: N806
-    k = int_arg(k, "k", "jnp.eye")
+    # JAX's order of checks: dtype, k, the dimensions' types, then their signs.
     dtype = _dtype_or_default(dtype)
+    k = int_arg(k, "k", "jnp.eye")
+    n = int_arg(N, "N", "jnp.eye")
+    m = n if M is None else int_arg(M, "M", "jnp.eye")
+    if n < 0 or m < 0:
+        raise ValueError(
+            f"jnp.eye: negative dimensions are not allowed, got {N} and {M}{mlir.where_suffix()}"
+        )
+    N, M = n, m  # noqa: N806
+    k = max(-N, min(k, M))  # a diagonal past the corner is empty, however far (k=2**63 too)
     rows = lax.broadcasted_iota(np.int32, (N, M), 0)
     cols = lax.broadcasted_iota(np.int32, (N, M), 1)
     mask = lax.eq(lax.add(rows, np.int32(k)), cols)
-    return _on_device(lax.convert_element_type(mask, dtype), device)
+    return _on_device(lax.convert_element_type(mask, dtype), device, "eye")
 
 
 def identity(n: int, dtype: Any = None) -> Any:

@@ -38,20 +38,25 @@ def _axis(axis: int, ndim: int, name: str) -> int:
     return axis % ndim
 
 
-def _axes_and_lengths(
-    a: Any, s: Sequence[int] | None, axes: Sequence[int] | None, name: str
-) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
-    ndim = a.aval.ndim
-    if s is not None:
-        s = int_sequence(s, "s", f"jnp.fft.{name}")
-    if axes is not None:
-        axes = int_sequence(axes, "axes", f"jnp.fft.{name}")
-    if axes is None:
-        axes = range(ndim) if s is None else range(ndim - len(s), ndim)
+def _check_two_axes(axes: Sequence[int], name: str) -> None:
     if name.endswith("2") and len(axes) != 2:  # JAX's check
         raise ValueError(
             f"jnp.fft.{name} only supports 2 axes, got axes={tuple(axes)}{mlir.where_suffix()}"
         )
+
+
+def _axes_and_lengths(
+    a: Any, s: Sequence[int] | None, axes: Sequence[int] | None, name: str
+) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+    ndim = a.aval.ndim
+    if axes is not None:
+        axes = int_sequence(axes, "axes", f"jnp.fft.{name}")
+        _check_two_axes(axes, name)  # before s, as JAX
+    if s is not None:
+        s = int_sequence(s, "s", f"jnp.fft.{name}")
+    if axes is None:
+        axes = range(ndim) if s is None else range(ndim - len(s), ndim)
+    _check_two_axes(axes, name)
     normalized = [_axis(axis, ndim, name) for axis in axes]
     if len(set(normalized)) != len(normalized):
         raise ValueError(
@@ -109,6 +114,10 @@ def _one_axis(axis: Any, name: str) -> tuple[Any]:
             f"jnp.fft.{name} transforms one axis, got axis={axis!r} (the n-dimensional "
             f"transforms take several){mlir.where_suffix()}"
         )
+    if not hasattr(axis, "__index__"):  # NumPy's class
+        raise TypeError(
+            f"jnp.fft.{name}: axis must be an integer, got {axis!r}{mlir.where_suffix()}"
+        )
     return (axis,)
 
 
@@ -132,12 +141,17 @@ def _transform(
     kind: str,
     name: str,
 ) -> Any:
+    a = asarray(a)  # the array first, as JAX
     _check_norm(norm)
-    a = asarray(a)
     axes, lengths = _axes_and_lengths(a, s, axes, name)
     if not axes:
         # As JAX: no transform, but the result dtype of one (real for rfft, complex otherwise).
-        return _real_input(a, name) if kind == "rfft" else lax.fft(a, FftType.FFT, ())
+        if kind == "rfft":  # JAX's: the input in its inexact type (float16 stays), strong
+            _real_input(a, name)
+            return lax.convert_element_type(
+                a, dtypes.to_inexact_dtype(a.aval.dtype), weak_type=False
+            )
+        return lax.fft(a, FftType.FFT, ())
     if lengths is None:
         lengths = tuple(a.aval.shape[ax] for ax in axes)
         if kind == "irfft":
@@ -292,8 +306,8 @@ _SWAPPED_NORM = {None: "forward", "backward": "forward", "ortho": "ortho", "forw
 def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The transform of a Hermitian-symmetric signal given by its first half: a real spectrum
     of length `n` (NumPy's `fft.hfft`; `irfft` of the conjugate, the other way round)."""
+    a = asarray(a)  # the array first, as JAX
     _check_norm(norm)
-    a = asarray(a)
     return _transform(
         lax.conj(_complex(a)),
         None if n is None else (n,),
@@ -307,8 +321,8 @@ def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) 
 def ihfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The inverse of `hfft` for a real signal: the conjugated half-spectrum (NumPy's
     `fft.ihfft`)."""
+    a = asarray(a)  # the array first, as JAX
     _check_norm(norm)
-    a = asarray(a)
     spectrum = _transform(
         a,
         None if n is None else (n,),
@@ -342,9 +356,7 @@ def rfftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> 
     return _frequencies(np.arange(0, n // 2 + 1), n, d, dtype, device, cast_back=False)
 
 
-def _frequencies(
-    k: np.ndarray, n: int, d: Any, dtype: Any, device: Any, cast_back: bool
-) -> Any:
+def _frequencies(k: np.ndarray, n: int, d: Any, dtype: Any, device: Any, cast_back: bool) -> Any:
     """k / (d*n), computed in a floating type. With an integer or bool `dtype`, JAX's fftfreq
     casts the quotient back to it, and its rfftfreq returns the floating quotient of k and
     d*n both cast to `dtype` first; both are kept, so the same call gives the same numbers."""

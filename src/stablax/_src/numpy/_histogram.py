@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
+from stablax._src.lax._argcheck import int_arg
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import promote_dtypes, promote_dtypes_inexact
 from stablax._src.numpy._sorting import (
@@ -147,12 +148,19 @@ def histogram_bin_edges(
         raise NotImplementedError(f"jnp.histogram_bin_edges: string bins={bins!r} unsupported")
     if not isinstance(bins, (int, np.integer)):
         edges = asarray(bins)
-        if edges.aval.ndim != 1:
-            raise ValueError("jnp.histogram: bins must be an integer or a 1-D array of edges")
-        return lax.convert_element_type(edges, a.aval.dtype)  # the data's inexact type, as JAX
-    bins = operator.index(bins)
-    if bins < 1:
-        raise ValueError(f"jnp.histogram: bins must be a positive integer, got {bins}")
+        if edges.aval.ndim == 1:
+            return lax.convert_element_type(edges, a.aval.dtype)  # the data's inexact type, as JAX
+        if edges.aval.ndim:  # NumPy's class (JAX fails converting the array to an int)
+            raise ValueError(
+                "jnp.histogram_bin_edges: bins must be an integer or a 1-D array of edges, got "
+                f"shape {edges.aval.shape}{mlir.where_suffix()}"
+            )
+    bins = int_arg(bins, "bins", "jnp.histogram_bin_edges")  # a 0-d integer array counts
+    if bins < 1:  # NumPy's check (JAX gives bins + 1 edges down to bins=0)
+        raise ValueError(
+            f"jnp.histogram_bin_edges: bins must be a positive integer, got {bins}"
+            f"{mlir.where_suffix()}"
+        )
     lo, hi = _range_of(a, range)
     dtype = a.aval.dtype
     steps = lax.div(lax.iota(dtype, bins + 1), lax.full((bins + 1,), bins, dtype))

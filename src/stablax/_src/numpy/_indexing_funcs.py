@@ -14,7 +14,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import ConcretizationTypeError, Tracer
-from stablax._src.lax._argcheck import check_callable, int_or_int_sequence, sequence
+from stablax._src.lax._argcheck import check_callable, int_arg, int_or_int_sequence, sequence
 from stablax._src.numpy import _shape, _ufuncs
 from stablax._src.numpy._creation import asarray, zeros
 
@@ -250,11 +250,15 @@ def compress(
         a, axis = _shape.ravel(a), 0
     axis = _axis(axis, a.aval.ndim, "compress")
     n, length = a.aval.shape[axis], condition.aval.shape[0]
-    if size is not None and not 0 <= size <= n:
-        raise ValueError(
-            "size must be positive and not greater than the size of the array axis; got "
-            f"size={size} for a.shape[axis]={n}"
-        )
+    # Entries past the shorter of the two cannot be selected (JAX cuts both to it).
+    bound = min(n, length)
+    if size is not None:
+        size = int_arg(size, "size", "jnp.compress")
+        if not 0 <= size <= bound:  # JAX's check and class
+            raise ValueError(
+                "size must be positive and not greater than the size of the array axis; got "
+                f"size={size} for a.shape[axis]={bound}"
+            )
     concrete = _concrete_or_none(condition)
     if concrete is None:
         if size is None:
@@ -263,18 +267,29 @@ def compress(
                 f"(its number of true entries sets the result shape){mlir.where_suffix()}. "
                 "Pass size= for a fixed result length, or use jnp.where."
             )
-        if length > n:
-            condition = condition[:n]
-        positions = _sized_positions(condition, size)
+        positions = _sized_positions(condition[:bound], size)  # `bound` marks a missing slot
     else:
-        # With size=, JAX (like its traced path) cuts the condition to the axis instead.
-        if size is None and length > n and concrete[n:].any():
-            raise ValueError("condition contains entries that are out of bounds")
-        positions = np.flatnonzero(concrete[:n])
         if size is None:
-            return take(a, positions, axis=axis)  # nothing to fill: fill_value is unused
-        positions = np.concatenate([positions[:size], np.full(size, n)])[:size]
-    return take(a, positions, axis=axis, fill_value=fill_value)
+            if length > n and concrete[n:].any():
+                raise ValueError("condition contains entries that are out of bounds")
+            # Nothing to fill: fill_value is unused.
+            return take(a, np.flatnonzero(concrete[:n]), axis=axis)
+        positions = np.flatnonzero(concrete[:bound])
+        positions = np.concatenate([positions[:size], np.full(size, bound)])[:size]
+        positions = asarray(positions.astype(np.int32))
+    # Missing slots take fill_value, which broadcasts against the slots (axis first), as JAX's.
+    fill = lax.convert_element_type(asarray(fill_value), a.aval.dtype)
+    slots = take(_shape.moveaxis(a, axis, 0), positions, axis=0, mode="clip")
+    if fill.aval.ndim > slots.aval.ndim or any(
+        f not in (1, s) for f, s in zip(fill.aval.shape[::-1], slots.aval.shape[::-1])
+    ):
+        raise ValueError(
+            f"jnp.compress: fill_value of shape {fill.aval.shape} does not broadcast to the "
+            f"selected slices, of shape {slots.aval.shape} (axis first){mlir.where_suffix()}"
+        )
+    missing = lax.eq(positions, lax.full_like(positions, bound))
+    missing = lax.broadcast_in_dim(missing, (size,) + (1,) * (slots.aval.ndim - 1), (0,))
+    return _shape.moveaxis(_ufuncs.where(missing, fill, slots), 0, axis)
 
 
 def _concrete_or_none(x: Any) -> np.ndarray | None:
@@ -300,12 +315,15 @@ def choose(a: Any, choices: Any, out: None = None, mode: str = "raise") -> Any:
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.choose is not supported.")
     a = asarray(a)
+    # The choices first, then the indices' type: JAX's order.
+    choices = [asarray(c) for c in sequence(choices, "choices", "jnp.choose")]
+    if not choices:  # NumPy's class ("0-length sequence")
+        raise ValueError(f"jnp.choose: choices must not be empty{mlir.where_suffix()}")
     if a.aval.dtype.kind not in "iu":  # JAX's class
         raise ValueError(
             f"jnp.choose: indices must be of integer type, got {a.aval.dtype.name}"
             f"{mlir.where_suffix()}"
         )
-    choices = [asarray(c) for c in sequence(choices, "choices", "jnp.choose")]
     n = len(choices)
     if mode == "raise":
         concrete = _concrete_or_none(a)

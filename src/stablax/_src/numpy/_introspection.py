@@ -84,10 +84,23 @@ def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
             "can_cast() does not support Python ints, floats, and complex because the result "
             "used to depend on the value."
         )
+    if casting not in _CASTINGS:  # NumPy's check (JAX's can_cast is NumPy's), made first
+        raise ValueError(
+            f"jnp.can_cast: casting must be one of {', '.join(map(repr, _CASTINGS))} "
+            f"(got {casting!r})"
+        )
     if from_ is None or to is None:  # NumPy would read None as float64; JAX refuses it
         raise TypeError(f"jnp.can_cast: None is not a dtype (from_={from_!r}, to={to!r})")
-    src = _dtype_of_obj(from_) if not isinstance(from_, (type, str, np.dtype)) else from_
+    if isinstance(from_, (type, str, np.dtype)):
+        src = from_
+    elif getattr(from_, "dtype", None) is not None:
+        src = _dtype_of_obj(from_)
+    else:  # NumPy's class: an object that is neither a dtype nor an array
+        raise TypeError(f"jnp.can_cast: from_ must be a dtype or an array, got {from_!r}")
     return bool(np.can_cast(np.dtype(src), np.dtype(to), casting))
+
+
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 
 def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:

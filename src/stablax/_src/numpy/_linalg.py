@@ -106,7 +106,8 @@ _cholesky = _eager(_cholesky_impl, static_argnums=(1, 2))
 
 
 def _qr_impl(a, mode="reduced"):
-    if mode not in ("reduced", "complete", "r", "raw"):  # before the shape, in JAX's order
+    a = asarray(a)  # an array first, then mode, then the shape: JAX's order
+    if mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError(f"jnp.linalg.qr: unsupported mode {mode!r}{mlir.where_suffix()}")
     a = matrices("qr", a, square=False)
     if mode == "raw":
@@ -121,7 +122,8 @@ qr = _eager(_qr_impl, static_argnames=("mode",))
 
 
 def _eigh_impl(a, UPLO=None, symmetrize_input=True):  # noqa: N803 (NumPy's name)
-    if UPLO not in (None, "L", "U"):  # before the shape, in JAX's order
+    a = asarray(a)  # an array first, then UPLO, then the shape: JAX's order
+    if UPLO not in (None, "L", "U"):
         raise ValueError(
             f"jnp.linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}{mlir.where_suffix()}"
         )
@@ -380,7 +382,7 @@ def _lstsq_impl(a, b, rcond=None, numpy_resid=False):
     k = u.shape(s)[-1]
     if k == 0:
         x = lax.full((n, b.aval.shape[1]), 0, dt)
-        rank = lax.full((), 0, np.int32)
+        rank = lax.full((), 0, dtypes.default_int_dtype())  # JAX's: a sum of booleans
     else:
         cutoff = ew.mul(
             lax.full((k,), rtol, u.dtype(s)),
@@ -393,7 +395,7 @@ def _lstsq_impl(a, b, rcond=None, numpy_resid=False):
             u.matmul(u.H(left), b), u.bcast_cols(u.cast(s_inv, dt), b.aval.shape[1])
         )
         x = u.matmul(u.H(right), coefficients)
-        rank = reduce_sum(u.cast(kept, np.dtype(np.int32)), (0,))
+        rank = reduce_sum(u.cast(kept, dtypes.default_int_dtype()), (0,))
     residual = ew.sub(b, u.matmul(a, x))
     squared = (
         unary.real(ew.mul(residual, ew.conj(residual)))
@@ -401,15 +403,27 @@ def _lstsq_impl(a, b, rcond=None, numpy_resid=False):
         else ew.mul(residual, residual)
     )
     resid = reduce_sum(squared, (0,))
-    if numpy_resid:  # NumPy returns residuals only for full-rank, overdetermined systems
-        if not (m > n and k == n):
-            resid = lax.full((0,), 0, u.dtype(resid))
+    if numpy_resid and m <= n:  # full-rank overdetermined systems only: see lstsq
+        resid = lax.full((0,), 0, u.dtype(resid))
     if vector:
         x = lax.squeeze(x, (1,))
     return x, resid, rank, s
 
 
-lstsq = _eager(_lstsq_impl, static_argnames=("rcond", "numpy_resid"))
+_lstsq = _eager(_lstsq_impl, static_argnames=("rcond", "numpy_resid"))
+
+
+def lstsq(a: Any, b: Any, rcond: float | None = None, *, numpy_resid: bool = False) -> Any:
+    """The least-squares solution x of a @ x = b, with the residuals, rank and singular values
+    of `a` (NumPy's `linalg.lstsq`, through an SVD).
+
+    With `numpy_resid`, the residuals are empty unless the system is overdetermined and of full
+    rank, as NumPy's; that needs a concrete rank when a has more rows than columns (as JAX).
+    """
+    x, resid, rank, s = _lstsq(a, b, rcond, numpy_resid)
+    if numpy_resid and resid.shape[0] and bool(rank < x.shape[0]):
+        resid = lax.full((0,), 0, resid.dtype)
+    return x, resid, rank, s
 
 
 def _matrix_power_impl(a, n):

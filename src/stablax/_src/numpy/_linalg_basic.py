@@ -11,6 +11,7 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import int_or_int_sequence
+from stablax._src.lax._dot import canonicalize_precision
 from stablax._src.lax._shapes import canonicalize_axis
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, promote_dtypes
@@ -92,6 +93,7 @@ def _dot_impl(a, b, precision=None, preferred_element_type=None):
     a, b = _operands(a, b, preferred_element_type)
     if a.aval.ndim == 0 or b.aval.ndim == 0:
         if preferred_element_type is None:
+            canonicalize_precision(precision)  # checked, though a product has no precision
             return lax.mul(a, b)
         dtypes.check_user_dtype(preferred_element_type, "jnp.dot")
         return lax.dot_general(a, b, (((), ()), ((), ())), precision, preferred_element_type)

@@ -71,7 +71,8 @@ def _matrix_norm(x, axes, keepdims, ord):  # noqa: A002
         if ord == "nuc":
             out = red.sum(s, axis=-1)
         else:
-            out = (red.max if ord == 2 else red.min)(s, axis=-1)
+            # The 2-norm of an empty matrix is 0, as NumPy's and JAX's (the -2 one has none).
+            out = red.max(s, axis=-1, initial=0) if ord == 2 else red.min(s, axis=-1)
         if keepdims:
             out = lax.expand_dims(out, tuple(sorted(axes)))
         return out

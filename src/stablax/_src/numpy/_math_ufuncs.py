@@ -132,6 +132,8 @@ def _angle_impl(z, deg):
     # JAX keeps a weak type only for a weak complex input (a Python complex).
     weak = dtypes.is_weakly_typed(z) and dtypes.dtype_of(z).kind == "c"
     z = _to_default_float(z)
+    if z.aval.ndim == 0 and _is_floating(z):  # JAX: a real 0-d input gives the default float
+        z = lax.convert_element_type(z, dtypes.default_float_dtype())
     re, im = (lax.real(z), lax.imag(z)) if z.aval.dtype.kind == "c" else (z, lax.full_like(z, 0))
     out = lax.atan2(im, re)
     out = lax.mul(out, _const(out, 180 / math.pi)) if deg else out
@@ -313,7 +315,10 @@ def _logaddexp_impl(x1: Any, x2: Any, log1p_of_exp, period: float = 2 * math.pi)
                 _const(half, period),
             ),
         )
-        return lax.complex(lax.real(out), imag)
+        out = lax.complex(lax.real(out), imag)
+        # JAX's constants here are weak only for 0-d operands: a weak array gives a strong result.
+        weak = out.aval.weak_type and x1.aval.ndim == 0
+        return lax.convert_element_type(out, out.aval.dtype, weak_type=weak)
     big = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
     stable = lax.add(big, log1p_of_exp(lax.neg(lax.abs(delta))))
@@ -332,7 +337,9 @@ def _logaddexp_base_e(x1, x2):
 
 
 def _logaddexp_base_2(x1, x2):
-    ln2 = _const(x1, math.log(2))
+    # JAX's constant is weak only for a weak 0-d operand: otherwise the result is strong.
+    weak = x1.aval.ndim == 0 and dtypes.is_weakly_typed(x1)
+    ln2 = weak_scalar(math.log(2), x1.aval.dtype, weak_type=weak)
     return _logaddexp_impl(
         x1,
         x2,
@@ -467,20 +474,21 @@ fmin = _nan_ignoring(lax.min, "fmin")
 
 def _integer_args(name: str, x1: Any, x2: Any) -> list[Any]:
     # The dtypes first, then the shapes: JAX's order (and class) of errors.
-    if promote_dtypes(x1, x2)[0].aval.dtype.kind not in "iu":
+    # int4 and uint4 (ml_dtypes, kind "V") are integers too, as in JAX.
+    if not dtypes.issubdtype(promote_dtypes(x1, x2)[0].aval.dtype, np.integer):
         raise ValueError(f"jnp.{name}: arguments must be integers{mlir.where_suffix()}")
     return promote_args(name, x1, x2)
 
 
 def _int_abs(x: Any) -> Any:
-    return lax.abs(x) if x.aval.dtype.kind == "i" else x
+    return lax.abs(x) if dtypes.issubdtype(x.aval.dtype, np.signedinteger) else x
 
 
 def _gcd_abs(a: Any, b: Any) -> Any:
     # Euclid's algorithm, unrolled to its worst case (consecutive Fibonacci numbers).
     steps = int(math.ceil(dtypes.itemsize_bits(a.aval.dtype) * 1.45)) + 2
     for _ in range(steps):
-        zero = lax.eq(b, 0)
+        zero = lax.eq(b, lax.full_like(b, 0))
         remainder = lax.rem(a, lax.select(zero, lax.full_like(b, 1), b))
         a, b = lax.select(zero, a, b), lax.select(zero, b, remainder)
     return a
@@ -499,7 +507,7 @@ def lcm(x1, x2):
     x1, x2 = _integer_args("lcm", x1, x2)
     a, b = _int_abs(x1), _int_abs(x2)
     divisor = _gcd_abs(a, b)
-    zero = lax.eq(divisor, 0)
+    zero = lax.eq(divisor, lax.full_like(divisor, 0))
     safe = lax.select(zero, lax.full_like(divisor, 1), divisor)
     return lax.select(zero, lax.full_like(a, 0), lax.mul(a, lax.div(b, safe)))
 

@@ -124,9 +124,13 @@ def _static_indices(obj: Any, n: int, name: str) -> np.ndarray:
             f"{name}: obj must be a slice, a 1-D array or a scalar, got shape {aval.shape}"
         )
     if isinstance(obj, Tracer):
-        if aval.dtype.kind not in "iub":  # the dtype first, in JAX's order
+        # The dtype first, in JAX's order (a boolean mask is delete's only).
+        mask = name == "jnp.delete" and aval.dtype == np.bool_
+        if not (mask or dtypes.issubdtype(aval.dtype, np.integer)):
             raise ValueError(f"{name}: index arrays must be integers, got {aval.dtype}")
         raise TypeError(f"{name}: the index argument must be concrete (static), not traced")
+    if isinstance(obj, (str, bytes)):  # no array of indices (JAX's class)
+        raise TypeError(f"{name}: obj must be a slice, an integer or integers, got {obj!r}")
     idx = np.asarray(obj)
     if name == "jnp.delete" and idx.dtype == bool:  # a mask of the entries to delete, as JAX
         if idx.shape != (n,):
@@ -138,6 +142,9 @@ def _static_indices(obj: Any, n: int, name: str) -> np.ndarray:
         raise ValueError(f"{name}: index arrays must be integers, got {idx.dtype}")
     if name == "jnp.insert" and idx.ndim > 1:
         raise ValueError(f"{name}: obj must be a slice, a 1-D array or a scalar, got {idx.shape}")
+    if idx.size and idx.dtype == np.uint64 and idx.max() > np.iinfo(np.int64).max:
+        # Out of bounds before the cast to int64 could wrap it to a negative index.
+        raise IndexError(f"{name}: index {idx.max()} is out of bounds for an axis of size {n}")
     return idx.astype(np.int64)
 
 
@@ -179,13 +186,16 @@ def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
     idx = _static_indices(obj, n, "jnp.insert")
     _check_bounds(idx, n, axis, "jnp.insert", inclusive=True)
     values = lax.convert_element_type(asarray(values), arr.aval.dtype)
-    if idx.ndim == 0:
-        # One index: values are a block along the axis (NumPy's ndmin/moveaxis rule).
+    if idx.size == 1:
+        # One index: values are a block along the axis (NumPy's ndmin rule; a scalar index
+        # moves the values' first axis there, a one-element array does not).
         v = values
         if v.aval.ndim < arr.aval.ndim:
             v = lax.reshape(v, (1,) * (arr.aval.ndim - v.aval.ndim) + v.aval.shape)
-        v = moveaxis(v, 0, axis)
+        if idx.ndim == 0:
+            v = moveaxis(v, 0, axis)
         count = v.aval.shape[axis]
+        idx = idx.reshape(())
         start = int(idx) + n if idx < 0 else int(idx)
         positions = np.arange(count) + start
     else:

@@ -278,6 +278,8 @@ def _cov_impl(
             f"{mlir.where_suffix()}"
         )
     x = _as_rows(m, rowvar)
+    if x.aval.shape[0] == 0:  # no variables: NumPy's (and JAX's) empty default-float result
+        return lax.full((0, 0), 0, dtypes.default_float_dtype())
     if y is not None:
         rows = _as_rows(y, rowvar)
         if rows.aval.shape[1] != x.aval.shape[1]:  # NumPy's class

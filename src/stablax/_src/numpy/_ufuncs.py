@@ -449,7 +449,12 @@ def isinf(x):
     (x,) = promote_dtypes(x)
     if not dtypes.issubdtype(x.aval.dtype, np.inexact):
         return lax.full_like(x, False, dtype=np.bool_)
-    return lax.eq(lax.abs(x), lax.full_like(lax.abs(x), np.inf))
+    magnitude = lax.abs(x)
+    # JAX compares with a strongly typed infinity: the result is never weak.
+    infinity = lax.full_like(magnitude, np.inf)
+    return lax.eq(
+        magnitude, lax.convert_element_type(infinity, infinity.aval.dtype, weak_type=False)
+    )
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
