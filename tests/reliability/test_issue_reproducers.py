@@ -968,6 +968,10 @@ _RESULT_TYPES = [
         "complex64",
         False,
     ),
+    ("zeros_like 2**63 int16", lambda: jnp.zeros_like(2**63, dtype=jnp.int16), 0, "int16", False),
+    ("zeros_like 2**64", lambda: jnp.zeros_like(2**64), 0, "int32", True),
+    ("full_like -2**64", lambda: jnp.full_like(-(2**64), 3), 3, "int32", True),
+    ("empty_like 2**70 float32", lambda: jnp.empty_like(2**70, dtype=float), 0, "float32", False),
 ]
 
 
@@ -1161,6 +1165,13 @@ _FUZZ_100K = [
     ("var bool dtype", lambda: jnp.var(jnp.ones(3), dtype=bool), TypeError),
     ("nanvar bool dtype", lambda: jnp.nanvar(jnp.ones(3), dtype=bool), TypeError),
     ("rfftfreq bool dtype", lambda: jnp.fft.rfftfreq(4, dtype=bool), TypeError),
+    ("unravel_index negative dim", lambda: jnp.unravel_index(jnp.array([0]), (-1, 2)), ValueError),
+    ("unravel_index into size 0", lambda: jnp.unravel_index(jnp.array([0]), (3, 0)), ValueError),
+    (
+        "unravel_index of nothing into size 0",
+        lambda: [a.shape for a in jnp.unravel_index(jnp.zeros(0, int), (3, 0))],
+        [(0,), (0,)],
+    ),
 ]
 
 

@@ -174,6 +174,8 @@ def _prototype(a: Any) -> Any:
     dtype, as in JAX (optax passes `jax.eval_shape` results)."""
     if isinstance(a, ShapeDtypeStruct):
         return lax.full(tuple(a.shape), 0, a.dtype)
+    if isinstance(a, int) and not isinstance(a, bool):
+        a = 0  # only a Python int's kind matters: JAX never converts 2**64 to an array here
     return asarray(a)
 
 

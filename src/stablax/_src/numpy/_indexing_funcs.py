@@ -435,7 +435,17 @@ def unravel_index(indices: Any, shape: Sequence[int]) -> tuple[Any, ...]:
         indices = lax.convert_element_type(indices, dtypes.default_int_dtype(), weak_type=True)
     indices = _check_int_indices("unravel_index", indices)
     shape = int_or_int_sequence(shape, "shape", "jnp.unravel_index")
+    if any(d < 0 for d in shape):
+        raise ValueError(
+            f"jnp.unravel_index: shape must be non-negative, got {tuple(shape)}"
+            f"{mlir.where_suffix()}"
+        )
     size = int(np.prod(shape, dtype=np.int64))
+    if size == 0 and indices.aval.size:  # NumPy: "index 0 is out of bounds for array with size 0"
+        raise ValueError(
+            f"jnp.unravel_index: every index is out of bounds for shape {tuple(shape)} of size "
+            f"0 (indices {indices.aval.str_short()}){mlir.where_suffix()}"
+        )
     dtype = indices.aval.dtype
     wrapped = _ufuncs.where(_ufuncs.less(indices, 0), _ufuncs.add(indices, size), indices)
     flat = _ufuncs.clip(wrapped, 0, max(size - 1, 0))
