@@ -239,7 +239,9 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
     """stablax raises NumPy's error where JAX computes something (or raises another class):
     FFTs of zero points, linspace/logspace axes out of bounds, multi_dot of one array,
     array_split into no sections, complex quantiles, geomspace through zero,
-    unravel_index of float indices (NumPy's TypeError; JAX truncates them),
+    unravel_index of float indices (NumPy's TypeError; JAX truncates them) or into a shape with
+    a negative dimension or of size 0 (NumPy's ValueError: no index is in bounds; JAX's clipping
+    gives -1 or 0, and its divmod by zero the rest),
     pad with a non-integer pad_width (NumPy's TypeError; JAX truncates it); rounding integers
     to negative decimals works (JAX raises NotImplementedError)."""
     fn = call["fn"]
@@ -264,8 +266,14 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
     for prefix, message in numpy_messages.items():
         if fn.startswith(prefix) and _error(ours) and message in ours["message"]:
             return True
-    if fn == "jnp.unravel_index":  # NumPy: "only int indices permitted"
-        return ours["kind"] == "error" and "indices must be of integer type" in ours["message"]
+    if fn == "jnp.unravel_index":  # NumPy: "only int indices permitted", "out of bounds"
+        return ours["kind"] == "error" and bool(
+            re.search(
+                r"indices must be of integer type|shape must be non-negative"
+                r"|every index is out of bounds for shape",
+                ours["message"],
+            )
+        )
     if fn == "jnp.pad":
         return ours["kind"] == "error" and "pad_width must be of integral type" in ours["message"]
     if fn == "jnp.geomspace":
@@ -531,8 +539,9 @@ def _checked_arguments(call, ours, theirs, difference) -> bool:
     index arrays (JAX fails in an internal expand_dims), a flag given as an array (JAX: an
     unhashable static argument), ragged_dot's unsupported group_offset (both raise it),
     lax.composite's name (checked when the composite is made; JAX reads it when traced), a str
-    number of sections for split (JAX and NumPy read '2' with int()) and
-    axes given as a str (TypeError, as NumPy's reductions; JAX tries len('a'))."""
+    number of sections for split (JAX and NumPy read '2' with int()),
+    axes given as a str (TypeError, as NumPy's reductions; JAX tries len('a')) and trim_zeros'
+    trim (JAX returns a 0-d input without reading it; NumPy fails on None.lower())."""
     if not _error(ours):
         return False
     fn, message = call["fn"], ours["message"]
@@ -551,6 +560,7 @@ def _checked_arguments(call, ours, theirs, difference) -> bool:
             ours["type"] == "TypeError"
             and bool(re.search(r"axes must be a sequence of integers, got '", message))
         )
+        or (fn == "jnp.trim_zeros" and "trim must be a string of 'f' and 'b'" in message)
     )
 
 
@@ -624,6 +634,44 @@ def _polynomial_rank(call, ours, theirs, difference) -> bool:
     )
 
 
+def _constants_under_jit(call, ours, theirs, difference) -> bool:
+    """A function that needs concrete values (trim_zeros), under jit with no traced argument:
+    stablax reads the closed-over NumPy constants, which stay concrete (as they were in JAX
+    before it began tracing them); JAX 0.10.2 traces them and raises ConcretizationTypeError."""
+    return (
+        call["mode"] == "jit"
+        and call["fn"] in ("jnp.trim_zeros",)
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and theirs["type"] == "ConcretizationTypeError"
+        and not any("array" in a and a.get("as") == "array" for a in call["args"])
+    )
+
+
+def _zero_derivative(call, ours, theirs, difference) -> bool:
+    """grad of nextafter: stablax differentiates it as piecewise constant (zero derivative, as
+    floor and round; chlo.next_after is in lax._elementwise_ad.ZERO_DERIVATIVE); JAX has no
+    differentiation rule for it (NotImplementedError)."""
+    return (
+        call["mode"] == "grad"
+        and call["fn"] in ("jnp.nextafter", "lax.nextafter")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "Differentiation rule for 'nextafter' not implemented" in theirs["message"]
+    )
+
+
+def _jax_unsigned_constant(call, ours, theirs, difference) -> bool:
+    """vander with N=0 of an unsigned array: JAX forms its exponent constant N - 1 = -1 in the
+    unsigned dtype (OverflowError); NumPy and stablax return the (n, 0) result."""
+    return (
+        call["fn"] == "jnp.vander"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(re.match(r"Python integer -1 out of bounds for uint", theirs["message"]))
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -657,6 +705,9 @@ RULES: list[Rule] = [
     ("list-for-array", _list_input, _list_input.__doc__),
     ("broadcast-error-class", _both_broadcast, _both_broadcast.__doc__),
     ("negative-dimension-class", _both_negative_dimensions, _both_negative_dimensions.__doc__),
+    ("constants-under-jit", _constants_under_jit, _constants_under_jit.__doc__),
+    ("zero-derivative", _zero_derivative, _zero_derivative.__doc__),
+    ("jax-unsigned-constant", _jax_unsigned_constant, _jax_unsigned_constant.__doc__),
 ]
 
 
