@@ -1172,6 +1172,7 @@ _FUZZ_100K = [
         lambda: [a.shape for a in jnp.unravel_index(jnp.zeros(0, int), (3, 0))],
         [(0,), (0,)],
     ),
+    ("vander of bool", lambda: jnp.vander(jnp.array([True, False])), TypeError),
 ]
 
 
