@@ -672,6 +672,19 @@ def _jax_unsigned_constant(call, ours, theirs, difference) -> bool:
     )
 
 
+def _var_mean_shape(call, ours, theirs, difference) -> bool:
+    """var/std with a mean= that does not broadcast to the input's shape (NumPy documents the
+    keepdims mean): stablax raises TypeError, as JAX's lax.sub does for an input of rank 1 or
+    more; for a 0-d input JAX (and NumPy) broadcast the input to the mean's shape and divide
+    the sum of those deviations by one element."""
+    return (
+        call["fn"] in ("jnp.var", "jnp.std", "jnp.nanvar", "jnp.nanstd")
+        and _error(ours)
+        and "does not broadcast against the input of shape ()" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -708,6 +721,7 @@ RULES: list[Rule] = [
     ("constants-under-jit", _constants_under_jit, _constants_under_jit.__doc__),
     ("zero-derivative", _zero_derivative, _zero_derivative.__doc__),
     ("jax-unsigned-constant", _jax_unsigned_constant, _jax_unsigned_constant.__doc__),
+    ("var-mean-shape", _var_mean_shape, _var_mean_shape.__doc__),
 ]
 
 

@@ -1173,6 +1173,12 @@ _FUZZ_100K = [
         [(0,), (0,)],
     ),
     ("vander of bool", lambda: jnp.vander(jnp.array([True, False])), TypeError),
+    (
+        "var ddof and correction checked first",
+        lambda: jnp.var(jnp.ones(3), ddof=3, mean=object(), correction=0),
+        ValueError,
+    ),
+    ("std ddof and correction", lambda: jnp.std(jnp.ones(3), ddof=1, correction=1), ValueError),
 ]
 
 

@@ -349,18 +349,11 @@ def _var_impl(
     keepdims=False,
     where=None,
     mean=None,
-    correction=None,
     *,
     nanvar=False,
 ):
     """var's body; `nanvar` takes JAX's nanvar's rule for an integer `dtype=`."""
     a = asarray(a)
-    if correction is not None:
-        if ddof != 0:  # JAX's check
-            raise ValueError(
-                f"jnp.var: ddof and correction cannot both be given{mlir.where_suffix()}"
-            )
-        ddof = correction
     if not isinstance(ddof, (int, float, np.number)) and not hasattr(ddof, "aval"):
         raise ValueError(f"jnp.var: ddof must be a number, got {ddof!r}{mlir.where_suffix()}")
     axes = _axes(axis, a.aval.ndim, "var")
@@ -454,10 +447,19 @@ def _squared_deviations(a, axes, compute, where, mean):
     return squares, count
 
 
-def _std_impl(
-    a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None, correction=None
-):
-    return lax.sqrt(_var_impl(a, axis, dtype, ddof, keepdims, where, mean, correction))
+def _std_impl(a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None):
+    return lax.sqrt(_var_impl(a, axis, dtype, ddof, keepdims, where, mean))
+
+
+def _ddof_or_correction(ddof: Any, correction: Any, name: str) -> Any:
+    """JAX's check, made before any other: `correction` is the Array API's name for ddof."""
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, (int, np.integer)) or ddof != 0:
+        raise ValueError(
+            f"jnp.{name}: ddof and correction cannot both be given{mlir.where_suffix()}"
+        )
+    return correction
 
 
 _var = _eager(_var_impl, static_argnames=_STATIC)
@@ -477,8 +479,9 @@ def var(
     correction: Any = None,
 ) -> Any:
     """Variance over `axis`, dividing by N - ddof (or N - correction)."""
+    ddof = _ddof_or_correction(ddof, correction, "var")
     _check_out(out, "var")
-    return _var(a, axis, dtype, ddof, keepdims, where, mean, correction)
+    return _var(a, axis, dtype, ddof, keepdims, where, mean)
 
 
 def std(
@@ -494,12 +497,13 @@ def std(
     correction: Any = None,
 ) -> Any:
     """Standard deviation over `axis`: sqrt of `var`."""
+    ddof = _ddof_or_correction(ddof, correction, "std")
     _check_out(out, "std")
     if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):  # JAX's check and class
         raise ValueError(
             f"jnp.std: dtype must be inexact, got {np.dtype(dtype).name}{mlir.where_suffix()}"
         )
-    return _std(a, axis, dtype, ddof, keepdims, where, mean, correction)
+    return _std(a, axis, dtype, ddof, keepdims, where, mean)
 
 
 def _arg_extremum(name: str, lax_fn):
