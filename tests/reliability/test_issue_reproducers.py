@@ -972,6 +972,30 @@ _RESULT_TYPES = [
     ("zeros_like 2**64", lambda: jnp.zeros_like(2**64), 0, "int32", True),
     ("full_like -2**64", lambda: jnp.full_like(-(2**64), 3), 3, "int32", True),
     ("empty_like 2**70 float32", lambda: jnp.empty_like(2**70, dtype=float), 0, "float32", False),
+    (
+        "signbit int4",
+        lambda: jnp.signbit(jnp.array([-4, 4, 0], ml_dtypes.int4)),
+        [True, False, False],
+        "bool",
+        False,
+    ),
+    (
+        "signbit uint2",
+        lambda: jnp.signbit(jnp.array([3, 0], ml_dtypes.uint2)),
+        [False] * 2,
+        "bool",
+        False,
+    ),
+    ("max int4", lambda: jnp.max(jnp.array([-4, 4, 1], ml_dtypes.int4)), 4, "int4", False),
+    ("min uint4", lambda: jnp.min(jnp.array([15, 4, 1], ml_dtypes.uint4)), 1, "uint4", False),
+    ("ptp int4 wraps", lambda: jnp.ptp(jnp.array([-4, 4, 1], ml_dtypes.int4)), -8, "int4", False),
+    (
+        "nanargmin uint4",
+        lambda: jnp.nanargmin(jnp.array([15, 4, 1], ml_dtypes.uint4)),
+        2,
+        "int32",
+        False,
+    ),
 ]
 
 

@@ -193,8 +193,8 @@ def prod(
 def _lowest(dt: np.dtype, sign: int) -> Any:
     if dt == np.bool_:
         return sign < 0
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
+    if dtypes.KIND.get(dt) in ("i", "u"):  # int4's numpy kind is "V"
+        info = dtypes.iinfo(dt)
         return int(info.max if sign > 0 else info.min)
     return sign * np.inf
 
