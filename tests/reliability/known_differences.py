@@ -564,20 +564,24 @@ def _checked_arguments(call, ours, theirs, difference) -> bool:
     )
 
 
+_UNIQUE_FNS = ("jnp.unique_values", "jnp.unique_all", "jnp.unique_counts", "jnp.unique_inverse")
+
+
 def _jax_value_artefacts(call, ours, theirs, difference) -> bool:
     """Values where JAX's answer is an artefact of its implementation: ldexp's gradient (2**n
     everywhere; JAX differentiates its bit manipulation: 1 at 0 and infinities, NaN where the
     result overflows), unique_values' gradient without `size` (JAX computes the values from
     the concrete input with NumPy, so no gradient reaches them; with `size` both give it to
-    each value's first occurrence), polydiv's eliminated remainder coefficients (exact zeros
-    in stablax; JAX leaves the rounding residue of u[k] - (u[k] / v[0]) * v[0]), array_repr's
-    text (JAX names its class ArrayImpl; stablax writes the repr of the array, `Array(...)`)."""
+    each value's first occurrence; unique_all, unique_counts and unique_inverse alike),
+    polydiv's eliminated remainder coefficients (exact zeros in stablax; JAX leaves the
+    rounding residue of u[k] - (u[k] / v[0]) * v[0]), array_repr's text (JAX names its class
+    ArrayImpl; stablax writes the repr of the array, `Array(...)`)."""
     fn, detail = call["fn"], difference[1]
     if not _value_difference(difference):
         return False
     if fn == "jnp.ldexp" and call["mode"] == "grad":
         return True
-    if fn == "jnp.unique_values" and call["mode"] == "grad":
+    if fn in _UNIQUE_FNS and call["mode"] == "grad":
         return "size" not in call["kwargs"]
     if fn == "jnp.polydiv":
         return bool(re.match(r"\[1\]: \w+ element \d+: -?0\.0 vs JAX", detail))
@@ -685,6 +689,19 @@ def _var_mean_shape(call, ours, theirs, difference) -> bool:
     )
 
 
+def _unique_weak_type(call, ours, theirs, difference) -> bool:
+    """unique_* of a Python scalar: JAX's values lose the weak type for a complex scalar (its
+    NaN rewrite of complex input, a jnp.where) and keep it for size=0 with a fill_value (its
+    full_like of the empty result, where size > 0 goes through a where() that drops it);
+    stablax keeps the input's weak type, and a fill_value makes the values strong."""
+    if call["fn"] not in _UNIQUE_FNS or difference[0] != "diverge-weak-type":
+        return False
+    first = call["args"][0]
+    return "complex" in first or (
+        "fill_value" in call["kwargs"] and ours["value"]["seq"][0]["shape"] == [0]
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -722,6 +739,7 @@ RULES: list[Rule] = [
     ("zero-derivative", _zero_derivative, _zero_derivative.__doc__),
     ("jax-unsigned-constant", _jax_unsigned_constant, _jax_unsigned_constant.__doc__),
     ("var-mean-shape", _var_mean_shape, _var_mean_shape.__doc__),
+    ("unique-weak-type", _unique_weak_type, _unique_weak_type.__doc__),
 ]
 
 

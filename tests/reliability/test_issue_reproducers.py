@@ -1203,6 +1203,16 @@ _FUZZ_100K = [
         ValueError,
     ),
     ("std ddof and correction", lambda: jnp.std(jnp.ones(3), ddof=1, correction=1), ValueError),
+    (
+        "unique_all counts every NaN",
+        lambda: jnp.unique_all(jnp.array([np.nan, 1.0, np.nan])).counts.tolist(),
+        [1, 1, 1],
+    ),
+    (
+        "unique_values of complex NaNs",
+        lambda: list(jnp.unique_values(jnp.array([np.nan, 1, np.nan], np.complex64)).shape),
+        [3],
+    ),
 ]
 
 
