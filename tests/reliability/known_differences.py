@@ -340,7 +340,7 @@ def _integer_quantiles(call, ours, theirs, difference) -> bool:
         and _error(theirs)
         and bool(
             re.search(
-                r"floor does not accept dtype u?int|mul does not accept dtype bool",
+                r"floor does not accept dtype u?int|(?:mul|sub) does not accept dtype bool",
                 theirs["message"],
             )
         )
@@ -702,6 +702,58 @@ def _unique_weak_type(call, ours, theirs, difference) -> bool:
     )
 
 
+_QUANTILE_FNS = (
+    "jnp.quantile",
+    "jnp.nanquantile",
+    "jnp.percentile",
+    "jnp.nanpercentile",
+    "jnp.median",
+    "jnp.nanmedian",
+)
+
+
+def _quantile_of_nothing(call, ours, theirs, difference) -> bool:
+    """Quantiles and medians over an empty axis: stablax gives NumPy's NaN; JAX gathers from the
+    empty axis (TypeError from its gather's slice sizes, IndexError from its indexing)."""
+    return (
+        call["fn"] in _QUANTILE_FNS
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(
+            re.search(
+                r"Slice size at index \d+ in gather op is out of range"
+                r"|^index is out of bounds for axis \d+ with size 0",
+                theirs["message"],
+            )
+        )
+    )
+
+
+def _quantile_weights(call, ours, theirs, difference) -> bool:
+    """Weighted quantiles (method 'inverted_cdf' only, in JAX): not implemented in stablax yet
+    (NotImplementedError, after JAX's checks of the method and of complex weights)."""
+    return (
+        call["fn"] in _QUANTILE_FNS
+        and _error(ours)
+        and ours["type"] == "NotImplementedError"
+        and "the 'weights' argument is not supported yet" in ours["message"]
+    )
+
+
+def _scalar_cumulative(call, ours, theirs, difference) -> bool:
+    """Cumulative sums and products of a 0-d input along axis 0 or -1: stablax follows NumPy
+    (the input counts as 1-d, as JAX does for Python scalars); JAX raises for a 0-d array and
+    for nancumsum/nancumprod of a NumPy scalar (its NaN rewrite makes it an array first)."""
+    return (
+        call["fn"] in ("jnp.cumsum", "jnp.cumprod", "jnp.nancumsum", "jnp.nancumprod")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(
+            re.match(r"axis -?\d+ is out of bounds for array of dimension 0", theirs["message"])
+        )
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -740,6 +792,9 @@ RULES: list[Rule] = [
     ("jax-unsigned-constant", _jax_unsigned_constant, _jax_unsigned_constant.__doc__),
     ("var-mean-shape", _var_mean_shape, _var_mean_shape.__doc__),
     ("unique-weak-type", _unique_weak_type, _unique_weak_type.__doc__),
+    ("quantile-of-nothing", _quantile_of_nothing, _quantile_of_nothing.__doc__),
+    ("quantile-weights", _quantile_weights, _quantile_weights.__doc__),
+    ("scalar-cumulative", _scalar_cumulative, _scalar_cumulative.__doc__),
 ]
 
 

@@ -1213,6 +1213,27 @@ _FUZZ_100K = [
         lambda: list(jnp.unique_values(jnp.array([np.nan, 1, np.nan], np.complex64)).shape),
         [3],
     ),
+    ("nancumprod of a scalar along axis 0", lambda: jnp.nancumprod(2, axis=0), [2]),
+    ("cumsum of a 0-d array along axis 0", lambda: jnp.cumsum(np.float32(2), axis=0), [2.0]),
+    ("nancumprod of a scalar along axis 1", lambda: jnp.nancumprod(2, axis=1), ValueError),
+    ("nanmedian of nothing", lambda: bool(np.isnan(jnp.nanmedian(jnp.zeros(0)))), True),
+    (
+        "nanquantile of empty lanes",
+        lambda: np.isnan(jnp.nanquantile(jnp.zeros((2, 0)), 0.5, axis=1)).tolist(),
+        [True, True],
+    ),
+    ("nanmedian out", lambda: jnp.nanmedian(jnp.ones(3), out=jnp.zeros(())), ValueError),
+    ("quantile out", lambda: jnp.quantile(jnp.ones(3), 0.5, out=jnp.zeros(())), ValueError),
+    (
+        "nanquantile complex weights",
+        lambda: jnp.nanquantile(jnp.ones(2), 0.5, weights=jnp.ones(2, np.complex64)),
+        ValueError,
+    ),
+    (
+        "quantile weights need inverted_cdf",
+        lambda: jnp.quantile(jnp.ones(2), 0.5, method="linear", weights=jnp.ones(2)),
+        NotImplementedError,
+    ),
 ]
 
 

@@ -38,9 +38,9 @@ def _cumulative_dtype(dt: np.dtype, dtype: Any, name: str) -> np.dtype:
 def _cumulative(name: str, lax_fn, nan_fill: float | None):
     def fn(a, axis=None, dtype=None):
         a = asarray(a)
-        if axis is None:
+        if axis is None or a.aval.ndim == 0:  # NumPy (and JAX for scalars): a 0-d `a` is 1-d
             a = lax.reshape(a, (a.aval.size,))
-            axis = 0
+            axis = 0 if axis is None else axis
         axis = _axis(axis, a.aval.ndim, name)
         if nan_fill is not None and dtypes.issubdtype(a.aval.dtype, np.inexact):
             a = lax.select(lax.ne(a, a), lax.full_like(a, nan_fill), a)
