@@ -99,6 +99,7 @@ def _list_input(call: dict, ours: dict, theirs: dict, difference: tuple[str, str
     return _error(theirs) and bool(
         re.search(
             r"requires ndarray or scalar arguments, got <class '(?:list|tuple)'>"
+            r"|Cannot determine dtype of \[(?:JitTracer|BatchTracer)"
             r"|Error interpreting argument to \w+ as a JAX value\. The problematic value is of "
             r"type <class '(?:list|tuple)'>",
             theirs["message"],

@@ -1234,6 +1234,14 @@ _FUZZ_100K = [
         lambda: jnp.quantile(jnp.ones(2), 0.5, method="linear", weights=jnp.ones(2)),
         NotImplementedError,
     ),
+    (
+        "mean checks where before out",
+        lambda: jnp.mean(jnp.ones(2), out=1.0, where=jnp.ones(2)),
+        ValueError,
+    ),
+    ("nanmax checks where before axis", lambda: jnp.nanmax(jnp.ones(2), "a", where=1), ValueError),
+    ("mean dtype bool", lambda: jnp.mean(jnp.ones(2), dtype=bool), TypeError),
+    ("mean dtype bool of nothing", lambda: jnp.mean(jnp.zeros(0), dtype=bool), TypeError),
 ]
 
 

@@ -86,6 +86,22 @@ def _check_out(out: Any, name: str) -> None:
         )
 
 
+def _check_where(where: Any, name: str) -> None:
+    """where's dtype, checked before the other arguments as JAX's mean, var, std and
+    nan-reductions do (the shape is checked with the array's, in `_mask`)."""
+    if where is None:
+        return
+    try:
+        dtype = dtypes.dtype_of(where)
+    except (TypeError, ValueError):  # not an array: left to asarray's error
+        return
+    if dtype != np.bool_:
+        raise ValueError(
+            f"jnp.{name}: where must be None or a boolean array, got {np.dtype(dtype).name}"
+            f"{mlir.where_suffix()}"
+        )
+
+
 def _finish(out: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Any:
     if keepdims:
         out = lax.reshape(out, _keepdims_shape(shape, axes))
@@ -304,6 +320,8 @@ def _mean_impl(a, axis=None, dtype=None, keepdims=False, where=None):
         if dtype is None
         else dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "mean"))
     )
+    if target == np.bool_:  # JAX's class (its lax.div rejects bool), empty or not
+        raise TypeError(f"jnp.mean: dtype must be numeric, got bool{mlir.where_suffix()}")
     if (
         where is None
         and _count(a.aval.shape, axes) == 0
@@ -331,6 +349,7 @@ def mean(
     where: Any = None,
 ) -> Any:
     """Arithmetic mean over `axis`; integers average as floats (NumPy's `mean`)."""
+    _check_where(where, "mean")
     _check_out(out, "mean")
     return _mean(a, axis, dtype, keepdims, where)
 
@@ -480,6 +499,7 @@ def var(
 ) -> Any:
     """Variance over `axis`, dividing by N - ddof (or N - correction)."""
     ddof = _ddof_or_correction(ddof, correction, "var")
+    _check_where(where, "var")
     _check_out(out, "var")
     return _var(a, axis, dtype, ddof, keepdims, where, mean)
 
@@ -498,6 +518,7 @@ def std(
 ) -> Any:
     """Standard deviation over `axis`: sqrt of `var`."""
     ddof = _ddof_or_correction(ddof, correction, "std")
+    _check_where(where, "std")
     _check_out(out, "std")
     if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):  # JAX's check and class
         raise ValueError(
