@@ -755,6 +755,45 @@ def _scalar_cumulative(call, ours, theirs, difference) -> bool:
     )
 
 
+def _none_for_array(call, ours, theirs, difference) -> bool:
+    """None passed where an array is expected: stablax's asarray raises TypeError (NumPy's
+    class for a value that is no number); JAX's jnp.array raises ValueError."""
+    return (
+        _error(ours)
+        and ours["type"] == "TypeError"
+        and "Value None of type NoneType is not a valid stablax array type" in ours["message"]
+        and _error(theirs)
+        and theirs["message"].startswith("None is not a valid value for jnp.array")
+    )
+
+
+def _jax_narrow_int_kind(call, ours, theirs, difference) -> bool:
+    """Reductions of int4/uint4 (nanprod, prod, sum): JAX promotes integers by NumPy's dtype
+    kind, which is 'V' for ml_dtypes' narrow integers (ValueError); stablax reduces them."""
+    return (
+        ours["kind"] == "value"
+        and _error(theirs)
+        and theirs["message"].startswith("Invalid integer data type 'V'")
+    )
+
+
+def _repeat_checks(call, ours, theirs, difference) -> bool:
+    """jnp.repeat checks its counts as NumPy does: non-integer repeats (TypeError: no safe cast
+    to int), negative repeats and a negative total_repeat_length (ValueError); JAX checks none
+    of them where it need not gather with the counts (an empty axis, a total_repeat_length)."""
+    return (
+        call["fn"] == "jnp.repeat"
+        and _error(ours)
+        and bool(
+            re.search(
+                r"repeats must be integers, got|repeats may not contain negative values"
+                r"|total_repeat_length must be non-negative",
+                ours["message"],
+            )
+        )
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -796,6 +835,9 @@ RULES: list[Rule] = [
     ("quantile-of-nothing", _quantile_of_nothing, _quantile_of_nothing.__doc__),
     ("quantile-weights", _quantile_weights, _quantile_weights.__doc__),
     ("scalar-cumulative", _scalar_cumulative, _scalar_cumulative.__doc__),
+    ("none-for-array", _none_for_array, _none_for_array.__doc__),
+    ("jax-narrow-int-kind", _jax_narrow_int_kind, _jax_narrow_int_kind.__doc__),
+    ("repeat-checks", _repeat_checks, _repeat_checks.__doc__),
 ]
 
 

@@ -1242,6 +1242,21 @@ _FUZZ_100K = [
     ("nanmax checks where before axis", lambda: jnp.nanmax(jnp.ones(2), "a", where=1), ValueError),
     ("mean dtype bool", lambda: jnp.mean(jnp.ones(2), dtype=bool), TypeError),
     ("mean dtype bool of nothing", lambda: jnp.mean(jnp.zeros(0), dtype=bool), TypeError),
+    (
+        "repeat counts of shape (1, 1)",
+        lambda: jnp.repeat(jnp.array([[7]]), jnp.array([[2]]), total_repeat_length=3),
+        [7, 7, 7],
+    ),
+    ("repeat of a 0-d array along axis 0", lambda: jnp.repeat(jnp.int8(2), 3, axis=0), [2, 2, 2]),
+    (
+        "repeat traced counts of shape (1, 1)",
+        lambda: stablax.jit(lambda r: jnp.repeat(jnp.array([[5]]), r, 0, total_repeat_length=1))(
+            jnp.array([[4]])
+        ),
+        [[5]],
+    ),
+    ("repeat float counts", lambda: jnp.repeat(jnp.ones(2), 1.5, total_repeat_length=3), TypeError),
+    ("repeat mismatched counts", lambda: jnp.repeat(jnp.ones(3), jnp.ones(2, int)), ValueError),
 ]
 
 
