@@ -566,6 +566,7 @@ def _checked_arguments(call, ours, theirs, difference) -> bool:
 
 
 _UNIQUE_FNS = ("jnp.unique_values", "jnp.unique_all", "jnp.unique_counts", "jnp.unique_inverse")
+_SET_FNS = ("jnp.setxor1d", "jnp.union1d", "jnp.intersect1d", "jnp.setdiff1d")
 
 
 def _jax_value_artefacts(call, ours, theirs, difference) -> bool:
@@ -573,7 +574,8 @@ def _jax_value_artefacts(call, ours, theirs, difference) -> bool:
     everywhere; JAX differentiates its bit manipulation: 1 at 0 and infinities, NaN where the
     result overflows), unique_values' gradient without `size` (JAX computes the values from
     the concrete input with NumPy, so no gradient reaches them; with `size` both give it to
-    each value's first occurrence; unique_all, unique_counts and unique_inverse alike),
+    each value's first occurrence; unique_all, unique_counts, unique_inverse and the set
+    operations alike),
     polydiv's eliminated remainder coefficients (exact zeros in stablax; JAX leaves the
     rounding residue of u[k] - (u[k] / v[0]) * v[0]), array_repr's text (JAX names its class
     ArrayImpl; stablax writes the repr of the array, `Array(...)`)."""
@@ -582,7 +584,7 @@ def _jax_value_artefacts(call, ours, theirs, difference) -> bool:
         return False
     if fn == "jnp.ldexp" and call["mode"] == "grad":
         return True
-    if fn in _UNIQUE_FNS and call["mode"] == "grad":
+    if fn in (*_UNIQUE_FNS, *_SET_FNS) and call["mode"] == "grad":
         return "size" not in call["kwargs"]
     if fn == "jnp.polydiv":
         return bool(re.match(r"\[1\]: \w+ element \d+: -?0\.0 vs JAX", detail))
@@ -794,6 +796,58 @@ def _repeat_checks(call, ours, theirs, difference) -> bool:
     )
 
 
+def _take_checks(call, ours, theirs, difference) -> bool:
+    """jnp.take checks the indices' dtype first (JAX's ValueError), for empty indices too; JAX
+    skips that check for empty indices and checks an empty axis first (IndexError). A take of
+    empty indices from an empty axis has NumPy's shape, indices.shape + the other dimensions
+    (JAX returns the indices' shape only)."""
+    if call["fn"] != "jnp.take":
+        return False
+    if difference[0] == "diverge-shape":
+        return any(0 in s.get("array", [1]) for s in _arrays(call))
+    return (
+        _error(ours)
+        and "jnp.take: indices must be of integer type" in ours["message"]
+        and (
+            theirs["kind"] == "value"
+            or theirs["message"].startswith("Cannot do a non-empty jnp.take() from an empty axis")
+        )
+    )
+
+
+def _jax_vdot_preferred_type(call, ours, theirs, difference) -> bool:
+    """vdot of a small integer array and a Python int: JAX asks its dot for a result type
+    narrower than the one it promotes to (TypeError); stablax computes it."""
+    return (
+        call["fn"] == "jnp.vdot"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "`preferred_element_type` must not be narrower" in theirs["message"]
+    )
+
+
+def _tri_k_overflow(call, ours, theirs, difference) -> bool:
+    """jnp.tri with a k outside the default integer: JAX converts k first (OverflowError);
+    stablax clamps it to the corners (the mask is then all ones or all zeros, as NumPy's) and
+    checks N and M."""
+    return (
+        call["fn"] == "jnp.tri"
+        and _error(theirs)
+        and theirs["type"] == "OverflowError"
+        and bool(re.search(r"too large to convert to int(?:32|64)", theirs["message"]))
+    )
+
+
+def _set_fill_shape(call, ours, theirs, difference) -> bool:
+    """A set operation's fill_value that does not broadcast to the (size,) result: stablax
+    raises ValueError; JAX broadcasts the result against it (a result of another shape)."""
+    return (
+        call["fn"] in (*_UNIQUE_FNS, *_SET_FNS, "jnp.unique")
+        and _error(ours)
+        and bool(re.search(r"fill_value of shape .* does not broadcast to", ours["message"]))
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -838,6 +892,10 @@ RULES: list[Rule] = [
     ("none-for-array", _none_for_array, _none_for_array.__doc__),
     ("jax-narrow-int-kind", _jax_narrow_int_kind, _jax_narrow_int_kind.__doc__),
     ("repeat-checks", _repeat_checks, _repeat_checks.__doc__),
+    ("take-checks", _take_checks, _take_checks.__doc__),
+    ("jax-vdot-preferred-type", _jax_vdot_preferred_type, _jax_vdot_preferred_type.__doc__),
+    ("tri-k-overflow", _tri_k_overflow, _tri_k_overflow.__doc__),
+    ("set-fill-shape", _set_fill_shape, _set_fill_shape.__doc__),
 ]
 
 

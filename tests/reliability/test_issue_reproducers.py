@@ -989,6 +989,7 @@ _RESULT_TYPES = [
     ("max int4", lambda: jnp.max(jnp.array([-4, 4, 1], ml_dtypes.int4)), 4, "int4", False),
     ("min uint4", lambda: jnp.min(jnp.array([15, 4, 1], ml_dtypes.uint4)), 1, "uint4", False),
     ("ptp int4 wraps", lambda: jnp.ptp(jnp.array([-4, 4, 1], ml_dtypes.int4)), -8, "int4", False),
+    ("take weak scalar", lambda: jnp.take(1.0, jnp.array([0, 0])), [1.0, 1.0], "float32", True),
     (
         "nanargmin uint4",
         lambda: jnp.nanargmin(jnp.array([15, 4, 1], ml_dtypes.uint4)),
@@ -1257,6 +1258,27 @@ _FUZZ_100K = [
     ),
     ("repeat float counts", lambda: jnp.repeat(jnp.ones(2), 1.5, total_repeat_length=3), TypeError),
     ("repeat mismatched counts", lambda: jnp.repeat(jnp.ones(3), jnp.ones(2, int)), ValueError),
+    ("take bool index", lambda: jnp.take(jnp.array([5, 6]), True), 6),
+    ("take int4 indices", lambda: jnp.take(jnp.array([5, 6]), jnp.array([1], ml_dtypes.int4)), [6]),
+    ("take from an empty axis", lambda: jnp.take(jnp.zeros((3, 0)), 0), IndexError),
+    ("take float index from an empty axis", lambda: jnp.take(jnp.zeros(0), 1.5), IndexError),
+    ("ptp checks the axis first", lambda: jnp.ptp(jnp.bool_(True), axis=0), ValueError),
+    ("tri N None", lambda: jnp.tri(None), TypeError),
+    ("tri k past the corner", lambda: jnp.tri(2, k=2**63).tolist(), [[1.0, 1.0], [1.0, 1.0]]),
+    ("tril k 2**40", lambda: jnp.tril(jnp.ones((2, 2)), k=2**40).tolist(), [[1.0] * 2] * 2),
+    (
+        "setxor1d of nothing with size",
+        lambda: jnp.setxor1d(jnp.zeros(0), jnp.zeros((2, 0)), size=3).tolist(),
+        [0.0, 0.0, 0.0],
+    ),
+    (
+        "unravel_index of int4 indices",
+        lambda: [
+            (str(c.dtype), c.tolist())
+            for c in jnp.unravel_index(jnp.array([5, 3], ml_dtypes.int4), (2, 5))
+        ],
+        [("int4", [1, 0]), ("int4", [0, 3])],
+    ),
 ]
 
 

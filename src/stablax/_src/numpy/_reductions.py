@@ -575,6 +575,7 @@ def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> An
 
 def _ptp_impl(a, axis=None, keepdims=False):
     a = asarray(a)
+    _axes(axis, a.aval.ndim, "ptp")  # the axis first, in JAX's order
     if a.aval.dtype == np.bool_:
         raise TypeError(f"jnp.ptp: boolean inputs are not supported{mlir.where_suffix()}")
     return lax.sub(_max(a, axis, keepdims), _min(a, axis, keepdims))

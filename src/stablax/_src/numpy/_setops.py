@@ -424,6 +424,9 @@ def setxor1d(
     del assume_unique
     ar1, ar2 = promote_dtypes(_flat(ar1), _flat(ar2))
     both = lax.concatenate([ar1, ar2], 0)
+    if size is not None and fill_value is None and both.aval.size == 0:
+        # JAX pads with the smallest value of the result, and zeros when there is none
+        return lax.full((operator.index(size),), 0, both.aval.dtype)
     keep = lax.concatenate([isin(ar1, ar2, invert=True), isin(ar2, ar1, invert=True)], 0)
     return _keep_distinct(both, keep, size, fill_value, "setxor1d")
 
