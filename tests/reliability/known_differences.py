@@ -239,7 +239,8 @@ def _monoid_reduce(call, ours, theirs, difference) -> bool:
 def _numpy_errors(call, ours, theirs, difference) -> bool:
     """stablax raises NumPy's error where JAX computes something (or raises another class):
     FFTs of zero points, linspace/logspace axes out of bounds, multi_dot of one array,
-    array_split into no sections, complex quantiles, geomspace through zero,
+    array_split into no sections, complex quantiles, geomspace through zero, vsplit/dsplit of
+    arrays of too few dimensions,
     unravel_index of float indices (NumPy's TypeError; JAX truncates them) or into a shape with
     a negative dimension or of size 0 (NumPy's ValueError: no index is in bounds; JAX's clipping
     gives -1 or 0, and its divmod by zero the rest),
@@ -260,6 +261,9 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
         # NumPy's ValueError from its concatenate; JAX's TypeError from lax.concatenate.
         "jnp.cov": "must have the same number of observations",
         "jnp.corrcoef": "must have the same number of observations",
+        # NumPy's ValueError for a 1-D array; JAX splits it along its only axis.
+        "jnp.vsplit": "only works on arrays of 2 or more dimensions",
+        "jnp.dsplit": "only works on arrays of 3 or more dimensions",
         # NumPy: "Quantiles must be in the range [0, 1]" (ValueError); JAX's floor(complex).
         "jnp.nanquantile": "does not support complex input",
         "jnp.quantile": "does not support complex input",
@@ -716,10 +720,11 @@ _QUANTILE_FNS = (
 
 
 def _quantile_of_nothing(call, ours, theirs, difference) -> bool:
-    """Quantiles and medians over an empty axis: stablax gives NumPy's NaN; JAX gathers from the
-    empty axis (TypeError from its gather's slice sizes, IndexError from its indexing)."""
+    """Quantiles and medians over an empty axis: stablax gives NumPy's NaN (trapezoid: NumPy's
+    zeros); JAX gathers from the empty axis (TypeError from its gather's slice sizes,
+    IndexError from its indexing)."""
     return (
-        call["fn"] in _QUANTILE_FNS
+        call["fn"] in (*_QUANTILE_FNS, "jnp.trapezoid")
         and ours["kind"] == "value"
         and _error(theirs)
         and bool(
@@ -758,12 +763,18 @@ def _scalar_cumulative(call, ours, theirs, difference) -> bool:
 
 
 def _none_for_array(call, ours, theirs, difference) -> bool:
-    """None passed where an array is expected: stablax's asarray raises TypeError (NumPy's
-    class for a value that is no number); JAX's jnp.array raises ValueError."""
+    """None passed where an array is expected: stablax raises TypeError (NumPy's class for a
+    value that is no number; asarray's or the function's own check); JAX's jnp.array raises
+    ValueError."""
     return (
         _error(ours)
         and ours["type"] == "TypeError"
-        and "Value None of type NoneType is not a valid stablax array type" in ours["message"]
+        and bool(
+            re.search(
+                r"Value None of type NoneType is not a valid stablax array type|, got None\b",
+                ours["message"],
+            )
+        )
         and _error(theirs)
         and theirs["message"].startswith("None is not a valid value for jnp.array")
     )
@@ -848,6 +859,18 @@ def _set_fill_shape(call, ours, theirs, difference) -> bool:
     )
 
 
+def _trapezoid_specials(call, ours, theirs, difference) -> bool:
+    """trapezoid of infinities: stablax sums NumPy's terms d * (y[i] + y[i+1]) / 2; JAX's
+    constant-spacing path computes dx * (sum(y) - (y[0] + y[-1]) / 2), where an infinite end
+    point gives inf - inf = NaN."""
+    return (
+        call["fn"] == "jnp.trapezoid"
+        and _value_difference(difference)
+        and _special_values(call)
+        and "vs JAX nan" in difference[1]
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -896,6 +919,7 @@ RULES: list[Rule] = [
     ("jax-vdot-preferred-type", _jax_vdot_preferred_type, _jax_vdot_preferred_type.__doc__),
     ("tri-k-overflow", _tri_k_overflow, _tri_k_overflow.__doc__),
     ("set-fill-shape", _set_fill_shape, _set_fill_shape.__doc__),
+    ("trapezoid-specials", _trapezoid_specials, _trapezoid_specials.__doc__),
 ]
 
 

@@ -1279,6 +1279,22 @@ _FUZZ_100K = [
         ],
         [("int4", [1, 0]), ("int4", [0, 3])],
     ),
+    (
+        "trapezoid x broadcast from the right",
+        lambda: jnp.trapezoid(jnp.ones((2, 2, 0)), x=jnp.ones((1, 1, 1))).tolist(),
+        [[0.0, 0.0], [0.0, 0.0]],
+    ),
+    ("trapezoid mismatched x", lambda: jnp.trapezoid(jnp.ones((3, 4)), x=jnp.ones(3)), ValueError),
+    ("trapezoid dx None", lambda: jnp.trapezoid(jnp.ones(3), dx=None), TypeError),
+    ("trapezoid of nothing", lambda: jnp.trapezoid(jnp.zeros((0, 0))).tolist(), []),
+    ("rot90 of a scalar", lambda: jnp.rot90(1.0, axes=None), ValueError),
+    ("meshgrid checks its arrays first", lambda: jnp.meshgrid(None, copy=False), TypeError),
+    ("nanpercentile complex q", lambda: jnp.nanpercentile(jnp.ones(3), 50 + 0j), ValueError),
+    (
+        "percentile q rank before complex",
+        lambda: jnp.percentile(jnp.ones(3), jnp.ones((2, 2), jnp.complex64)),
+        ValueError,
+    ),
 ]
 
 

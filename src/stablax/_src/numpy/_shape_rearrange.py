@@ -112,6 +112,11 @@ def rot90(m: Any, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
     """Rotates by 90 degrees `k` times in the plane of `axes`, from the first towards the second."""
     m = asarray(m)
     ndim = m.aval.ndim
+    if ndim < 2:  # JAX's check, before the axes
+        raise ValueError(
+            f"jnp.rot90: the array must have at least 2 dimensions, got shape {m.aval.shape}"
+            f"{mlir.where_suffix()}"
+        )
     axes = int_sequence(axes, "axes", "jnp.rot90")
     if len(axes) != 2:
         raise ValueError("jnp.rot90: len(axes) must be 2")

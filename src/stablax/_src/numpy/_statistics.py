@@ -46,13 +46,16 @@ def _quantile_impl(a, q, axis=None, method="linear", keepdims=False, ignore_nan=
             f"or 'inverted_cdf', got {method!r}{mlir.where_suffix()}"
         )
     a, q = asarray(a), asarray(q)
-    if a.aval.dtype.kind == "c" or q.aval.dtype.kind == "c":
-        raise ValueError(
-            f"jnp.{name} does not support complex input, as the operation is poorly defined"
-            f"{mlir.where_suffix()}"
-        )
+    complex_input = ValueError(
+        f"jnp.{name} does not support complex input, as the operation is poorly defined"
+        f"{mlir.where_suffix()}"
+    )
+    if a.aval.dtype.kind == "c":  # JAX's order: a's dtype, q's rank, then q's dtype
+        raise complex_input
     if q.aval.ndim > 1:
         raise ValueError(f"jnp.{name}: q must be zero- or one-dimensional{mlir.where_suffix()}")
+    if q.aval.dtype.kind == "c":
+        raise complex_input
     (a,) = promote_dtypes_inexact(a)  # q does not take part in the promotion, as in JAX
     a = lax.convert_element_type(a, a.aval.dtype)  # results are strongly typed, as in JAX
     q = lax.convert_element_type(q, a.aval.dtype)
@@ -173,7 +176,7 @@ def nanquantile(
 
 def _hundredths(q: Any) -> Any:
     (q,) = promote_dtypes_inexact(asarray(q))
-    return lax.div(q, 100.0)
+    return lax.div(q, lax.full_like(q, 100))  # complex q too: _quantile rejects it
 
 
 def percentile(
