@@ -871,6 +871,23 @@ def _trapezoid_specials(call, ours, theirs, difference) -> bool:
     )
 
 
+def _put_of_nothing(call, ours, theirs, difference) -> bool:
+    """jnp.put with an empty array, index or value array: stablax checks the mode and the
+    indices' dtype first (JAX's checks for non-empty arguments); JAX returns the array
+    unchecked."""
+    return (
+        call["fn"] == "jnp.put"
+        and _error(ours)
+        and theirs["kind"] == "value"
+        and bool(
+            re.search(
+                r"jnp\.put: (?:mode should be one of|indices must be of integer type)",
+                ours["message"],
+            )
+        )
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -920,6 +937,7 @@ RULES: list[Rule] = [
     ("tri-k-overflow", _tri_k_overflow, _tri_k_overflow.__doc__),
     ("set-fill-shape", _set_fill_shape, _set_fill_shape.__doc__),
     ("trapezoid-specials", _trapezoid_specials, _trapezoid_specials.__doc__),
+    ("put-of-nothing", _put_of_nothing, _put_of_nothing.__doc__),
 ]
 
 

@@ -1295,6 +1295,7 @@ _FUZZ_100K = [
         lambda: jnp.percentile(jnp.ones(3), jnp.ones((2, 2), jnp.complex64)),
         ValueError,
     ),
+    ("tril checks the rank before k", lambda: jnp.tril(jnp.ones(3), k=1.5), ValueError),
 ]
 
 

@@ -97,9 +97,9 @@ def _tri_mask(shape: tuple[int, int], k: int) -> Any:
 
 def _triangle(m: Any, k: int, lower: bool, name: str) -> Any:
     m = asarray(m)
-    k = int_arg(k, "k", name)
-    if m.aval.ndim < 2:
+    if m.aval.ndim < 2:  # before k, in JAX's order
         raise ValueError(f"{name}: input array must be at least 2-d")
+    k = int_arg(k, "k", name)
     shape = m.aval.shape
     # tril keeps col <= row + k; triu keeps col >= row + k, i.e. not (col <= row + k - 1).
     mask = _tri_mask(shape[-2:], k if lower else k - 1)
