@@ -100,6 +100,7 @@ def _list_input(call: dict, ours: dict, theirs: dict, difference: tuple[str, str
     return _error(theirs) and bool(
         re.search(
             r"requires ndarray or scalar arguments, got <class '(?:list|tuple)'>"
+            r"|Cannot determine dtype of \[(?:JitTracer|BatchTracer)"
             r"|Error interpreting argument to \w+ as a JAX value\. The problematic value is of "
             r"type <class '(?:list|tuple)'>",
             theirs["message"],
@@ -250,8 +251,11 @@ def _monoid_reduce(call, ours, theirs, difference) -> bool:
 def _numpy_errors(call, ours, theirs, difference) -> bool:
     """stablax raises NumPy's error where JAX computes something (or raises another class):
     FFTs of zero points, linspace/logspace axes out of bounds, multi_dot of one array,
-    array_split into no sections, complex quantiles, geomspace through zero,
-    unravel_index of float indices (NumPy's TypeError; JAX truncates them),
+    array_split into no sections, complex quantiles, geomspace through zero, vsplit/dsplit of
+    arrays of too few dimensions,
+    unravel_index of float indices (NumPy's TypeError; JAX truncates them) or into a shape with
+    a negative dimension or of size 0 (NumPy's ValueError: no index is in bounds; JAX's clipping
+    gives -1 or 0, and its divmod by zero the rest),
     pad with a non-integer pad_width (NumPy's TypeError; JAX truncates it), histogram bins of 0
     or of an N-D array, h/v/dsplit into negative sections, choose among no choices; rounding
     integers to negative decimals works (JAX raises NotImplementedError)."""
@@ -275,6 +279,9 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
         # NumPy's ValueError from its concatenate; JAX's TypeError from lax.concatenate.
         "jnp.cov": "must have the same number of observations",
         "jnp.corrcoef": "must have the same number of observations",
+        # NumPy's ValueError for a 1-D array; JAX splits it along its only axis.
+        "jnp.vsplit": "only works on arrays of 2 or more dimensions",
+        "jnp.dsplit": "only works on arrays of 3 or more dimensions",
         # NumPy: "Quantiles must be in the range [0, 1]" (ValueError); JAX's floor(complex).
         "jnp.nanquantile": "does not support complex input",
         "jnp.quantile": "does not support complex input",
@@ -282,8 +289,14 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
     for prefix, message in numpy_messages.items():
         if fn.startswith(prefix) and _error(ours) and message in ours["message"]:
             return True
-    if fn == "jnp.unravel_index":  # NumPy: "only int indices permitted"
-        return ours["kind"] == "error" and "indices must be of integer type" in ours["message"]
+    if fn == "jnp.unravel_index":  # NumPy: "only int indices permitted", "out of bounds"
+        return ours["kind"] == "error" and bool(
+            re.search(
+                r"indices must be of integer type|shape must be non-negative"
+                r"|every index is out of bounds for shape",
+                ours["message"],
+            )
+        )
     if fn == "jnp.pad":
         return ours["kind"] == "error" and "pad_width must be of integral type" in ours["message"]
     if fn == "jnp.geomspace":
@@ -359,7 +372,7 @@ def _integer_quantiles(call, ours, theirs, difference) -> bool:
         and _error(theirs)
         and bool(
             re.search(
-                r"floor does not accept dtype u?int|mul does not accept dtype bool",
+                r"floor does not accept dtype u?int|(?:mul|sub) does not accept dtype bool",
                 theirs["message"],
             )
         )
@@ -559,8 +572,9 @@ def _checked_arguments(call, ours, theirs, difference) -> bool:
     unhashable static argument), ragged_dot's unsupported group_offset (both raise it),
     lax.composite's name (checked when the composite is made; JAX reads it when traced), a str
     number of sections for split (JAX and NumPy read '2' with int()),
-    axes given as a str (TypeError, as NumPy's reductions; JAX tries len('a')) and isin's
-    method (JAX reads it only when both inputs are non-empty)."""
+    axes given as a str (TypeError, as NumPy's reductions; JAX tries len('a')), isin's
+    method (JAX reads it only when both inputs are non-empty) and trim_zeros' trim (JAX returns
+    a 0-d input without reading it; NumPy fails on None.lower())."""
     if not _error(ours):
         return False
     fn, message = call["fn"], ours["message"]
@@ -580,6 +594,7 @@ def _checked_arguments(call, ours, theirs, difference) -> bool:
             and bool(re.search(r"axes must be a sequence of integers, got '", message))
         )
         or (fn == "jnp.isin" and "must be one of ['auto', 'compare_all'" in message)
+        or (fn == "jnp.trim_zeros" and "trim must be a string of 'f' and 'b'" in message)
     )
 
 
@@ -588,15 +603,17 @@ def _jax_value_artefacts(call, ours, theirs, difference) -> bool:
     everywhere; JAX differentiates its bit manipulation: 1 at 0 and infinities, NaN where the
     result overflows), unique_values' gradient without `size` (JAX computes the values from
     the concrete input with NumPy, so no gradient reaches them; with `size` both give it to
-    each value's first occurrence), polydiv's eliminated remainder coefficients (exact zeros
-    in stablax; JAX leaves the rounding residue of u[k] - (u[k] / v[0]) * v[0]), array_repr's
-    text (JAX names its class ArrayImpl; stablax writes the repr of the array, `Array(...)`)."""
+    each value's first occurrence; unique_all, unique_counts, unique_inverse and the set
+    operations alike),
+    polydiv's eliminated remainder coefficients (exact zeros in stablax; JAX leaves the
+    rounding residue of u[k] - (u[k] / v[0]) * v[0]), array_repr's text (JAX names its class
+    ArrayImpl; stablax writes the repr of the array, `Array(...)`)."""
     fn, detail = call["fn"], difference[1]
     if not _value_difference(difference):
         return False
     if fn == "jnp.ldexp" and call["mode"] == "grad":
         return True
-    if fn == "jnp.unique_values" and call["mode"] == "grad":
+    if fn in (*_UNIQUE_FNS, *_SET_FNS) and call["mode"] == "grad":
         return "size" not in call["kwargs"]
     if fn == "jnp.polydiv":
         return bool(re.match(r"\[1\]: \w+ element \d+: -?0\.0 vs JAX", detail))
@@ -727,6 +744,239 @@ def _eig_of_a_vector(call, ours, theirs, difference) -> bool:
     return _error(theirs) and "Derivatives of non-symmetric eigenvectors" in theirs["message"]
 
 
+def _constants_under_jit(call, ours, theirs, difference) -> bool:
+    """A function that needs concrete values (trim_zeros), under jit with no traced argument:
+    stablax reads the closed-over NumPy constants, which stay concrete (as they were in JAX
+    before it began tracing them); JAX 0.10.2 traces them and raises ConcretizationTypeError."""
+    return (
+        call["mode"] == "jit"
+        and call["fn"] in ("jnp.trim_zeros",)
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and theirs["type"] == "ConcretizationTypeError"
+        and not any("array" in a and a.get("as") == "array" for a in call["args"])
+    )
+
+
+def _zero_derivative(call, ours, theirs, difference) -> bool:
+    """grad of nextafter: stablax differentiates it as piecewise constant (zero derivative, as
+    floor and round; chlo.next_after is in lax._elementwise_ad.ZERO_DERIVATIVE); JAX has no
+    differentiation rule for it (NotImplementedError)."""
+    return (
+        call["mode"] == "grad"
+        and call["fn"] in ("jnp.nextafter", "lax.nextafter")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "Differentiation rule for 'nextafter' not implemented" in theirs["message"]
+    )
+
+
+def _jax_unsigned_constant(call, ours, theirs, difference) -> bool:
+    """vander with N=0 of an unsigned array: JAX forms its exponent constant N - 1 = -1 in the
+    unsigned dtype (OverflowError); NumPy and stablax return the (n, 0) result."""
+    return (
+        call["fn"] == "jnp.vander"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(re.match(r"Python integer -1 out of bounds for uint", theirs["message"]))
+    )
+
+
+def _var_mean_shape(call, ours, theirs, difference) -> bool:
+    """var/std with a mean= that does not broadcast to the input's shape (NumPy documents the
+    keepdims mean): stablax raises TypeError, as JAX's lax.sub does for an input of rank 1 or
+    more; for a 0-d input JAX (and NumPy) broadcast the input to the mean's shape and divide
+    the sum of those deviations by one element."""
+    return (
+        call["fn"] in ("jnp.var", "jnp.std", "jnp.nanvar", "jnp.nanstd")
+        and _error(ours)
+        and "does not broadcast against the input of shape ()" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
+def _unique_weak_type(call, ours, theirs, difference) -> bool:
+    """unique_* of a Python scalar: JAX's values lose the weak type for a complex scalar (its
+    NaN rewrite of complex input, a jnp.where) and keep it for size=0 with a fill_value (its
+    full_like of the empty result, where size > 0 goes through a where() that drops it);
+    stablax keeps the input's weak type, and a fill_value makes the values strong."""
+    if call["fn"] not in _UNIQUE_FNS or difference[0] != "diverge-weak-type":
+        return False
+    first = call["args"][0]
+    return "complex" in first or (
+        "fill_value" in call["kwargs"] and ours["value"]["seq"][0]["shape"] == [0]
+    )
+
+
+def _quantile_of_nothing(call, ours, theirs, difference) -> bool:
+    """Quantiles and medians over an empty axis: stablax gives NumPy's NaN (trapezoid: NumPy's
+    zeros); JAX gathers from the empty axis (TypeError from its gather's slice sizes,
+    IndexError from its indexing)."""
+    return (
+        call["fn"] in (*_QUANTILE_FNS, "jnp.trapezoid")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(
+            re.search(
+                r"Slice size at index \d+ in gather op is out of range"
+                r"|^index is out of bounds for axis \d+ with size 0",
+                theirs["message"],
+            )
+        )
+    )
+
+
+def _quantile_weights(call, ours, theirs, difference) -> bool:
+    """Weighted quantiles (method 'inverted_cdf' only, in JAX): not implemented in stablax yet
+    (NotImplementedError, after JAX's checks of the method and of complex weights)."""
+    return (
+        call["fn"] in _QUANTILE_FNS
+        and _error(ours)
+        and ours["type"] == "NotImplementedError"
+        and "the 'weights' argument is not supported yet" in ours["message"]
+    )
+
+
+def _scalar_cumulative(call, ours, theirs, difference) -> bool:
+    """Cumulative sums and products of a 0-d input along axis 0 or -1: stablax follows NumPy
+    (the input counts as 1-d, as JAX does for Python scalars); JAX raises for a 0-d array and
+    for nancumsum/nancumprod of a NumPy scalar (its NaN rewrite makes it an array first)."""
+    return (
+        call["fn"] in ("jnp.cumsum", "jnp.cumprod", "jnp.nancumsum", "jnp.nancumprod")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(
+            re.match(r"axis -?\d+ is out of bounds for array of dimension 0", theirs["message"])
+        )
+    )
+
+
+def _none_for_array(call, ours, theirs, difference) -> bool:
+    """None passed where an array is expected: stablax raises TypeError (NumPy's class for a
+    value that is no number; asarray's or the function's own check); JAX's jnp.array raises
+    ValueError."""
+    return (
+        _error(ours)
+        and ours["type"] == "TypeError"
+        and bool(
+            re.search(
+                r"Value None of type NoneType is not a valid stablax array type|, got None\b",
+                ours["message"],
+            )
+        )
+        and _error(theirs)
+        and theirs["message"].startswith("None is not a valid value for jnp.array")
+    )
+
+
+def _jax_narrow_int_kind(call, ours, theirs, difference) -> bool:
+    """Reductions of int4/uint4 (nanprod, prod, sum): JAX promotes integers by NumPy's dtype
+    kind, which is 'V' for ml_dtypes' narrow integers (ValueError); stablax reduces them."""
+    return (
+        ours["kind"] == "value"
+        and _error(theirs)
+        and theirs["message"].startswith("Invalid integer data type 'V'")
+    )
+
+
+def _repeat_checks(call, ours, theirs, difference) -> bool:
+    """jnp.repeat checks its counts as NumPy does: non-integer repeats (TypeError: no safe cast
+    to int), negative repeats and a negative total_repeat_length (ValueError); JAX checks none
+    of them where it need not gather with the counts (an empty axis, a total_repeat_length)."""
+    return (
+        call["fn"] == "jnp.repeat"
+        and _error(ours)
+        and bool(
+            re.search(
+                r"repeats must be integers, got|repeats may not contain negative values"
+                r"|total_repeat_length must be non-negative",
+                ours["message"],
+            )
+        )
+    )
+
+
+def _take_checks(call, ours, theirs, difference) -> bool:
+    """jnp.take checks the indices' dtype first (JAX's ValueError), for empty indices too; JAX
+    skips that check for empty indices and checks an empty axis first (IndexError). A take of
+    empty indices from an empty axis has NumPy's shape, indices.shape + the other dimensions
+    (JAX returns the indices' shape only)."""
+    if call["fn"] != "jnp.take":
+        return False
+    if difference[0] == "diverge-shape":
+        return any(0 in s.get("array", [1]) for s in _arrays(call))
+    return (
+        _error(ours)
+        and "jnp.take: indices must be of integer type" in ours["message"]
+        and (
+            theirs["kind"] == "value"
+            or theirs["message"].startswith("Cannot do a non-empty jnp.take() from an empty axis")
+        )
+    )
+
+
+def _jax_vdot_preferred_type(call, ours, theirs, difference) -> bool:
+    """vdot of a small integer array and a Python int: JAX asks its dot for a result type
+    narrower than the one it promotes to (TypeError); stablax computes it."""
+    return (
+        call["fn"] == "jnp.vdot"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "`preferred_element_type` must not be narrower" in theirs["message"]
+    )
+
+
+def _tri_k_overflow(call, ours, theirs, difference) -> bool:
+    """jnp.tri with a k outside the default integer: JAX converts k first (OverflowError);
+    stablax clamps it to the corners (the mask is then all ones or all zeros, as NumPy's) and
+    checks N and M."""
+    return (
+        call["fn"] == "jnp.tri"
+        and _error(theirs)
+        and theirs["type"] == "OverflowError"
+        and bool(re.search(r"too large to convert to int(?:32|64)", theirs["message"]))
+    )
+
+
+def _set_fill_shape(call, ours, theirs, difference) -> bool:
+    """A set operation's fill_value that does not broadcast to the (size,) result: stablax
+    raises ValueError; JAX broadcasts the result against it (a result of another shape)."""
+    return (
+        call["fn"] in (*_UNIQUE_FNS, *_SET_FNS, "jnp.unique")
+        and _error(ours)
+        and bool(re.search(r"fill_value of shape .* does not broadcast to", ours["message"]))
+    )
+
+
+def _trapezoid_specials(call, ours, theirs, difference) -> bool:
+    """trapezoid of infinities: stablax sums NumPy's terms d * (y[i] + y[i+1]) / 2; JAX's
+    constant-spacing path computes dx * (sum(y) - (y[0] + y[-1]) / 2), where an infinite end
+    point gives inf - inf = NaN."""
+    return (
+        call["fn"] == "jnp.trapezoid"
+        and _value_difference(difference)
+        and _special_values(call)
+        and "vs JAX nan" in difference[1]
+    )
+
+
+def _put_of_nothing(call, ours, theirs, difference) -> bool:
+    """jnp.put with an empty array, index or value array: stablax checks the mode and the
+    indices' dtype first (JAX's checks for non-empty arguments); JAX returns the array
+    unchecked."""
+    return (
+        call["fn"] == "jnp.put"
+        and _error(ours)
+        and theirs["kind"] == "value"
+        and bool(
+            re.search(
+                r"jnp\.put: (?:mode should be one of|indices must be of integer type)",
+                ours["message"],
+            )
+        )
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -765,6 +1015,23 @@ RULES: list[Rule] = [
     ("fft-backward-scaling", _fft_backward_scaling, _fft_backward_scaling.__doc__),
     ("insert-static-indices", _insert_static_indices, _insert_static_indices.__doc__),
     ("eig-of-a-vector", _eig_of_a_vector, _eig_of_a_vector.__doc__),
+    ("constants-under-jit", _constants_under_jit, _constants_under_jit.__doc__),
+    ("zero-derivative", _zero_derivative, _zero_derivative.__doc__),
+    ("jax-unsigned-constant", _jax_unsigned_constant, _jax_unsigned_constant.__doc__),
+    ("var-mean-shape", _var_mean_shape, _var_mean_shape.__doc__),
+    ("unique-weak-type", _unique_weak_type, _unique_weak_type.__doc__),
+    ("quantile-of-nothing", _quantile_of_nothing, _quantile_of_nothing.__doc__),
+    ("quantile-weights", _quantile_weights, _quantile_weights.__doc__),
+    ("scalar-cumulative", _scalar_cumulative, _scalar_cumulative.__doc__),
+    ("none-for-array", _none_for_array, _none_for_array.__doc__),
+    ("jax-narrow-int-kind", _jax_narrow_int_kind, _jax_narrow_int_kind.__doc__),
+    ("repeat-checks", _repeat_checks, _repeat_checks.__doc__),
+    ("take-checks", _take_checks, _take_checks.__doc__),
+    ("jax-vdot-preferred-type", _jax_vdot_preferred_type, _jax_vdot_preferred_type.__doc__),
+    ("tri-k-overflow", _tri_k_overflow, _tri_k_overflow.__doc__),
+    ("set-fill-shape", _set_fill_shape, _set_fill_shape.__doc__),
+    ("trapezoid-specials", _trapezoid_specials, _trapezoid_specials.__doc__),
+    ("put-of-nothing", _put_of_nothing, _put_of_nothing.__doc__),
 ]
 
 

@@ -1051,6 +1051,35 @@ _RESULT_TYPES = [
     ),
     ("rfftn of a Python float", lambda: jnp.fft.rfftn(2.0), 2.0, "float32", False),
     ("isinf of a Python float", lambda: jnp.isinf(float("nan")), False, "bool", False),
+    ("zeros_like 2**63 int16", lambda: jnp.zeros_like(2**63, dtype=jnp.int16), 0, "int16", False),
+    ("zeros_like 2**64", lambda: jnp.zeros_like(2**64), 0, "int32", True),
+    ("full_like -2**64", lambda: jnp.full_like(-(2**64), 3), 3, "int32", True),
+    ("empty_like 2**70 float32", lambda: jnp.empty_like(2**70, dtype=float), 0, "float32", False),
+    (
+        "signbit int4",
+        lambda: jnp.signbit(jnp.array([-4, 4, 0], ml_dtypes.int4)),
+        [True, False, False],
+        "bool",
+        False,
+    ),
+    (
+        "signbit uint2",
+        lambda: jnp.signbit(jnp.array([3, 0], ml_dtypes.uint2)),
+        [False] * 2,
+        "bool",
+        False,
+    ),
+    ("max int4", lambda: jnp.max(jnp.array([-4, 4, 1], ml_dtypes.int4)), 4, "int4", False),
+    ("min uint4", lambda: jnp.min(jnp.array([15, 4, 1], ml_dtypes.uint4)), 1, "uint4", False),
+    ("ptp int4 wraps", lambda: jnp.ptp(jnp.array([-4, 4, 1], ml_dtypes.int4)), -8, "int4", False),
+    ("take weak scalar", lambda: jnp.take(1.0, jnp.array([0, 0])), [1.0, 1.0], "float32", True),
+    (
+        "nanargmin uint4",
+        lambda: jnp.nanargmin(jnp.array([15, 4, 1], ml_dtypes.uint4)),
+        2,
+        "int32",
+        False,
+    ),
 ]
 
 
@@ -1391,6 +1420,112 @@ _FUZZ_100K = [
         ValueError,
     ),
     ("insert at 2**63", lambda: jnp.insert(jnp.arange(10), 2**63, 1), IndexError),
+    ("unravel_index negative dim", lambda: jnp.unravel_index(jnp.array([0]), (-1, 2)), ValueError),
+    ("unravel_index into size 0", lambda: jnp.unravel_index(jnp.array([0]), (3, 0)), ValueError),
+    (
+        "unravel_index of nothing into size 0",
+        lambda: [a.shape for a in jnp.unravel_index(jnp.zeros(0, int), (3, 0))],
+        [(0,), (0,)],
+    ),
+    ("vander of bool", lambda: jnp.vander(jnp.array([True, False])), TypeError),
+    (
+        "var ddof and correction checked first",
+        lambda: jnp.var(jnp.ones(3), ddof=3, mean=object(), correction=0),
+        ValueError,
+    ),
+    ("std ddof and correction", lambda: jnp.std(jnp.ones(3), ddof=1, correction=1), ValueError),
+    (
+        "unique_all counts every NaN",
+        lambda: jnp.unique_all(jnp.array([np.nan, 1.0, np.nan])).counts.tolist(),
+        [1, 1, 1],
+    ),
+    (
+        "unique_values of complex NaNs",
+        lambda: list(jnp.unique_values(jnp.array([np.nan, 1, np.nan], np.complex64)).shape),
+        [3],
+    ),
+    ("nancumprod of a scalar along axis 0", lambda: jnp.nancumprod(2, axis=0), [2]),
+    ("cumsum of a 0-d array along axis 0", lambda: jnp.cumsum(np.float32(2), axis=0), [2.0]),
+    ("nancumprod of a scalar along axis 1", lambda: jnp.nancumprod(2, axis=1), ValueError),
+    ("nanmedian of nothing", lambda: bool(np.isnan(jnp.nanmedian(jnp.zeros(0)))), True),
+    (
+        "nanquantile of empty lanes",
+        lambda: np.isnan(jnp.nanquantile(jnp.zeros((2, 0)), 0.5, axis=1)).tolist(),
+        [True, True],
+    ),
+    ("nanmedian out", lambda: jnp.nanmedian(jnp.ones(3), out=jnp.zeros(())), ValueError),
+    ("quantile out", lambda: jnp.quantile(jnp.ones(3), 0.5, out=jnp.zeros(())), ValueError),
+    (
+        "nanquantile complex weights",
+        lambda: jnp.nanquantile(jnp.ones(2), 0.5, weights=jnp.ones(2, np.complex64)),
+        ValueError,
+    ),
+    (
+        "quantile weights need inverted_cdf",
+        lambda: jnp.quantile(jnp.ones(2), 0.5, method="linear", weights=jnp.ones(2)),
+        NotImplementedError,
+    ),
+    (
+        "mean checks where before out",
+        lambda: jnp.mean(jnp.ones(2), out=1.0, where=jnp.ones(2)),
+        ValueError,
+    ),
+    ("nanmax checks where before axis", lambda: jnp.nanmax(jnp.ones(2), "a", where=1), ValueError),
+    ("mean dtype bool", lambda: jnp.mean(jnp.ones(2), dtype=bool), TypeError),
+    ("mean dtype bool of nothing", lambda: jnp.mean(jnp.zeros(0), dtype=bool), TypeError),
+    (
+        "repeat counts of shape (1, 1)",
+        lambda: jnp.repeat(jnp.array([[7]]), jnp.array([[2]]), total_repeat_length=3),
+        [7, 7, 7],
+    ),
+    ("repeat of a 0-d array along axis 0", lambda: jnp.repeat(jnp.int8(2), 3, axis=0), [2, 2, 2]),
+    (
+        "repeat traced counts of shape (1, 1)",
+        lambda: stablax.jit(lambda r: jnp.repeat(jnp.array([[5]]), r, 0, total_repeat_length=1))(
+            jnp.array([[4]])
+        ),
+        [[5]],
+    ),
+    ("repeat float counts", lambda: jnp.repeat(jnp.ones(2), 1.5, total_repeat_length=3), TypeError),
+    ("repeat mismatched counts", lambda: jnp.repeat(jnp.ones(3), jnp.ones(2, int)), ValueError),
+    ("take bool index", lambda: jnp.take(jnp.array([5, 6]), True), 6),
+    ("take int4 indices", lambda: jnp.take(jnp.array([5, 6]), jnp.array([1], ml_dtypes.int4)), [6]),
+    ("take from an empty axis", lambda: jnp.take(jnp.zeros((3, 0)), 0), IndexError),
+    ("take float index from an empty axis", lambda: jnp.take(jnp.zeros(0), 1.5), IndexError),
+    ("ptp checks the axis first", lambda: jnp.ptp(jnp.bool_(True), axis=0), ValueError),
+    ("tri N None", lambda: jnp.tri(None), TypeError),
+    ("tri k past the corner", lambda: jnp.tri(2, k=2**63).tolist(), [[1.0, 1.0], [1.0, 1.0]]),
+    ("tril k 2**40", lambda: jnp.tril(jnp.ones((2, 2)), k=2**40).tolist(), [[1.0] * 2] * 2),
+    (
+        "setxor1d of nothing with size",
+        lambda: jnp.setxor1d(jnp.zeros(0), jnp.zeros((2, 0)), size=3).tolist(),
+        [0.0, 0.0, 0.0],
+    ),
+    (
+        "unravel_index of int4 indices",
+        lambda: [
+            (str(c.dtype), c.tolist())
+            for c in jnp.unravel_index(jnp.array([5, 3], ml_dtypes.int4), (2, 5))
+        ],
+        [("int4", [1, 0]), ("int4", [0, 3])],
+    ),
+    (
+        "trapezoid x broadcast from the right",
+        lambda: jnp.trapezoid(jnp.ones((2, 2, 0)), x=jnp.ones((1, 1, 1))).tolist(),
+        [[0.0, 0.0], [0.0, 0.0]],
+    ),
+    ("trapezoid mismatched x", lambda: jnp.trapezoid(jnp.ones((3, 4)), x=jnp.ones(3)), ValueError),
+    ("trapezoid dx None", lambda: jnp.trapezoid(jnp.ones(3), dx=None), TypeError),
+    ("trapezoid of nothing", lambda: jnp.trapezoid(jnp.zeros((0, 0))).tolist(), []),
+    ("rot90 of a scalar", lambda: jnp.rot90(1.0, axes=None), ValueError),
+    ("meshgrid checks its arrays first", lambda: jnp.meshgrid(None, copy=False), TypeError),
+    ("nanpercentile complex q", lambda: jnp.nanpercentile(jnp.ones(3), 50 + 0j), ValueError),
+    (
+        "percentile q rank before complex",
+        lambda: jnp.percentile(jnp.ones(3), jnp.ones((2, 2), jnp.complex64)),
+        ValueError,
+    ),
+    ("tril checks the rank before k", lambda: jnp.tril(jnp.ones(3), k=1.5), ValueError),
 ]
 
 

@@ -42,6 +42,7 @@ from stablax._src.lax._shapes import (
     canonicalize_axis,
     convert_element_type,
     full,
+    full_like,
 )
 from stablax._src.lax._slice_pad import concatenate
 from stablax._src.lax._slicing import (
@@ -486,7 +487,7 @@ def _gather(
     batch_dims = [d for d in range(out_aval.ndim) if d not in dn.offset_dims]
     mask = broadcast_in_dim(_in_bounds(start_indices, upper), out_aval.shape, batch_dims)
     fill = _default_fill(aval.dtype) if fill_value is None else fill_value
-    return select(mask, out, full(out_aval.shape, fill, aval.dtype))
+    return select(mask, out, full_like(out, fill))  # keeps the operand's weak type, as JAX
 
 
 def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:

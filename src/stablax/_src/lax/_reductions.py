@@ -66,8 +66,8 @@ def identity_element(computation: str, dtype: np.dtype) -> np.ndarray:
     is_max = computation == "max"
     if dtype == np.bool_:
         return np.asarray(not is_max, dtype)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
+    if dtypes.KIND.get(dtype) in ("i", "u"):  # int4's numpy kind is "V"
+        info = dtypes.iinfo(dtype)
         return np.asarray(info.min if is_max else info.max, dtype)
     return np.asarray(-np.inf if is_max else np.inf, dtype)
 

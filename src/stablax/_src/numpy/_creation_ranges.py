@@ -99,11 +99,11 @@ def _cast(x: Any, dtype: np.dtype) -> Any:
 
 def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list:
     """Coordinate arrays from 1-D coordinate vectors (`np.meshgrid`, 'xy' or 'ij' indexing)."""
+    arrays = [asarray(x) for x in xi]  # the arguments first, in JAX's order
     if not copy:  # JAX's check: the results are always new arrays
         raise ValueError(f"jnp.meshgrid: only copy=True is supported{mlir.where_suffix()}")
     if indexing not in ("xy", "ij"):
         raise ValueError(f"jnp.meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    arrays = [asarray(x) for x in xi]
     for a in arrays:
         if a.aval.ndim != 1:
             raise ValueError(

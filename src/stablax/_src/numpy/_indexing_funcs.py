@@ -25,7 +25,7 @@ def _axis(axis: int, ndim: int, name: str) -> int:
 
 def _check_int_indices(name: str, indices: Any, error: type = TypeError) -> Any:
     indices = asarray(indices)
-    if indices.aval.dtype.kind not in "iu":
+    if dtypes.KIND.get(indices.aval.dtype) not in ("i", "u"):  # int4's numpy kind is "V"
         raise error(
             f"jnp.{name}: indices must be of integer type, got {indices.aval.dtype.name}"
             f"{mlir.where_suffix()}"
@@ -72,10 +72,20 @@ def take(
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     a = asarray(a)
-    indices = _check_int_indices("take", indices, ValueError)  # JAX's class
+    indices = asarray(indices)
+    if indices.aval.dtype == np.bool_:  # NumPy and JAX take booleans as 0 and 1
+        indices = lax.convert_element_type(indices, dtypes.default_int_dtype())
     if axis is None:
         a, axis = _shape.ravel(a), 0
     axis = _axis(axis, a.aval.ndim, "take")
+    if a.aval.shape[axis] == 0 and indices.aval.size:  # NumPy's and JAX's IndexError, first
+        raise IndexError(
+            f"jnp.take: cannot do a non-empty take from an empty axis of {a.aval.str_short()}"
+            f"{mlir.where_suffix()}"
+        )
+    indices = _check_int_indices("take", indices, ValueError)  # JAX's class
+    if dtypes.itemsize_bits(indices.aval.dtype) < 8:  # int4 + size would wrap around
+        indices = lax.convert_element_type(indices, dtypes.default_int_dtype())
     indices, gather_mode = _mode_and_indices("take", indices, a.aval.shape[axis], mode)
     index = (slice(None),) * axis + (indices,)
     return a.at[index].get(
@@ -453,17 +463,25 @@ def unravel_index(indices: Any, shape: Sequence[int]) -> tuple[Any, ...]:
         indices = lax.convert_element_type(indices, dtypes.default_int_dtype(), weak_type=True)
     indices = _check_int_indices("unravel_index", indices)
     shape = int_or_int_sequence(shape, "shape", "jnp.unravel_index")
+    if any(d < 0 for d in shape):
+        raise ValueError(
+            f"jnp.unravel_index: shape must be non-negative, got {tuple(shape)}"
+            f"{mlir.where_suffix()}"
+        )
     size = int(np.prod(shape, dtype=np.int64))
-    dtype = indices.aval.dtype
+    dtype, weak = indices.aval.dtype, indices.aval.weak_type
+    if dtypes.itemsize_bits(dtype) < 8:  # int4: computed in int32 (XLA has no int4 remainder)
+        indices = lax.convert_element_type(indices, np.int32)
+    if size == 0 and indices.aval.size:  # NumPy: "index 0 is out of bounds for array with size 0"
+        raise ValueError(
+            f"jnp.unravel_index: every index is out of bounds for shape {tuple(shape)} of size "
+            f"0 (indices {indices.aval.str_short()}){mlir.where_suffix()}"
+        )
     wrapped = _ufuncs.where(_ufuncs.less(indices, 0), _ufuncs.add(indices, size), indices)
     flat = _ufuncs.clip(wrapped, 0, max(size - 1, 0))
     coords = []
     for d in reversed(shape):
-        coords.append(
-            lax.convert_element_type(
-                _ufuncs.remainder(flat, d), dtype, weak_type=indices.aval.weak_type
-            )
-        )
+        coords.append(lax.convert_element_type(_ufuncs.remainder(flat, d), dtype, weak_type=weak))
         flat = _ufuncs.floor_divide(flat, d)
     return tuple(reversed(coords))
 

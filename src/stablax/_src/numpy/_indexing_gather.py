@@ -29,7 +29,7 @@ def _is_static(value: Any) -> bool:
 
 def _wrap(index: Any, size: int) -> Any:
     """index + size where index < 0, in the index's dtype (unsigned indices never wrap)."""
-    if aval_of(index).dtype.kind == "u":
+    if dtypes.issubdtype(aval_of(index).dtype, np.unsignedinteger):  # uint4 too
         return index
     negative = lax.lt(index, weak_scalar(0, aval_of(index).dtype))
     return lax.select(negative, lax.add(index, _full_like(index, size)), index)

@@ -13,6 +13,7 @@ from stablax._src.jit import jit as _eager
 from stablax._src.numpy import _ufuncs
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import (
+    broadcast_shapes,
     broadcast_to_shape,
     check_arraylike,
     promote_dtypes,
@@ -38,9 +39,9 @@ def _cumulative_dtype(dt: np.dtype, dtype: Any, name: str) -> np.dtype:
 def _cumulative(name: str, lax_fn, nan_fill: float | None):
     def fn(a, axis=None, dtype=None):
         a = asarray(a)
-        if axis is None:
+        if axis is None or a.aval.ndim == 0:  # NumPy (and JAX for scalars): a 0-d `a` is 1-d
             a = lax.reshape(a, (a.aval.size,))
-            axis = 0
+            axis = 0 if axis is None else axis
         axis = _axis(axis, a.aval.ndim, name)
         if nan_fill is not None and dtypes.issubdtype(a.aval.dtype, np.inexact):
             a = lax.select(lax.ne(a, a), lax.full_like(a, nan_fill), a)
@@ -300,10 +301,16 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int | None = N
 
 
 def _trapezoid_impl(y, x=None, dx=1.0, axis=-1):
+    # NumPy's formula and broadcasting: sum(d * (y[1:] + y[:-1]) / 2) along `axis`, where d is
+    # dx or diff(x) (a 1-D x laid along `axis`), broadcast against the sums from the right.
     (y,) = promote_dtypes_inexact(y)
-    axis = _axis(axis, y.aval.ndim, "trapezoid")
-    later, earlier = _shifted_pair(y, axis)
+    y_axis = _axis(axis, y.aval.ndim, "trapezoid")
+    later, earlier = _shifted_pair(y, y_axis)
     if x is None:
+        if dx is None:
+            raise TypeError(
+                f"jnp.trapezoid: dx must be a number or an array, got None{mlir.where_suffix()}"
+            )
         widths = lax.convert_element_type(asarray(dx), y.aval.dtype)
     else:
         x = asarray(x)
@@ -315,17 +322,21 @@ def _trapezoid_impl(y, x=None, dx=1.0, axis=-1):
             )
         if x.aval.ndim == 1:
             shape = [1] * y.aval.ndim
-            shape[axis] = x.aval.shape[0]
-            x = lax.reshape(x, tuple(shape))
-        x_later, x_earlier = _shifted_pair(x, axis if x.aval.ndim == y.aval.ndim else 0)
+            shape[y_axis] = x.aval.shape[0]
+            x, x_axis = lax.reshape(x, tuple(shape)), y_axis
+        else:
+            x_axis = _axis(axis, x.aval.ndim, "trapezoid")
+        x_later, x_earlier = _shifted_pair(x, x_axis)
         widths = lax.sub(x_later, x_earlier)
         y_dtype = dtypes.result_type(widths, later)
         later, earlier, widths = (
             lax.convert_element_type(v, y_dtype) for v in (later, earlier, widths)
         )
-    areas = lax.mul(lax.add(later, earlier), np.asarray(0.5, later.aval.dtype))
-    widths = broadcast_to_shape(widths, areas.aval.shape)
-    return lax.reduce_sum(lax.mul(areas, widths), (axis,))
+    sums = lax.add(later, earlier)
+    shape = broadcast_shapes("jnp.trapezoid", widths.aval.shape, sums.aval.shape)
+    terms = lax.mul(broadcast_to_shape(widths, shape), broadcast_to_shape(sums, shape))
+    total = lax.reduce_sum(terms, (axis if axis >= 0 else len(shape) + axis,))
+    return lax.mul(total, np.asarray(0.5, total.aval.dtype))
 
 
 _trapezoid = _eager(_trapezoid_impl, static_argnames=_STATIC)

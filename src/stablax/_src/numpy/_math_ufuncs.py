@@ -60,12 +60,12 @@ def fabs(x):
 def signbit(x):
     """Whether the sign bit is set (true for -0.0 and negative NaNs too)."""
     (x,) = promote_dtypes(x)
-    kind = x.aval.dtype.kind
-    if kind == "c":
+    dtype = x.aval.dtype
+    if dtype.kind == "c":
         raise ValueError(f"jnp.signbit is not well defined for complex inputs{mlir.where_suffix()}")
-    if kind == "b" or kind == "u":
+    if dtype == np.bool_ or dtypes.issubdtype(dtype, np.unsignedinteger):  # uint4's kind is V
         return lax.full_like(x, False, dtype=np.bool_)
-    if kind == "i":
+    if dtypes.issubdtype(dtype, np.signedinteger):
         return lax.lt(x, lax.full_like(x, 0, dtype=x.aval.dtype))  # strongly typed, as JAX
     return _ufuncs.sign_bit(x)
 

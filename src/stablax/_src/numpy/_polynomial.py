@@ -273,6 +273,8 @@ def _vander_impl(x, N=None, increasing=False):  # noqa: N803 (NumPy's parameter 
     if count < 0:
         raise ValueError(f"jnp.vander: N must be nonnegative{mlir.where_suffix()}")
     (x,) = promote_dtypes(x)
+    if x.aval.dtype == np.bool_:  # JAX's TypeError (NumPy multiplies booleans as logical and)
+        raise TypeError(f"jnp.vander does not accept dtype bool{mlir.where_suffix()}")
     if count == 0:
         return lax.full((x.aval.shape[0], 0), 0, x.aval.dtype)
     columns = lax.broadcast_in_dim(x, (x.aval.shape[0], count), (0,))

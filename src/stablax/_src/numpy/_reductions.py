@@ -86,6 +86,22 @@ def _check_out(out: Any, name: str) -> None:
         )
 
 
+def _check_where(where: Any, name: str) -> None:
+    """where's dtype, checked before the other arguments as JAX's mean, var, std and
+    nan-reductions do (the shape is checked with the array's, in `_mask`)."""
+    if where is None:
+        return
+    try:
+        dtype = dtypes.dtype_of(where)
+    except (TypeError, ValueError):  # not an array: left to asarray's error
+        return
+    if dtype != np.bool_:
+        raise ValueError(
+            f"jnp.{name}: where must be None or a boolean array, got {np.dtype(dtype).name}"
+            f"{mlir.where_suffix()}"
+        )
+
+
 def _finish(out: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Any:
     if keepdims:
         out = lax.reshape(out, _keepdims_shape(shape, axes))
@@ -193,8 +209,8 @@ def prod(
 def _lowest(dt: np.dtype, sign: int) -> Any:
     if dt == np.bool_:
         return sign < 0
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
+    if dtypes.KIND.get(dt) in ("i", "u"):  # int4's numpy kind is "V"
+        info = dtypes.iinfo(dt)
         return int(info.max if sign > 0 else info.min)
     return sign * np.inf
 
@@ -304,6 +320,8 @@ def _mean_impl(a, axis=None, dtype=None, keepdims=False, where=None):
         if dtype is None
         else dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "mean"))
     )
+    if target == np.bool_:  # JAX's class (its lax.div rejects bool), empty or not
+        raise TypeError(f"jnp.mean: dtype must be numeric, got bool{mlir.where_suffix()}")
     if (
         where is None
         and _count(a.aval.shape, axes) == 0
@@ -331,6 +349,7 @@ def mean(
     where: Any = None,
 ) -> Any:
     """Arithmetic mean over `axis`; integers average as floats (NumPy's `mean`)."""
+    _check_where(where, "mean")
     _check_out(out, "mean")
     return _mean(a, axis, dtype, keepdims, where)
 
@@ -349,18 +368,11 @@ def _var_impl(
     keepdims=False,
     where=None,
     mean=None,
-    correction=None,
     *,
     nanvar=False,
 ):
     """var's body; `nanvar` takes JAX's nanvar's rule for an integer `dtype=`."""
     a = asarray(a)
-    if correction is not None:
-        if ddof != 0:  # JAX's check
-            raise ValueError(
-                f"jnp.var: ddof and correction cannot both be given{mlir.where_suffix()}"
-            )
-        ddof = correction
     if not isinstance(ddof, (int, float, np.number)) and not hasattr(ddof, "aval"):
         raise ValueError(f"jnp.var: ddof must be a number, got {ddof!r}{mlir.where_suffix()}")
     axes = _axes(axis, a.aval.ndim, "var")
@@ -454,10 +466,19 @@ def _squared_deviations(a, axes, compute, where, mean):
     return squares, count
 
 
-def _std_impl(
-    a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None, correction=None
-):
-    return lax.sqrt(_var_impl(a, axis, dtype, ddof, keepdims, where, mean, correction))
+def _std_impl(a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None):
+    return lax.sqrt(_var_impl(a, axis, dtype, ddof, keepdims, where, mean))
+
+
+def _ddof_or_correction(ddof: Any, correction: Any, name: str) -> Any:
+    """JAX's check, made before any other: `correction` is the Array API's name for ddof."""
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, (int, np.integer)) or ddof != 0:
+        raise ValueError(
+            f"jnp.{name}: ddof and correction cannot both be given{mlir.where_suffix()}"
+        )
+    return correction
 
 
 _var = _eager(_var_impl, static_argnames=_STATIC)
@@ -477,8 +498,10 @@ def var(
     correction: Any = None,
 ) -> Any:
     """Variance over `axis`, dividing by N - ddof (or N - correction)."""
+    ddof = _ddof_or_correction(ddof, correction, "var")
+    _check_where(where, "var")
     _check_out(out, "var")
-    return _var(a, axis, dtype, ddof, keepdims, where, mean, correction)
+    return _var(a, axis, dtype, ddof, keepdims, where, mean)
 
 
 def std(
@@ -494,12 +517,14 @@ def std(
     correction: Any = None,
 ) -> Any:
     """Standard deviation over `axis`: sqrt of `var`."""
+    ddof = _ddof_or_correction(ddof, correction, "std")
+    _check_where(where, "std")
     _check_out(out, "std")
     if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):  # JAX's check and class
         raise ValueError(
             f"jnp.std: dtype must be inexact, got {np.dtype(dtype).name}{mlir.where_suffix()}"
         )
-    return _std(a, axis, dtype, ddof, keepdims, where, mean, correction)
+    return _std(a, axis, dtype, ddof, keepdims, where, mean)
 
 
 def _arg_extremum(name: str, lax_fn):
@@ -550,6 +575,7 @@ def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> An
 
 def _ptp_impl(a, axis=None, keepdims=False):
     a = asarray(a)
+    _axes(axis, a.aval.ndim, "ptp")  # the axis first, in JAX's order
     if a.aval.dtype == np.bool_:
         raise TypeError(f"jnp.ptp: boolean inputs are not supported{mlir.where_suffix()}")
     return lax.sub(_max(a, axis, keepdims), _min(a, axis, keepdims))

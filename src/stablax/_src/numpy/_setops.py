@@ -223,15 +223,18 @@ def unique(
 
 
 def unique_all(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueAllResult:
-    """Distinct values with first indices, inverse indices and counts (Array API)."""
-    return _UniqueAllResult(*_unique_parts(x, None, True, size, fill_value, "unique_all"))
+    """Distinct values with first indices, inverse indices and counts (Array API).
+
+    As in the Array API, NumPy and JAX, the unique_* functions count every NaN as distinct.
+    """
+    return _UniqueAllResult(*_unique_parts(x, None, False, size, fill_value, "unique_all"))
 
 
 def unique_counts(
     x: Any, /, *, size: int | None = None, fill_value: Any = None
 ) -> _UniqueCountsResult:
     """Distinct values and their counts (Array API)."""
-    values, _, _, counts = _unique_parts(x, None, True, size, fill_value, "unique_counts")
+    values, _, _, counts = _unique_parts(x, None, False, size, fill_value, "unique_counts")
     return _UniqueCountsResult(values, counts)
 
 
@@ -239,13 +242,13 @@ def unique_inverse(
     x: Any, /, *, size: int | None = None, fill_value: Any = None
 ) -> _UniqueInverseResult:
     """Distinct values and, per element, the index of its value (Array API)."""
-    values, _, inverse, _ = _unique_parts(x, None, True, size, fill_value, "unique_inverse")
+    values, _, inverse, _ = _unique_parts(x, None, False, size, fill_value, "unique_inverse")
     return _UniqueInverseResult(values, inverse)
 
 
 def unique_values(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> Any:
     """The distinct values (Array API)."""
-    return _unique_parts(x, None, True, size, fill_value, "unique_values")[0]
+    return _unique_parts(x, None, False, size, fill_value, "unique_values")[0]
 
 
 # --- membership --------------------------------------------------------------------------------
@@ -421,6 +424,9 @@ def setxor1d(
     del assume_unique
     ar1, ar2 = promote_dtypes(_flat(ar1), _flat(ar2))
     both = lax.concatenate([ar1, ar2], 0)
+    if size is not None and fill_value is None and both.aval.size == 0:
+        # JAX pads with the smallest value of the result, and zeros when there is none
+        return lax.full((operator.index(size),), 0, both.aval.dtype)
     keep = lax.concatenate([isin(ar1, ar2, invert=True), isin(ar2, ar1, invert=True)], 0)
     return _keep_distinct(both, keep, size, fill_value, "setxor1d")
 

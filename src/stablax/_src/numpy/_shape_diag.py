@@ -76,26 +76,30 @@ def trace(
 
 def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
     """An (N, M) array with ones at and below the k-th diagonal (float32 by default)."""
-    M = N if M is None else M  # noqa: N806
+    N = int_arg(N, "N", "jnp.tri")  # noqa: N806
+    M = N if M is None else int_arg(M, "M", "jnp.tri")  # noqa: N806
+    k = int_arg(k, "k", "jnp.tri")
     dtype = (
         np.dtype(np.float32)  # float32 whatever x64 says, as JAX
         if dtype is None
         else dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "jnp.tri"))
     )
-    return lax.convert_element_type(_tri_mask((operator.index(N), operator.index(M)), k), dtype)
+    return lax.convert_element_type(_tri_mask((N, M), k), dtype)
 
 
 def _tri_mask(shape: tuple[int, int], k: int) -> Any:
     rows = lax.broadcasted_iota(np.int32, shape, 0)
     cols = lax.broadcasted_iota(np.int32, shape, 1)
-    return lax.ge(lax.add(rows, np.int32(operator.index(k))), cols)
+    # A k past either corner selects everything or nothing: clamped, any integer fits int32.
+    k = max(-max(shape[0], 0), min(operator.index(k), max(shape[1], 0)))
+    return lax.ge(lax.add(rows, np.int32(k)), cols)
 
 
 def _triangle(m: Any, k: int, lower: bool, name: str) -> Any:
     m = asarray(m)
-    k = int_arg(k, "k", name)
-    if m.aval.ndim < 2:
+    if m.aval.ndim < 2:  # before k, in JAX's order
         raise ValueError(f"{name}: input array must be at least 2-d")
+    k = int_arg(k, "k", name)
     shape = m.aval.shape
     # tril keeps col <= row + k; triu keeps col >= row + k, i.e. not (col <= row + k - 1).
     mask = _tri_mask(shape[-2:], k if lower else k - 1)

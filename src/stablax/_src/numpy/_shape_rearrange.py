@@ -112,6 +112,11 @@ def rot90(m: Any, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
     """Rotates by 90 degrees `k` times in the plane of `axes`, from the first towards the second."""
     m = asarray(m)
     ndim = m.aval.ndim
+    if ndim < 2:  # JAX's check, before the axes
+        raise ValueError(
+            f"jnp.rot90: the array must have at least 2 dimensions, got shape {m.aval.shape}"
+            f"{mlir.where_suffix()}"
+        )
     axes = int_sequence(axes, "axes", "jnp.rot90")
     if len(axes) != 2:
         raise ValueError("jnp.rot90: len(axes) must be 2")
@@ -157,13 +162,38 @@ def repeat(
             f"jnp.repeat: total_repeat_length must be an integer, got {total_repeat_length!r}"
             f"{mlir.where_suffix()}"
         )
-    if axis is None:
-        a, axis = ravel(a), 0
+    if total_repeat_length is not None and operator.index(total_repeat_length) < 0:
+        raise ValueError(
+            f"jnp.repeat: total_repeat_length must be non-negative, got {total_repeat_length}"
+            f"{mlir.where_suffix()}"
+        )
+    repeats_dtype = dtypes.dtype_of(repeats)
+    if repeats_dtype != np.bool_ and not dtypes.issubdtype(repeats_dtype, np.integer):
+        raise TypeError(  # NumPy's class (no safe cast to int); JAX's gather rejects them too
+            f"jnp.repeat: repeats must be integers, got {repeats_dtype.name}{mlir.where_suffix()}"
+        )
+    if axis is None or a.aval.ndim == 0:  # NumPy and JAX: a 0-d `a` is 1-d
+        a, axis = ravel(a), 0 if axis is None else axis
     axis = normalize_axis(axis, a.aval.ndim, "jnp.repeat")
     n = a.aval.shape[axis]
     traced = isinstance(repeats, Tracer)
-    if not traced and np.ndim(repeats) == 0 and total_repeat_length is None:
-        r = operator.index(np.asarray(repeats).item() if hasattr(repeats, "aval") else repeats)
+    if traced and total_repeat_length is None:
+        raise TypeError(
+            "jnp.repeat: when repeats is traced (under jit, vmap or grad), the total number of "
+            "repeats must be static: pass total_repeat_length, or make repeats static"
+        )
+    # Any shape of repeats holding one or n counts, as JAX (it ravels them).
+    size = repeats.aval.size if traced else np.size(repeats)
+    if size not in (1, n):
+        raise ValueError(
+            f"jnp.repeat: {size} repeats do not match the {n} elements along axis {axis}"
+            f"{mlir.where_suffix()}"
+        )
+    if n == 0:  # nothing to repeat (JAX returns the input too)
+        return a
+    if not traced and size == 1 and total_repeat_length is None:
+        host = np.ravel(np.asarray(repeats))
+        r = operator.index(host[0])
         if r < 0:
             raise ValueError(f"jnp.repeat: repeats may not contain negative values, got {r}")
         shape = a.aval.shape
@@ -172,7 +202,7 @@ def repeat(
         out = lax.broadcast_in_dim(a, inter, dims)
         return lax.reshape(out, shape[:axis] + (n * r,) + shape[axis + 1 :])
     if not traced:
-        counts = np.broadcast_to(np.asarray(repeats), (n,)).astype(np.int64)
+        counts = np.broadcast_to(np.ravel(np.asarray(repeats)), (n,)).astype(np.int64)
         if (counts < 0).any():
             raise ValueError("jnp.repeat: repeats may not contain negative values")
         idx = np.repeat(np.arange(n), counts)
@@ -180,16 +210,10 @@ def repeat(
             length = operator.index(total_repeat_length)
             idx = np.concatenate([idx, np.full(max(0, length - idx.size), n - 1)])[:length]
         return take_static(a, idx, axis)
-    if total_repeat_length is None:
-        raise TypeError(
-            "jnp.repeat: when repeats is traced (under jit, vmap or grad), the total number of "
-            "repeats must be static: pass total_repeat_length, or make repeats static"
-        )
     length = operator.index(total_repeat_length)
-    counts = asarray(repeats)
     index_dtype = dtypes.canonicalize_dtype(np.int32)
-    counts = lax.convert_element_type(counts, index_dtype)
-    counts = lax.broadcast_in_dim(counts, (n,), tuple(range(counts.aval.ndim)))
+    counts = lax.convert_element_type(lax.reshape(repeats, (size,)), index_dtype)
+    counts = lax.broadcast_in_dim(counts, (n,), (0,) if size == n else ())
     ends = lax.cumsum(counts, axis=0)
     # Output position j takes element #(number of cumulative ends <= j), clamped to n - 1.
     positions = lax.broadcasted_iota(index_dtype, (length, n), 0)

@@ -15,7 +15,7 @@ from stablax._src.numpy._promotion import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
-from stablax._src.numpy._reductions import _axes, _check_out, _keepdims_shape
+from stablax._src.numpy._reductions import _axes, _keepdims_shape
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 _STATIC = ("axis", "method", "keepdims", "ignore_nan", "returned", "rowvar", "bias", "ddof")
@@ -46,13 +46,16 @@ def _quantile_impl(a, q, axis=None, method="linear", keepdims=False, ignore_nan=
             f"or 'inverted_cdf', got {method!r}{mlir.where_suffix()}"
         )
     a, q = asarray(a), asarray(q)
-    if a.aval.dtype.kind == "c" or q.aval.dtype.kind == "c":
-        raise ValueError(
-            f"jnp.{name} does not support complex input, as the operation is poorly defined"
-            f"{mlir.where_suffix()}"
-        )
+    complex_input = ValueError(
+        f"jnp.{name} does not support complex input, as the operation is poorly defined"
+        f"{mlir.where_suffix()}"
+    )
+    if a.aval.dtype.kind == "c":  # JAX's order: a's dtype, q's rank, then q's dtype
+        raise complex_input
     if q.aval.ndim > 1:
         raise ValueError(f"jnp.{name}: q must be zero- or one-dimensional{mlir.where_suffix()}")
+    if q.aval.dtype.kind == "c":
+        raise complex_input
     (a,) = promote_dtypes_inexact(a)  # q does not take part in the promotion, as in JAX
     a = lax.convert_element_type(a, a.aval.dtype)  # results are strongly typed, as in JAX
     q = lax.convert_element_type(q, a.aval.dtype)
@@ -60,11 +63,13 @@ def _quantile_impl(a, q, axis=None, method="linear", keepdims=False, ignore_nan=
     shape = a.aval.shape
     lanes = lax.sort(_lanes_last(a, axes), dimension=1)
     n_lanes, n = lanes.aval.shape
+    if n == 0:  # NumPy's NaN for the median (and nan-quantiles) of nothing
+        lanes = lax.full((n_lanes, 1), np.nan, a.aval.dtype)
     has_nan = lax.reduce_or(lax.ne(lanes, lanes), (1,))
     if ignore_nan:  # NaNs sort last: quantiles are taken over the first `count` of each lane
         count = lax.reduce_sum(lax.convert_element_type(lax.eq(lanes, lanes), a.aval.dtype), (1,))
     else:
-        count = lax.full((n_lanes,), n, a.aval.dtype)
+        count = lax.full((n_lanes,), lanes.aval.shape[1], a.aval.dtype)
     qs = lax.reshape(q, (q.aval.size, 1))
     k = qs.aval.shape[0]
     count = lax.broadcast_in_dim(count, (k, n_lanes), (1,))
@@ -113,16 +118,24 @@ _quantile = _eager(_quantile_impl, static_argnames=_STATIC)
 def _check_quantile_args(
     out: Any, overwrite_input: bool, weights: Any, name: str, method: str = "linear"
 ) -> None:
-    _check_out(out, name)
-    if overwrite_input:  # JAX's check and class (its arrays, like stablax's, are immutable)
-        raise ValueError(f"jnp.{name}: overwrite_input=True is not supported{mlir.where_suffix()}")
+    if overwrite_input or out is not None:  # JAX's check and class (arrays are immutable)
+        raise ValueError(
+            f"jnp.{name}: overwrite_input=True and out= are not supported{mlir.where_suffix()}"
+        )
     if method not in _METHODS:  # before weights, in JAX's order
         raise ValueError(
             f"jnp.{name}: method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' "
             f"or 'inverted_cdf', got {method!r}{mlir.where_suffix()}"
         )
-    if weights is not None:
-        raise NotImplementedError(f"jnp.{name}: the 'weights' argument is not supported yet.")
+    if weights is None:
+        return
+    if asarray(weights).aval.dtype.kind == "c":  # JAX's checks, in its order
+        raise ValueError(f"jnp.{name}: weights cannot be complex{mlir.where_suffix()}")
+    if method != "inverted_cdf":
+        raise NotImplementedError(
+            f"jnp.{name}: method {method!r} does not support weights; only 'inverted_cdf' does"
+        )
+    raise NotImplementedError(f"jnp.{name}: the 'weights' argument is not supported yet.")
 
 
 def quantile(
@@ -163,7 +176,7 @@ def nanquantile(
 
 def _hundredths(q: Any) -> Any:
     (q,) = promote_dtypes_inexact(asarray(q))
-    return lax.div(q, 100.0)
+    return lax.div(q, lax.full_like(q, 100))  # complex q too: _quantile rejects it
 
 
 def percentile(
