@@ -3,15 +3,15 @@
     python -m tests.reliability.fuzz_runner --calls 100000 --seed 1 [--compare-jax] \\
         [--jobs 2] [--report fuzz_report.json]
 
-Every call runs in a worker process
-(fuzz_worker.py); a call that kills it (a signal, an abort in XLA) or runs past the time limit
-is a finding, and the next call gets a fresh worker. With --jobs N, N runner processes each take
-every Nth function of the shuffled order (a function's calls are the same as in one process:
-its seed is its place in that order) and the parent merges their reports. Every outcome must be a value or an
-exception of a documented type whose message holds no MLIR/XLA internals. With --compare-jax
-(an interpreter with JAX installed, PYTHONPATH=src) each call also runs through JAX and the two
-outcomes must agree: result dtypes, shapes, weak types and values, or exception classes, unless
-known_differences.py explains the difference.
+Every call runs in a worker process (fuzz_worker.py); a call that kills it (a signal, an abort
+in XLA) or runs past the time limit is a finding, and the next call gets a fresh worker. Every
+outcome must be a value or an exception of a documented type whose message holds no MLIR/XLA
+internals. With --compare-jax (an interpreter with JAX installed, PYTHONPATH=src) each call also
+runs through JAX and the two outcomes must agree: result dtypes, shapes, weak types and values,
+or exception classes, unless known_differences.py explains the difference. With --jobs N, N
+runner processes each take every Nth function of the shuffled order (a function's calls are
+the same as in one process: its seed is its place in that order) and the parent merges their
+reports.
 """
 
 from __future__ import annotations
