@@ -1161,6 +1161,11 @@ _FUZZ_100K = [
     ("var bool dtype", lambda: jnp.var(jnp.ones(3), dtype=bool), TypeError),
     ("nanvar bool dtype", lambda: jnp.nanvar(jnp.ones(3), dtype=bool), TypeError),
     ("rfftfreq bool dtype", lambda: jnp.fft.rfftfreq(4, dtype=bool), TypeError),
+    (
+        "associative_scan fn returns a bool",
+        lambda: lax.associative_scan(lambda *a: False, jnp.ones((2, 3))),
+        TypeError,
+    ),
 ]
 
 

@@ -102,6 +102,13 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
                 f"associative_scan: fn must return the structure of its inputs, {tree}, "
                 f"got {out_tree}"
             )
+        for x, out_leaf in zip(a, out_leaves, strict=True):
+            if aval_of(out_leaf).shape != aval_of(x).shape:
+                raise TypeError(
+                    "lax.associative_scan: fn must return arrays of its inputs' shapes, "
+                    f"got {aval_of(out_leaf).str_short()} for "
+                    f"{aval_of(x).str_short()}{mlir.where_suffix()}"
+                )
         return out_leaves
 
     def take(xs: list[Any], start: int, stop: int | None, stride: int = 1) -> list[Any]:
