@@ -624,6 +624,18 @@ def _polynomial_rank(call, ours, theirs, difference) -> bool:
     )
 
 
+def _complex_clamp(call, ours, theirs, difference) -> bool:
+    """lax.clamp of complex numbers: stablax rejects them (TypeError), as jnp.clip does in JAX
+    (complex numbers have no order); JAX's lax.clamp returns what XLA gives, which follows
+    neither NumPy's lexicographic order (clamping 2+3j to [2-1j, 2+2j] gives 2-1j, NumPy 2+2j)
+    nor any other."""
+    return (
+        call["fn"] == "lax.clamp"
+        and _error(ours)
+        and bool(re.match(r"lax\.clamp does not accept dtype complex", ours["message"]))
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -657,6 +669,7 @@ RULES: list[Rule] = [
     ("list-for-array", _list_input, _list_input.__doc__),
     ("broadcast-error-class", _both_broadcast, _both_broadcast.__doc__),
     ("negative-dimension-class", _both_negative_dimensions, _both_negative_dimensions.__doc__),
+    ("complex-clamp", _complex_clamp, _complex_clamp.__doc__),
 ]
 
 

@@ -1166,6 +1166,15 @@ _FUZZ_100K = [
         lambda: lax.associative_scan(lambda *a: False, jnp.ones((2, 3))),
         TypeError,
     ),
+    (
+        "clamp of bool",
+        lambda: lax.clamp(
+            jnp.array([False, True, False, False]),
+            jnp.array([True, False, False, True]),
+            jnp.array([True, True, False, False]),
+        ),
+        [True, True, False, False],
+    ),
 ]
 
 

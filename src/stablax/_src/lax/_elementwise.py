@@ -449,7 +449,7 @@ def _clamp_rule(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray
                 f"lax.clamp requires {name} to be scalar or of the operand's shape {x.shape}, "
                 f"got {bound.shape}.{mlir.where_suffix()}"
             )
-    check_dtype("clamp", x.dtype, (INT, FLOAT))
+    check_dtype("clamp", x.dtype, (BOOL, INT, FLOAT))
     return x
 
 
