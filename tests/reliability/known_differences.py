@@ -636,6 +636,28 @@ def _complex_clamp(call, ours, theirs, difference) -> bool:
     )
 
 
+def _callable_checked_first(call, ours, theirs, difference) -> bool:
+    """A function argument that is not callable, among other bad arguments: stablax checks the
+    callable first (TypeError naming it); JAX looks at the others first and raises about them
+    (lax.map(1.5, 1.5): scan's ValueError on the 0-d xs)."""
+    return (
+        _error(ours)
+        and ours["type"] == "TypeError"
+        and bool(re.search(r": \w+ must be callable, got ", ours["message"]))
+        and _error(theirs)
+    )
+
+
+def _negative_map_batch(call, ours, theirs, difference) -> bool:
+    """lax.map with a negative batch_size: stablax raises ValueError naming it; JAX reshapes the
+    input to (-1, batch_size, ...) and reshape's TypeError (or a wrong value) comes out."""
+    return (
+        call["fn"] == "lax.map"
+        and _error(ours)
+        and ours["message"].startswith("lax.map: batch_size must be non-negative, got -")
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -670,6 +692,8 @@ RULES: list[Rule] = [
     ("broadcast-error-class", _both_broadcast, _both_broadcast.__doc__),
     ("negative-dimension-class", _both_negative_dimensions, _both_negative_dimensions.__doc__),
     ("complex-clamp", _complex_clamp, _complex_clamp.__doc__),
+    ("callable-checked-first", _callable_checked_first, _callable_checked_first.__doc__),
+    ("negative-map-batch", _negative_map_batch, _negative_map_batch.__doc__),
 ]
 
 

@@ -968,6 +968,13 @@ _RESULT_TYPES = [
         "complex64",
         False,
     ),
+    (
+        "map keeps the weak type of f's result",
+        lambda: lax.map(lambda x: x * 2, jnp.ones((2, 1), bool)),
+        [[2], [2]],
+        "int32",
+        True,
+    ),
 ]
 
 
@@ -1175,6 +1182,12 @@ _FUZZ_100K = [
         ),
         [True, True, False, False],
     ),
+    (
+        "map batch_size 0 is vmap",
+        lambda: lax.map(lambda v: v * 2, jnp.arange(6.0).reshape(3, 2), batch_size=0),
+        [[0.0, 2.0], [4.0, 6.0], [8.0, 10.0]],
+    ),
+    ("map batch_size 0 gives f one argument", lambda: lax.map(lax.add, jnp.ones(3), batch_size=0), TypeError),
 ]
 
 
