@@ -658,6 +658,19 @@ def _negative_map_batch(call, ours, theirs, difference) -> bool:
     )
 
 
+def _reduce_non_scalar_init(call, ours, theirs, difference) -> bool:
+    """lax.reduce with a non-scalar init value: stablax raises its ValueError in every mode, as
+    JAX does eagerly ("reduce found non-scalar initial value"); under grad JAX's JVP rule skips
+    that check and returns a value, and under vmap its batching rule has no case for a batched
+    init value (a bare NotImplementedError)."""
+    return (
+        call["fn"] == "lax.reduce"
+        and call["mode"] in ("grad", "vmap")
+        and _error(ours)
+        and ours["message"].startswith("lax.reduce: init_values must be scalars, got shape")
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -694,6 +707,7 @@ RULES: list[Rule] = [
     ("complex-clamp", _complex_clamp, _complex_clamp.__doc__),
     ("callable-checked-first", _callable_checked_first, _callable_checked_first.__doc__),
     ("negative-map-batch", _negative_map_batch, _negative_map_batch.__doc__),
+    ("reduce-non-scalar-init", _reduce_non_scalar_init, _reduce_non_scalar_init.__doc__),
 ]
 
 

@@ -975,6 +975,14 @@ _RESULT_TYPES = [
         "int32",
         True,
     ),
+    (
+        "reduce of a Python scalar from a strong init",
+        lambda: lax.reduce(float("inf"), jnp.array(False), lax.add, ()),
+        float("inf"),
+        "float32",
+        False,
+    ),
+    ("reduce weak bitwise_or", lambda: lax.reduce(3, 0, lax.bitwise_or, ()), 3, "int32", True),
 ]
 
 

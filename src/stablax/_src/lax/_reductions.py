@@ -540,6 +540,10 @@ def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequen
         )
     dims = _normalize_axes(dimensions, aval_of(operand).ndim, "reduce")
     result = _reduce(name, operand, dims, init)
+    # As JAX: weakly typed only when both the operand and the init value are.
+    weak = aval_of(operand).weak_type and init_aval.weak_type
+    if aval_of(result).weak_type != weak:
+        result = convert_element_type(result, aval_of(result).dtype, weak_type=weak)
     return result if single else (result,)
 
 
