@@ -671,6 +671,33 @@ def _reduce_non_scalar_init(call, ours, theirs, difference) -> bool:
     )
 
 
+def _unsorted_take_axes(call, ours, theirs, difference) -> bool:
+    """lax.index_take with axes not in increasing order: stablax takes along them in the order
+    given (its documented `src[idxs[0], idxs[1], ...]` along `axes`); JAX passes them unsorted
+    to gather as collapsed_slice_dims, which must be sorted (TypeError)."""
+    return (
+        call["fn"] == "lax.index_take"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "collapsed_slice_dims in gather op must be sorted" in theirs["message"]
+    )
+
+
+def _rank_before_overflow(call, ours, theirs, difference) -> bool:
+    """A Python int beyond int64 passed where a 0-d input is itself invalid (lax.unstack(2**63)):
+    stablax reports the rank (ValueError) before converting the int; JAX converts it first and
+    raises its OverflowError."""
+    big = any(isinstance(a.get("py"), int) and abs(a["py"]) >= 2**63 for a in call["args"])
+    return (
+        big
+        and _error(ours)
+        and ours["type"] == "ValueError"
+        and bool(re.search(r"out of bounds for an array of (?:rank 0|shape \(\))", ours["message"]))
+        and _error(theirs)
+        and theirs["type"] == "OverflowError"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -708,6 +735,8 @@ RULES: list[Rule] = [
     ("callable-checked-first", _callable_checked_first, _callable_checked_first.__doc__),
     ("negative-map-batch", _negative_map_batch, _negative_map_batch.__doc__),
     ("reduce-non-scalar-init", _reduce_non_scalar_init, _reduce_non_scalar_init.__doc__),
+    ("unsorted-take-axes", _unsorted_take_axes, _unsorted_take_axes.__doc__),
+    ("rank-before-overflow", _rank_before_overflow, _rank_before_overflow.__doc__),
 ]
 
 

@@ -1195,7 +1195,25 @@ _FUZZ_100K = [
         lambda: lax.map(lambda v: v * 2, jnp.arange(6.0).reshape(3, 2), batch_size=0),
         [[0.0, 2.0], [4.0, 6.0], [8.0, 10.0]],
     ),
-    ("map batch_size 0 gives f one argument", lambda: lax.map(lax.add, jnp.ones(3), batch_size=0), TypeError),
+    (
+        "map batch_size 0 gives f one argument",
+        lambda: lax.map(lax.add, jnp.ones(3), batch_size=0),
+        TypeError,
+    ),
+    ("cummax of None", lambda: lax.cummax(None), TypeError),
+    ("cumsum of an object", lambda: stablax.jit(lambda: lax.cumsum(object()))(), TypeError),
+    (
+        "index_take wraps indices",
+        lambda: lax.index_take(jnp.arange(5), (jnp.array([-1, 7, 2]),), (0,)),
+        [4, 2, 2],
+    ),
+    ("index_take of no index arrays", lambda: lax.index_take(jnp.ones(3), (), ()), ValueError),
+    (
+        "index_take with a 0-d idxs",
+        lambda: lax.index_take(jnp.asarray(1), jnp.asarray(1.5 + 0j), (0,)),
+        TypeError,
+    ),
+    ("concatenate of nothing", lambda: lax.concatenate([], 0), ValueError),
 ]
 
 
