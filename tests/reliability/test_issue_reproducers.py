@@ -1214,6 +1214,20 @@ _FUZZ_100K = [
         TypeError,
     ),
     ("concatenate of nothing", lambda: lax.concatenate([], 0), ValueError),
+    (
+        "conv padding of an int",
+        lambda: lax.conv_with_general_padding(
+            jnp.ones((1, 1, 5)), jnp.ones((1, 1, 2)), (1,), 3, (1,), (1,)
+        ),
+        ValueError,
+    ),
+    (
+        "conv string padding with float lhs_dilation",
+        lambda: lax.conv_with_general_padding(
+            jnp.ones((1, 1, 5)), jnp.ones((1, 1, 2)), (1.5,), "SAME_LOWER", (1.5,), (1,)
+        ),
+        ValueError,
+    ),
 ]
 
 

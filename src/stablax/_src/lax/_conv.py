@@ -494,8 +494,9 @@ def conv_general_dilated(
     lhs_shape, rhs_shape = aval_of(lhs).shape, aval_of(rhs).shape
     # After the rank-equality check and before the rank >= 2 one, in JAX's order.
     if isinstance(padding, str) and lhs_dilation is not None and len(lhs_shape) == len(rhs_shape):
-        dilations = lhs_dilation if isinstance(lhs_dilation, (list, tuple)) else ()
-        if any(isinstance(d, int) and d != 1 for d in dilations):
+        # JAX's test: any entry that is not 1 (floats and bytes' integers included).
+        dilations = lhs_dilation if isinstance(lhs_dilation, (list, tuple, bytes)) else ()
+        if any(not (isinstance(d, (int, float, np.number)) and d == 1) for d in dilations):
             raise _error(
                 op,
                 "string padding is not supported with lhs_dilation; give explicit (low, high) "
@@ -503,6 +504,8 @@ def conv_general_dilated(
                 ValueError,
             )
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers, op)
+    if not isinstance(padding, str):  # before strides and dilations, in JAX's order
+        pads = normalize_padding(padding, (), (), (), op, ValueError)
     n = len(lhs_shape) - 2
     strides = _spatial(window_strides, n, "window_strides", op)
     lhs_dilation = _spatial(lhs_dilation, n, "lhs_dilation", op)
@@ -527,8 +530,6 @@ def conv_general_dilated(
             dilate_dim(rhs_shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dilation, strict=True)
         ]
         pads = tuple(padtype_to_pads(in_spatial, window, strides, padding, op))
-    else:
-        pads = normalize_padding(padding, (), (), (), op)
     pet = (
         None
         if preferred_element_type is None

@@ -99,7 +99,7 @@ def conv_transpose(
             )
         pads = tuple(_transpose_pads(w, s, kind) for w, s in zip(windows, strides, strict=True))
     else:
-        pads = normalize_padding(padding, (), (), (), op)
+        pads = normalize_padding(padding, (), (), (), op, ValueError)  # JAX's class
         if use_consistent_padding:
             pads = tuple(
                 (w - 1 - lo, w - 1 - hi) for w, (lo, hi) in zip(windows, pads, strict=True)

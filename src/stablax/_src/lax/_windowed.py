@@ -109,14 +109,16 @@ def normalize_padding(
     window_shape: Sequence[int],
     window_strides: Sequence[int],
     opname: str,
+    error: type[Exception] = TypeError,
 ) -> tuple[tuple[int, int], ...]:
-    """A padding string or a sequence of (low, high) pairs as a tuple of int pairs."""
+    """A padding string or a sequence of (low, high) pairs as a tuple of int pairs; `error` is
+    the class raised for anything else (the convolutions raise JAX's ValueError)."""
     if isinstance(padding, str):
         return tuple(padtype_to_pads(in_shape, window_shape, window_strides, padding, opname))
     try:
         return tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
     except (TypeError, ValueError):
-        raise TypeError(
+        raise error(
             f"lax.{opname}: padding must be 'VALID', 'SAME', 'SAME_LOWER' or a "
             f"sequence of (low, high) integer pairs, got {padding!r}"
             f"{mlir.where_suffix()}"
