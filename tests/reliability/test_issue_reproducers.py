@@ -1228,6 +1228,16 @@ _FUZZ_100K = [
         ),
         ValueError,
     ),
+    (
+        "reduce_window_shape_tuple zero stride",
+        lambda: lax.reduce_window_shape_tuple((5, 0), (0, 0), (5, 0), "VALID"),
+        ValueError,
+    ),
+    (
+        "reduce_window_shape_tuple negative dilation",
+        lambda: lax.reduce_window_shape_tuple((2, 2), (3, 4), (2, 2), "SAME", (-1, 2)),
+        TypeError,
+    ),
 ]
 
 

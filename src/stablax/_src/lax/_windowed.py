@@ -148,12 +148,22 @@ def reduce_window_shape_tuple(
     window_dilation = (
         ones if window_dilation is None else _ints(window_dilation, "window_dilation", name)
     )
+    for what, dilation in (("base_dilation", base_dilation), ("window_dilation", window_dilation)):
+        if any(d <= 0 for d in dilation):  # first, with JAX's class
+            raise TypeError(
+                f"lax.{name}: {what} must be positive, got {dilation}{mlir.where_suffix()}"
+            )
     padding = normalize_padding(padding, operand_shape, window_dimensions, window_strides, name)
     lengths = {len(operand_shape), len(window_dimensions), len(window_strides), len(padding)}
     if len(lengths | {len(base_dilation), len(window_dilation)}) != 1:
         raise ValueError(
             f"lax.{name}: operand_shape, window_dimensions, window_strides, padding and the "
             f"dilations must have one entry per dimension{mlir.where_suffix()}"
+        )
+    if any(stride <= 0 for stride in window_strides):
+        raise ValueError(
+            f"lax.{name}: window_strides must be positive, got {window_strides}"
+            f"{mlir.where_suffix()}"
         )
     shape = []
     for n, w, s, (lo, hi), bd, wd in zip(
