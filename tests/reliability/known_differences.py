@@ -701,6 +701,18 @@ def _rank_before_overflow(call, ours, theirs, difference) -> bool:
     )
 
 
+def _select_broadcasts_cases(call, ours, theirs, difference) -> bool:
+    """lax.select_n broadcasts rank-0 and size-1 cases as stablax's other lax elementwise ops do
+    (a Python scalar case adopting an array case's dtype, OverflowError when it does not fit;
+    stablax's own compositions rely on it); JAX's select_n requires equal case shapes."""
+    return (
+        call["fn"] in ("lax.select_n", "lax.select")
+        and (ours["kind"] == "value" or ours["type"] == "OverflowError")
+        and _error(theirs)
+        and theirs["message"].startswith("select cases must have the same shapes")
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -740,6 +752,7 @@ RULES: list[Rule] = [
     ("reduce-non-scalar-init", _reduce_non_scalar_init, _reduce_non_scalar_init.__doc__),
     ("unsorted-take-axes", _unsorted_take_axes, _unsorted_take_axes.__doc__),
     ("rank-before-overflow", _rank_before_overflow, _rank_before_overflow.__doc__),
+    ("select-broadcasts-cases", _select_broadcasts_cases, _select_broadcasts_cases.__doc__),
 ]
 
 

@@ -1238,6 +1238,7 @@ _FUZZ_100K = [
         lambda: lax.reduce_window_shape_tuple((2, 2), (3, 4), (2, 2), "SAME", (-1, 2)),
         TypeError,
     ),
+    ("select_n one case", lambda: lax.select_n(jnp.array([1, 0]), jnp.ones(1)), TypeError),
 ]
 
 

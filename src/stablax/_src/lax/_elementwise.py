@@ -416,7 +416,13 @@ def select_n(which, *cases):
             f"lax.select_n: selector must be bool or int32, got {which_dtype.name}"
             f"{mlir.where_suffix()}"
         )
-    if len(cases) == 1:
+    if len(cases) == 1:  # no op to check the shapes: check them here
+        which_shape, case_shape = operand_aval(which).shape, operand_aval(cases[0]).shape
+        if which_shape not in ((), case_shape):
+            raise TypeError(
+                f"lax.select_n: predicate shape {which_shape} must be scalar or equal to the "
+                f"case shape {case_shape}.{mlir.where_suffix()}"
+            )
         return cases[0]
     if which_dtype == np.bool_:
         if len(cases) != 2:
