@@ -687,10 +687,11 @@ def _unsorted_take_axes(call, ours, theirs, difference) -> bool:
 
 
 def _rank_before_overflow(call, ours, theirs, difference) -> bool:
-    """A Python int beyond int64 passed where a 0-d input is itself invalid (lax.unstack(2**63)):
-    stablax reports the rank (ValueError) before converting the int; JAX converts it first and
-    raises its OverflowError."""
-    big = any(isinstance(a.get("py"), int) and abs(a["py"]) >= 2**63 for a in call["args"])
+    """A Python int beyond the default integer type passed where a 0-d input is itself invalid
+    (lax.unstack(2**63), lax.argmin(2**31, -1, ...) without x64): stablax reports the rank
+    (ValueError) before converting the int; JAX converts it first and raises OverflowError."""
+    bound = 2**63 if call["x64"] else 2**31
+    big = any(isinstance(a.get("py"), int) and abs(a["py"]) >= bound for a in call["args"])
     return (
         big
         and _error(ours)

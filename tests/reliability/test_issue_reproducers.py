@@ -1239,6 +1239,7 @@ _FUZZ_100K = [
         TypeError,
     ),
     ("select_n one case", lambda: lax.select_n(jnp.array([1, 0]), jnp.ones(1)), TypeError),
+    ("argmin empty axis", lambda: lax.argmin(jnp.ones((3, 0)), 1, jnp.float32), ValueError),
 ]
 
 

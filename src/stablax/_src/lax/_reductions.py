@@ -471,9 +471,14 @@ def _arg_reduce(computation: str, operand: Any, axis: int, index_dtype: Any) -> 
     aval = aval_of(operand)
     if index_dtype is None:  # JAX's class
         raise ValueError(f"lax.{computation}: index_dtype must be specified{mlir.where_suffix()}")
-    # JAX's order: the dtype is read, then the axis checked, then the dtype's kind.
+    # JAX's order: the dtype is read, then the axis and its size checked, then the dtype's kind.
     index_dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(index_dtype, computation))
     (axis,) = _normalize_axes((axis,), aval.ndim, computation)
+    if aval.shape[axis] == 0:
+        raise ValueError(
+            f"lax.{computation} requires a non-empty reduced dimension, got "
+            f"{aval.str_short()} with axis {axis}{mlir.where_suffix()}"
+        )
     if index_dtype.kind not in "iu":
         raise TypeError(
             f"lax.{computation}: index_dtype must be an integer type, got "
