@@ -68,6 +68,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"must have __hash__ and __eq__ methods",
             r"Cannot lower jaxpr with verifier errors",
             r"The truth value of an array with more than one element is ambiguous",
+            r"^index is out of bounds for axis \d+ with size 0$",
         ]
     )
 )
@@ -714,6 +715,32 @@ def _select_broadcasts_cases(call, ours, theirs, difference) -> bool:
     )
 
 
+def _out_sharding_unsupported(call, ours, theirs, difference) -> bool:
+    """stablax arrays live on one device: any out_sharding raises NotImplementedError; JAX first
+    rejects a value that is no NamedSharding or PartitionSpec (TypeError)."""
+    return (
+        _error(ours)
+        and ours["type"] == "NotImplementedError"
+        and "out_sharding is not supported" in ours["message"]
+        and _error(theirs)
+        and "`out_sharding` argument of" in theirs["message"]
+    )
+
+
+def _accuracy_argument(call, ours, theirs, difference) -> bool:
+    """An accuracy= that is no AccuracyMode or Tolerance (a str, a number): stablax raises
+    TypeError naming the argument; JAX raises NotImplementedError ("Accuracy a not
+    supported") as if the value were a mode it lacks."""
+    return (
+        _error(ours)
+        and ours["type"] == "TypeError"
+        and "accuracy must be an AccuracyMode or a Tolerance" in ours["message"]
+        and _error(theirs)
+        and theirs["type"] == "NotImplementedError"
+        and bool(re.match(r"Accuracy .* not supported", theirs["message"]))
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -754,6 +781,8 @@ RULES: list[Rule] = [
     ("unsorted-take-axes", _unsorted_take_axes, _unsorted_take_axes.__doc__),
     ("rank-before-overflow", _rank_before_overflow, _rank_before_overflow.__doc__),
     ("select-broadcasts-cases", _select_broadcasts_cases, _select_broadcasts_cases.__doc__),
+    ("out-sharding-unsupported", _out_sharding_unsupported, _out_sharding_unsupported.__doc__),
+    ("accuracy-argument", _accuracy_argument, _accuracy_argument.__doc__),
 ]
 
 

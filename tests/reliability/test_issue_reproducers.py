@@ -1240,6 +1240,11 @@ _FUZZ_100K = [
     ),
     ("select_n one case", lambda: lax.select_n(jnp.array([1, 0]), jnp.ones(1)), TypeError),
     ("argmin empty axis", lambda: lax.argmin(jnp.ones((3, 0)), 1, jnp.float32), ValueError),
+    (
+        "rng_bit_generator dtype None before out_sharding",
+        lambda: lax.rng_bit_generator(jnp.zeros(4, jnp.uint32), (2,), None, out_sharding=True),
+        ValueError,
+    ),
 ]
 
 

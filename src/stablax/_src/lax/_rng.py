@@ -114,17 +114,23 @@ def rng_bit_generator(
       `(new_key, bits)`: the next state (same type as `key`) and the bits. The same key gives the
       same bits on one backend; different backends may differ.
     """
-    if out_sharding is not None:
-        raise NotImplementedError("lax.rng_bit_generator: out_sharding is not supported")
     from stablax._src.lax._argcheck import int_sequence
 
     shape = int_sequence(shape, "shape", "lax.rng_bit_generator")
     if dtype is None:  # JAX's class
         raise ValueError(f"lax.rng_bit_generator: dtype must be specified{mlir.where_suffix()}")
     dtype = np.dtype(dtypes.check_user_dtype(dtype, "rng_bit_generator"))
+    if out_sharding is not None:  # after the dtype, in JAX's order
+        raise NotImplementedError("lax.rng_bit_generator: out_sharding is not supported")
     if dtype not in _BITS_DTYPES:
         raise TypeError(f"rng_bit_generator: unsupported dtype {dtype}")
-    algorithm = RandomAlgorithm(algorithm)
+    try:
+        algorithm = RandomAlgorithm(algorithm)
+    except ValueError:
+        raise ValueError(
+            f"lax.rng_bit_generator: algorithm must be a RandomAlgorithm, got {algorithm!r}"
+            f"{mlir.where_suffix()}"
+        ) from None
     aval = aval_of(key)
     if aval.dtype == np.uint32 and aval.shape == (4,):
         # The op's state is uint64[2]: reinterpret the four words (this works without x64).
