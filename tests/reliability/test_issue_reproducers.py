@@ -1245,6 +1245,11 @@ _FUZZ_100K = [
         lambda: lax.rng_bit_generator(jnp.zeros(4, jnp.uint32), (2,), None, out_sharding=True),
         ValueError,
     ),
+    (
+        "schur sort of a non-square matrix",
+        lambda: lax.linalg.schur(jnp.ones((5, 3)), sort_eig_vals=True),
+        ValueError,
+    ),
 ]
 
 
