@@ -1250,6 +1250,16 @@ _FUZZ_100K = [
         lambda: lax.linalg.schur(jnp.ones((5, 3)), sort_eig_vals=True),
         ValueError,
     ),
+    (
+        "conv_transpose of rank 2",
+        lambda: lax.conv_transpose(jnp.ones((3, 2)), jnp.ones((2, 4)), (), "VALID").shape,
+        [3, 4],
+    ),
+    (
+        "conv_transpose too many strides",
+        lambda: lax.conv_transpose(jnp.ones((5, 5)), jnp.ones((5, 1)), (5, 5), "SAME"),
+        ValueError,
+    ),
 ]
 
 
