@@ -741,6 +741,37 @@ def _accuracy_argument(call, ours, theirs, difference) -> bool:
     )
 
 
+def _str_for_sequence(call, ours, theirs, difference) -> bool:
+    """A str passed for a sequence of indices or sizes (lax.dynamic_slice(x, 'ab', ...)):
+    stablax raises TypeError (a str is no sequence of integers, as bytes are not); JAX takes
+    its characters as the entries and fails later on their number or type."""
+    has_str = any(isinstance(a.get("py"), str) for a in [*call["args"], *call["kwargs"].values()])
+    return (
+        has_str
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and bool(
+            re.search(r"must be a sequence(?: of integers)?, got (?:str\b|')", ours["message"])
+        )
+        and _error(theirs)
+    )
+
+
+def _vmap_slice_as_gather(call, ours, theirs, difference) -> bool:
+    """lax.dynamic_slice under vmap with slice_sizes of the wrong length: stablax raises the
+    ValueError it raises outside vmap; JAX's batching rule turns the slice into a gather, whose
+    own check raises TypeError (outside vmap JAX raises ValueError)."""
+    return (
+        call["mode"] == "vmap"
+        and call["fn"]
+        in ("lax.dynamic_slice", "lax.dynamic_index_in_dim", "lax.dynamic_slice_in_dim")
+        and _error(ours)
+        and ours["type"] == "ValueError"
+        and _error(theirs)
+        and theirs["message"].startswith("Gather op must have one slice size for every input")
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -783,6 +814,8 @@ RULES: list[Rule] = [
     ("select-broadcasts-cases", _select_broadcasts_cases, _select_broadcasts_cases.__doc__),
     ("out-sharding-unsupported", _out_sharding_unsupported, _out_sharding_unsupported.__doc__),
     ("accuracy-argument", _accuracy_argument, _accuracy_argument.__doc__),
+    ("str-for-sequence", _str_for_sequence, _str_for_sequence.__doc__),
+    ("vmap-slice-as-gather", _vmap_slice_as_gather, _vmap_slice_as_gather.__doc__),
 ]
 
 

@@ -1260,6 +1260,7 @@ _FUZZ_100K = [
         lambda: lax.conv_transpose(jnp.ones((5, 5)), jnp.ones((5, 1)), (5, 5), "SAME"),
         ValueError,
     ),
+    ("dynamic_slice indices first", lambda: lax.dynamic_slice(jnp.ones(()), (0, 1), 9), ValueError),
 ]
 
 
