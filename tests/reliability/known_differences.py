@@ -716,14 +716,35 @@ def _select_broadcasts_cases(call, ours, theirs, difference) -> bool:
 
 
 def _out_sharding_unsupported(call, ours, theirs, difference) -> bool:
-    """stablax arrays live on one device: any out_sharding raises NotImplementedError; JAX first
-    rejects a value that is no NamedSharding or PartitionSpec (TypeError)."""
+    """stablax arrays live on one device: any out_sharding (or axis_index_groups of a
+    collective) raises NotImplementedError; JAX first rejects a value that is no
+    NamedSharding or PartitionSpec (TypeError), or groups that do not cover the axis
+    (ValueError)."""
     return (
         _error(ours)
         and ours["type"] == "NotImplementedError"
-        and "out_sharding is not supported" in ours["message"]
+        and bool(
+            re.search(
+                r"out_sharding is not supported|axis_index_groups not supported", ours["message"]
+            )
+        )
         and _error(theirs)
-        and "`out_sharding` argument of" in theirs["message"]
+        and bool(
+            re.search(r"`out_sharding` argument of|axis_index_groups must cover", theirs["message"])
+        )
+    )
+
+
+def _integer_axis_name(call, ours, theirs, difference) -> bool:
+    """A collective outside vmap with an integer axis name: stablax raises NameError (no
+    enclosing vmap binds it), as JAX does for a str name; with an int JAX first checks the
+    other arguments (axis out of bounds)."""
+    return (
+        call["fn"].startswith("lax.")
+        and _error(ours)
+        and ours["type"] == "NameError"
+        and bool(re.match(r"unbound axis name: -?\d+\.", ours["message"]))
+        and _error(theirs)
     )
 
 
@@ -816,6 +837,7 @@ RULES: list[Rule] = [
     ("accuracy-argument", _accuracy_argument, _accuracy_argument.__doc__),
     ("str-for-sequence", _str_for_sequence, _str_for_sequence.__doc__),
     ("vmap-slice-as-gather", _vmap_slice_as_gather, _vmap_slice_as_gather.__doc__),
+    ("integer-axis-name", _integer_axis_name, _integer_axis_name.__doc__),
 ]
 
 
