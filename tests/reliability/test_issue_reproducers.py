@@ -1261,6 +1261,8 @@ _FUZZ_100K = [
         ValueError,
     ),
     ("dynamic_slice indices first", lambda: lax.dynamic_slice(jnp.ones(()), (0, 1), 9), ValueError),
+    ("switch bool index", lambda: lax.switch(True, [lambda: 1 / 0, lambda: 1 / 0]), TypeError),
+    ("switch bool index before no branches", lambda: lax.switch(True, []), TypeError),
 ]
 
 
