@@ -1263,6 +1263,8 @@ _FUZZ_100K = [
     ("dynamic_slice indices first", lambda: lax.dynamic_slice(jnp.ones(()), (0, 1), 9), ValueError),
     ("switch bool index", lambda: lax.switch(True, [lambda: 1 / 0, lambda: 1 / 0]), TypeError),
     ("switch bool index before no branches", lambda: lax.switch(True, []), TypeError),
+    ("fori_loop bool bound", lambda: lax.fori_loop(True, 0, lambda i, c: c + 1, 0), TypeError),
+    ("fori_loop overflow", lambda: lax.fori_loop(-(2**63), 1, lambda i, c: c, 0), OverflowError),
 ]
 
 
