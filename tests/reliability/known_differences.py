@@ -793,6 +793,21 @@ def _vmap_slice_as_gather(call, ours, theirs, difference) -> bool:
     )
 
 
+def _conv_dilation_length(call, ours, theirs, difference) -> bool:
+    """A convolution's rhs_dilation (or lhs_dilation) with the wrong number of entries: stablax
+    rejects it with the strides (ValueError naming them); JAX leaves it to XLA's verifier and
+    first raises about another argument (the preferred_element_type, say)."""
+    return (
+        call["fn"] in ("lax.conv_general_dilated", "lax.conv_with_general_padding", "lax.conv")
+        and _error(ours)
+        and ours["type"] == "ValueError"
+        and bool(
+            re.search(r"dilation \S.* must have one entry per spatial dimension", ours["message"])
+        )
+        and _error(theirs)
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -838,6 +853,7 @@ RULES: list[Rule] = [
     ("str-for-sequence", _str_for_sequence, _str_for_sequence.__doc__),
     ("vmap-slice-as-gather", _vmap_slice_as_gather, _vmap_slice_as_gather.__doc__),
     ("integer-axis-name", _integer_axis_name, _integer_axis_name.__doc__),
+    ("conv-dilation-length", _conv_dilation_length, _conv_dilation_length.__doc__),
 ]
 
 

@@ -1265,6 +1265,20 @@ _FUZZ_100K = [
     ("switch bool index before no branches", lambda: lax.switch(True, []), TypeError),
     ("fori_loop bool bound", lambda: lax.fori_loop(True, 0, lambda i, c: c + 1, 0), TypeError),
     ("fori_loop overflow", lambda: lax.fori_loop(-(2**63), 1, lambda i, c: c, 0), OverflowError),
+    (
+        "conv zero feature groups of scalars",
+        lambda: lax.conv_general_dilated(
+            jnp.ones(()), jnp.ones(()), (), "VALID", feature_group_count=0
+        ),
+        ValueError,
+    ),
+    (
+        "conv str dimension_numbers first",
+        lambda: lax.conv_general_dilated(
+            jnp.ones((2, 2)), jnp.ones((2, 2)), (2,), "SAME", (2,), dimension_numbers="a"
+        ),
+        TypeError,
+    ),
 ]
 
 
