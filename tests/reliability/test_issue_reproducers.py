@@ -1279,6 +1279,11 @@ _FUZZ_100K = [
         ),
         TypeError,
     ),
+    (
+        "symmetric_product shapes before batch",
+        lambda: lax.linalg.symmetric_product(jnp.ones((3, 2, 1)), jnp.ones((0, 5, 1))),
+        ValueError,
+    ),
 ]
 
 
