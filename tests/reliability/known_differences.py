@@ -808,6 +808,20 @@ def _conv_dilation_length(call, ours, theirs, difference) -> bool:
     )
 
 
+def _vmap_linalg_rank(call, ours, theirs, difference) -> bool:
+    """A lax.linalg op under vmap whose per-example operand has rank below 2: stablax raises
+    the TypeError it raises outside vmap; JAX's batching rules look at the batched array (lu
+    factors the whole batch as one matrix; hessenberg and triangular_solve raise ValueErrors
+    about the batched shape)."""
+    return (
+        call["mode"] == "vmap"
+        and call["fn"].startswith("lax.linalg.")
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and "expected a matrix or a stack of matrices" in ours["message"]
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -854,6 +868,7 @@ RULES: list[Rule] = [
     ("vmap-slice-as-gather", _vmap_slice_as_gather, _vmap_slice_as_gather.__doc__),
     ("integer-axis-name", _integer_axis_name, _integer_axis_name.__doc__),
     ("conv-dilation-length", _conv_dilation_length, _conv_dilation_length.__doc__),
+    ("vmap-linalg-rank", _vmap_linalg_rank, _vmap_linalg_rank.__doc__),
 ]
 
 

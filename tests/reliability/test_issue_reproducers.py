@@ -1284,6 +1284,18 @@ _FUZZ_100K = [
         lambda: lax.linalg.symmetric_product(jnp.ones((3, 2, 1)), jnp.ones((0, 5, 1))),
         ValueError,
     ),
+    (
+        "triangular_solve ranks before squareness",
+        lambda: lax.linalg.triangular_solve(jnp.ones((3, 3, 2)), jnp.ones(())),
+        TypeError,
+    ),
+    (
+        "triangular_solve shapes before dtypes",
+        lambda: lax.linalg.triangular_solve(
+            jnp.ones((2, 2), bool), jnp.ones((2, 1), bool), left_side=False
+        ),
+        ValueError,
+    ),
 ]
 
 

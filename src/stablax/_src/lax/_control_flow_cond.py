@@ -416,8 +416,7 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
         )
     if index_aval.dtype.kind not in "iu":  # a bool index is no integer, as in JAX
         raise TypeError(
-            f"Index type must be an integer, got {index} as {index_aval.dtype}"
-            f"{mlir.where_suffix()}"
+            f"Index type must be an integer, got {index} as {index_aval.dtype}{mlir.where_suffix()}"
         )
     if not branches:  # after the index's checks, in JAX's order
         raise ValueError(f"Empty branch sequence{mlir.where_suffix()}")
