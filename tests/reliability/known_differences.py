@@ -535,8 +535,9 @@ def _checked_arguments(call, ours, theirs, difference) -> bool:
     index arrays (JAX fails in an internal expand_dims), a flag given as an array (JAX: an
     unhashable static argument), ragged_dot's unsupported group_offset (both raise it),
     lax.composite's name (checked when the composite is made; JAX reads it when traced), a str
-    number of sections for split (JAX and NumPy read '2' with int()) and
-    axes given as a str (TypeError, as NumPy's reductions; JAX tries len('a'))."""
+    number of sections for split (JAX and NumPy read '2' with int()),
+    axes given as a str (TypeError, as NumPy's reductions; JAX tries len('a')) and a
+    dynamic slice's allow_negative_indices that is no bool (JAX takes its truth value)."""
     if not _error(ours):
         return False
     fn, message = call["fn"], ours["message"]
@@ -551,6 +552,7 @@ def _checked_arguments(call, ours, theirs, difference) -> bool:
         or (fn.startswith("lax.ragged_dot") and "Unimplemented group_offset support" in message)
         or (fn == "lax.composite" and message.startswith("lax.composite: name must be"))
         or "indices_or_sections must be an integer or a sequence of integers, got '" in message
+        or "allow_negative_indices must be a bool" in message
         or (
             ours["type"] == "TypeError"
             and bool(re.search(r"axes must be a sequence of integers, got '", message))

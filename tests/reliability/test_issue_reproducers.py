@@ -1296,6 +1296,8 @@ _FUZZ_100K = [
         ),
         ValueError,
     ),
+    ("square of bool", lambda: lax.square(True), TypeError),
+    ("integer_pow numpy bool", lambda: lax.integer_pow(jnp.array([-1.5]), np.bool_(True)), [-1.5]),
 ]
 
 

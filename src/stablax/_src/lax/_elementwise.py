@@ -4,7 +4,6 @@ integer_pow. Unary rows are in _elementwise_unary.py, dtype groups in _elementwi
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -13,6 +12,7 @@ from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import bind, def_op, generic_lowering
+from stablax._src.lax._argcheck import int_arg
 from stablax._src.lax._elementwise_common import (
     ANY,
     BOOL,
@@ -266,7 +266,7 @@ def complex(x, y):  # noqa: A001
 
 def integer_pow(x, y: int):
     """x ** y for a static integer y, as a chain of multiplies (what XLA would do anyway)."""
-    y = operator.index(y)
+    y = int(y) if isinstance(y, np.bool_) else int_arg(y, "y", "lax.integer_pow")  # bools as JAX
     (x,) = _prepare("integer_pow", x)
     x_aval = aval_or_none(x) or ShapedArray(np.shape(x), dtypes.dtype_of(x))
     check_dtype("integer_pow", x_aval.dtype, NUMBER)
@@ -511,6 +511,8 @@ def exp2(x):
 
 def square(x):
     """Elementwise x * x."""
+    x_aval = operand_aval(x)
+    check_dtype("square", x_aval.dtype, NUMBER)  # not bool, as JAX (mul accepts it)
     return mul(x, x)
 
 
