@@ -824,6 +824,33 @@ def _vmap_linalg_rank(call, ours, theirs, difference) -> bool:
     )
 
 
+def _zero_derivative_nextafter(call, ours, theirs, difference) -> bool:
+    """nextafter under grad: stablax gives it a zero derivative, as the rounding ops (its own
+    compositions such as jnp.spacing are differentiated through it); JAX has no rule for it
+    (NotImplementedError)."""
+    return (
+        call["fn"] in ("lax.nextafter", "jnp.nextafter")
+        and call["mode"] == "grad"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "Differentiation rule for 'nextafter' not implemented" in theirs["message"]
+    )
+
+
+def _eig_grad_first(call, ours, theirs, difference) -> bool:
+    """lax.linalg.eig under grad of a bad input: stablax checks the input (or the unsupported
+    implementation) first; JAX's JVP rule first refuses eigenvector derivatives without
+    enable_eigvec_derivs (NotImplementedError)."""
+    return (
+        call["fn"] == "lax.linalg.eig"
+        and call["mode"] == "grad"
+        and _error(ours)
+        and ours["type"] in ("TypeError", "ValueError")
+        and _error(theirs)
+        and theirs["message"].startswith("Derivatives of non-symmetric eigenvectors")
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -871,6 +898,8 @@ RULES: list[Rule] = [
     ("integer-axis-name", _integer_axis_name, _integer_axis_name.__doc__),
     ("conv-dilation-length", _conv_dilation_length, _conv_dilation_length.__doc__),
     ("vmap-linalg-rank", _vmap_linalg_rank, _vmap_linalg_rank.__doc__),
+    ("zero-derivative-nextafter", _zero_derivative_nextafter, _zero_derivative_nextafter.__doc__),
+    ("eig-grad-first", _eig_grad_first, _eig_grad_first.__doc__),
 ]
 
 

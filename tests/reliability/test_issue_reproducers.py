@@ -1298,6 +1298,8 @@ _FUZZ_100K = [
     ),
     ("square of bool", lambda: lax.square(True), TypeError),
     ("integer_pow numpy bool", lambda: lax.integer_pow(jnp.array([-1.5]), np.bool_(True)), [-1.5]),
+    ("select of None", lambda: lax.select(None, jnp.ones(3), jnp.ones(3)), TypeError),
+    ("eig input first", lambda: lax.linalg.eig(jnp.ones(1), implementation=True), TypeError),
 ]
 
 

@@ -393,10 +393,21 @@ def _select_rule(pred: ShapedArray, on_true: ShapedArray, on_false: ShapedArray)
 def_op("stablehlo.select", _select_rule)
 
 
+def _selector_dtype(opname: str, x: Any) -> np.dtype:
+    aval = aval_or_none(x)
+    if aval is not None:
+        return aval.dtype
+    if x is None:  # dtype_of's ValueError would not name the function
+        raise TypeError(
+            f"lax.{opname}: Value None of type NoneType is not a valid stablax array type"
+            f"{mlir.where_suffix()}"
+        )
+    return dtypes.dtype_of(x)
+
+
 def select(pred, on_true, on_false):
     """Elementwise `on_true if pred else on_false` (`stablehlo.select`)."""
-    pred_aval = aval_or_none(pred)
-    pred_dtype = pred_aval.dtype if pred_aval is not None else dtypes.dtype_of(pred)
+    pred_dtype = _selector_dtype("select", pred)
     if pred_dtype != np.bool_:
         raise TypeError(
             f"lax.select: predicate must be boolean, got {pred_dtype.name}{mlir.where_suffix()}"
@@ -409,8 +420,7 @@ def select_n(which, *cases):
     if not cases:
         raise ValueError("lax.select_n requires at least one case")
     cases = _prepare("select_n", *cases)
-    which_aval = aval_or_none(which)
-    which_dtype = which_aval.dtype if which_aval is not None else dtypes.dtype_of(which)
+    which_dtype = _selector_dtype("select_n", which)
     if which_dtype != np.bool_ and which_dtype.kind not in "iu":  # even for one case, as JAX
         raise TypeError(
             f"lax.select_n: selector must be bool or int32, got {which_dtype.name}"

@@ -456,6 +456,12 @@ def eig(
         )
         implementation = EigImplementation.MAGMA if use_magma else EigImplementation.LAPACK
     if implementation is not None and implementation != EigImplementation.LAPACK:
+        # After the input's checks, as in JAX (its shape and dtype rules, then the lowering).
+        _eig_rule(
+            aval_of(x),
+            compute_left_eigenvectors=bool(compute_left_eigenvectors),
+            compute_right_eigenvectors=bool(compute_right_eigenvectors),
+        )
         raise ValueError("Only the lapack implementation is supported on CPU.")
     outs = bind(
         EIG,
