@@ -851,6 +851,23 @@ def _eig_grad_first(call, ours, theirs, difference) -> bool:
     )
 
 
+def _bool_add_mul(call, ours, theirs, difference) -> bool:
+    """lax.add and lax.mul of bools: stablax computes them (XLA's add and multiply of pred are
+    OR and AND; the op-record table tests both); JAX's dtype rules accept numbers only."""
+    return (
+        call["fn"] in ("lax.add", "lax.mul")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(re.match(r"(?:add|mul) does not accept dtype bool", theirs["message"]))
+    )
+
+
+def _stateful_rng_values(call, ours, theirs, difference) -> bool:
+    """lax.rng_uniform draws from the backend's stateful generator: its values change from call
+    to call in either library, so only dtypes and shapes compare."""
+    return call["fn"] == "lax.rng_uniform" and _value_difference(difference)
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -900,6 +917,8 @@ RULES: list[Rule] = [
     ("vmap-linalg-rank", _vmap_linalg_rank, _vmap_linalg_rank.__doc__),
     ("zero-derivative-nextafter", _zero_derivative_nextafter, _zero_derivative_nextafter.__doc__),
     ("eig-grad-first", _eig_grad_first, _eig_grad_first.__doc__),
+    ("bool-add-mul", _bool_add_mul, _bool_add_mul.__doc__),
+    ("stateful-rng-values", _stateful_rng_values, _stateful_rng_values.__doc__),
 ]
 
 

@@ -975,6 +975,7 @@ _RESULT_TYPES = [
         "int32",
         True,
     ),
+    ("rng_uniform of weak bounds", lambda: lax.rng_uniform(0.0, 0.0, ()), 0.0, "float32", True),
     (
         "reduce of a Python scalar from a strong init",
         lambda: lax.reduce(float("inf"), jnp.array(False), lax.add, ()),
@@ -1300,6 +1301,7 @@ _FUZZ_100K = [
     ("integer_pow numpy bool", lambda: lax.integer_pow(jnp.array([-1.5]), np.bool_(True)), [-1.5]),
     ("select of None", lambda: lax.select(None, jnp.ones(3), jnp.ones(3)), TypeError),
     ("eig input first", lambda: lax.linalg.eig(jnp.ones(1), implementation=True), TypeError),
+    ("rng_uniform bounds first", lambda: lax.rng_uniform(jnp.ones(2), 1.0, (1.5,)), ValueError),
 ]
 
 
