@@ -69,6 +69,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"Cannot lower jaxpr with verifier errors",
             r"The truth value of an array with more than one element is ambiguous",
             r"Slice size at index \d+ in gather op is out of range",
+            r"^index is out of bounds for axis \d+ with size 0$",
         ]
     )
 )
@@ -102,7 +103,8 @@ def _list_input(call: dict, ours: dict, theirs: dict, difference: tuple[str, str
             r"requires ndarray or scalar arguments, got <class '(?:list|tuple)'>"
             r"|Cannot determine dtype of \[(?:JitTracer|BatchTracer)"
             r"|Error interpreting argument to \w+ as a JAX value\. The problematic value is of "
-            r"type <class '(?:list|tuple)'>",
+            r"type <class '(?:list|tuple)'>"
+            r"|^Cannot determine dtype of [\[(]",
             theirs["message"],
         )
     )
@@ -321,7 +323,8 @@ def _lax_python_scalars(call, ours, theirs, difference) -> bool:
     """In stablax.lax's binary ops a Python scalar takes the dtype of an array operand of its
     kind (lax._elementwise_common._prepare; stablax's own compositions rely on it) and one out
     of that dtype's range raises OverflowError as in jnp; JAX 0.10.2 gives it the default
-    dtype and raises TypeError whenever that differs from the other operand's."""
+    dtype and raises TypeError whenever that differs from the other operand's (OverflowError
+    where it does not fit the default dtype: 2**63 against a uint64 array)."""
     has_scalar = any(
         ("py" in a and isinstance(a["py"], (int, float)))
         or "complex" in a
@@ -330,7 +333,8 @@ def _lax_python_scalars(call, ours, theirs, difference) -> bool:
     )
     if not (call["fn"].startswith("lax.") and has_scalar and _error(theirs)):
         return False
-    if not _SAME_DTYPES.search(theirs["message"]):
+    jax_overflow = theirs["type"] == "OverflowError" and "too large to convert" in theirs["message"]
+    if not (_SAME_DTYPES.search(theirs["message"]) or jax_overflow):
         return False
     return ours["kind"] == "value" or (
         ours["type"] == "OverflowError" and "out of bounds for" in ours["message"]
@@ -572,8 +576,9 @@ def _checked_arguments(call, ours, theirs, difference) -> bool:
     lax.composite's name (checked when the composite is made; JAX reads it when traced), a str
     number of sections for split (JAX and NumPy read '2' with int()),
     axes given as a str (TypeError, as NumPy's reductions; JAX tries len('a')), isin's
-    method (JAX reads it only when both inputs are non-empty) and trim_zeros' trim (JAX returns
-    a 0-d input without reading it; NumPy fails on None.lower())."""
+    method (JAX reads it only when both inputs are non-empty), trim_zeros' trim (JAX returns
+    a 0-d input without reading it; NumPy fails on None.lower()) and a dynamic slice's
+    allow_negative_indices that is no bool (JAX takes its truth value)."""
     if not _error(ours):
         return False
     fn, message = call["fn"], ours["message"]
@@ -588,6 +593,7 @@ def _checked_arguments(call, ours, theirs, difference) -> bool:
         or (fn.startswith("lax.ragged_dot") and "Unimplemented group_offset support" in message)
         or (fn == "lax.composite" and message.startswith("lax.composite: name must be"))
         or "indices_or_sections must be an integer or a sequence of integers, got '" in message
+        or "allow_negative_indices must be a bool" in message
         or (
             ours["type"] == "TypeError"
             and bool(re.search(r"axes must be a sequence of integers, got '", message))
@@ -988,6 +994,244 @@ def _put_of_nothing(call, ours, theirs, difference) -> bool:
     )
 
 
+def _complex_clamp(call, ours, theirs, difference) -> bool:
+    """lax.clamp of complex numbers: stablax rejects them (TypeError), as jnp.clip does in JAX
+    (complex numbers have no order); JAX's lax.clamp returns what XLA gives, which follows
+    neither NumPy's lexicographic order (clamping 2+3j to [2-1j, 2+2j] gives 2-1j, NumPy 2+2j)
+    nor any other."""
+    return (
+        call["fn"] == "lax.clamp"
+        and _error(ours)
+        and bool(re.match(r"lax\.clamp does not accept dtype complex", ours["message"]))
+    )
+
+
+def _callable_checked_first(call, ours, theirs, difference) -> bool:
+    """A function argument that is not callable, among other bad arguments: stablax checks the
+    callable first (TypeError naming it); JAX looks at the others first and raises about them
+    (lax.map(1.5, 1.5): scan's ValueError on the 0-d xs)."""
+    return (
+        _error(ours)
+        and ours["type"] == "TypeError"
+        and bool(re.search(r": \w+ must be callable, got ", ours["message"]))
+        and _error(theirs)
+    )
+
+
+def _negative_map_batch(call, ours, theirs, difference) -> bool:
+    """lax.map with a negative batch_size: stablax raises ValueError naming it; JAX reshapes the
+    input to (-1, batch_size, ...) and reshape's TypeError (or a wrong value) comes out."""
+    return (
+        call["fn"] == "lax.map"
+        and _error(ours)
+        and ours["message"].startswith("lax.map: batch_size must be non-negative, got -")
+    )
+
+
+def _reduce_non_scalar_init(call, ours, theirs, difference) -> bool:
+    """lax.reduce with a non-scalar init value: stablax raises its ValueError in every mode, as
+    JAX does eagerly ("reduce found non-scalar initial value"); under grad JAX's JVP rule skips
+    that check and returns a value, and under vmap its batching rule has no case for a batched
+    init value (a bare NotImplementedError)."""
+    return (
+        call["fn"] == "lax.reduce"
+        and call["mode"] in ("grad", "vmap")
+        and _error(ours)
+        and ours["message"].startswith("lax.reduce: init_values must be scalars, got shape")
+    )
+
+
+def _unsorted_take_axes(call, ours, theirs, difference) -> bool:
+    """lax.index_take with axes not in increasing order: stablax takes along them in the order
+    given (its documented `src[idxs[0], idxs[1], ...]` along `axes`); JAX passes them unsorted
+    to gather as collapsed_slice_dims, which must be sorted (TypeError)."""
+    return (
+        call["fn"] == "lax.index_take"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "collapsed_slice_dims in gather op must be sorted" in theirs["message"]
+    )
+
+
+def _rank_before_overflow(call, ours, theirs, difference) -> bool:
+    """A Python int beyond the default integer type passed where a 0-d input is itself invalid
+    (lax.unstack(2**63), lax.argmin(2**31, -1, ...) without x64): stablax reports the rank
+    (ValueError) before converting the int; JAX converts it first and raises OverflowError."""
+    bound = 2**63 if call["x64"] else 2**31
+    big = any(isinstance(a.get("py"), int) and abs(a["py"]) >= bound for a in call["args"])
+    return (
+        big
+        and _error(ours)
+        and ours["type"] == "ValueError"
+        and bool(re.search(r"out of bounds for an array of (?:rank 0|shape \(\))", ours["message"]))
+        and _error(theirs)
+        and theirs["type"] == "OverflowError"
+    )
+
+
+def _select_broadcasts_cases(call, ours, theirs, difference) -> bool:
+    """lax.select_n broadcasts rank-0 and size-1 cases as stablax's other lax elementwise ops do
+    (a Python scalar case adopting an array case's dtype, OverflowError when it does not fit;
+    stablax's own compositions rely on it); JAX's select_n requires equal case shapes."""
+    return (
+        call["fn"] in ("lax.select_n", "lax.select")
+        and (ours["kind"] == "value" or ours["type"] == "OverflowError")
+        and _error(theirs)
+        and theirs["message"].startswith("select cases must have the same shapes")
+    )
+
+
+def _out_sharding_unsupported(call, ours, theirs, difference) -> bool:
+    """stablax arrays live on one device: any out_sharding (or axis_index_groups of a
+    collective) raises NotImplementedError; JAX first rejects a value that is no
+    NamedSharding or PartitionSpec (TypeError), or groups that do not cover the axis
+    (ValueError)."""
+    return (
+        _error(ours)
+        and ours["type"] == "NotImplementedError"
+        and bool(
+            re.search(
+                r"out_sharding is not supported|axis_index_groups not supported", ours["message"]
+            )
+        )
+        and _error(theirs)
+        and bool(
+            re.search(r"`out_sharding` argument of|axis_index_groups must cover", theirs["message"])
+        )
+    )
+
+
+def _integer_axis_name(call, ours, theirs, difference) -> bool:
+    """A collective outside vmap with an integer axis name: stablax raises NameError (no
+    enclosing vmap binds it), as JAX does for a str name; with an int JAX first checks the
+    other arguments (axis out of bounds)."""
+    return (
+        call["fn"].startswith("lax.")
+        and _error(ours)
+        and ours["type"] == "NameError"
+        and bool(re.match(r"unbound axis name: -?\d+\.", ours["message"]))
+        and _error(theirs)
+    )
+
+
+def _accuracy_argument(call, ours, theirs, difference) -> bool:
+    """An accuracy= that is no AccuracyMode or Tolerance (a str, a number): stablax raises
+    TypeError naming the argument; JAX raises NotImplementedError ("Accuracy a not
+    supported") as if the value were a mode it lacks."""
+    return (
+        _error(ours)
+        and ours["type"] == "TypeError"
+        and "accuracy must be an AccuracyMode or a Tolerance" in ours["message"]
+        and _error(theirs)
+        and theirs["type"] == "NotImplementedError"
+        and bool(re.match(r"Accuracy .* not supported", theirs["message"]))
+    )
+
+
+def _str_for_sequence(call, ours, theirs, difference) -> bool:
+    """A str passed for a sequence of indices or sizes (lax.dynamic_slice(x, 'ab', ...)):
+    stablax raises TypeError (a str is no sequence of integers, as bytes are not); JAX takes
+    its characters as the entries and fails later on their number or type."""
+    has_str = any(isinstance(a.get("py"), str) for a in [*call["args"], *call["kwargs"].values()])
+    return (
+        has_str
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and bool(
+            re.search(r"must be a sequence(?: of integers)?, got (?:str\b|')", ours["message"])
+        )
+        and _error(theirs)
+    )
+
+
+def _vmap_slice_as_gather(call, ours, theirs, difference) -> bool:
+    """lax.dynamic_slice under vmap with slice_sizes of the wrong length: stablax raises the
+    ValueError it raises outside vmap; JAX's batching rule turns the slice into a gather, whose
+    own check raises TypeError (outside vmap JAX raises ValueError)."""
+    return (
+        call["mode"] == "vmap"
+        and call["fn"]
+        in ("lax.dynamic_slice", "lax.dynamic_index_in_dim", "lax.dynamic_slice_in_dim")
+        and _error(ours)
+        and ours["type"] == "ValueError"
+        and _error(theirs)
+        and theirs["message"].startswith("Gather op must have one slice size for every input")
+    )
+
+
+def _conv_dilation_length(call, ours, theirs, difference) -> bool:
+    """A convolution's rhs_dilation (or lhs_dilation) with the wrong number of entries: stablax
+    rejects it with the strides (ValueError naming them); JAX leaves it to XLA's verifier and
+    first raises about another argument (the preferred_element_type, say)."""
+    return (
+        call["fn"] in ("lax.conv_general_dilated", "lax.conv_with_general_padding", "lax.conv")
+        and _error(ours)
+        and ours["type"] == "ValueError"
+        and bool(
+            re.search(r"dilation \S.* must have one entry per spatial dimension", ours["message"])
+        )
+        and _error(theirs)
+    )
+
+
+def _vmap_linalg_rank(call, ours, theirs, difference) -> bool:
+    """A lax.linalg op under vmap whose per-example operand has rank below 2: stablax raises
+    the TypeError it raises outside vmap; JAX's batching rules look at the batched array (lu
+    factors the whole batch as one matrix; hessenberg and triangular_solve raise ValueErrors
+    about the batched shape)."""
+    return (
+        call["mode"] == "vmap"
+        and call["fn"].startswith("lax.linalg.")
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and "expected a matrix or a stack of matrices" in ours["message"]
+    )
+
+
+def _zero_derivative_nextafter(call, ours, theirs, difference) -> bool:
+    """nextafter under grad: stablax gives it a zero derivative, as the rounding ops (its own
+    compositions such as jnp.spacing are differentiated through it); JAX has no rule for it
+    (NotImplementedError)."""
+    return (
+        call["fn"] in ("lax.nextafter", "jnp.nextafter")
+        and call["mode"] == "grad"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "Differentiation rule for 'nextafter' not implemented" in theirs["message"]
+    )
+
+
+def _eig_grad_first(call, ours, theirs, difference) -> bool:
+    """lax.linalg.eig under grad of a bad input: stablax checks the input (or the unsupported
+    implementation) first; JAX's JVP rule first refuses eigenvector derivatives without
+    enable_eigvec_derivs (NotImplementedError)."""
+    return (
+        call["fn"] == "lax.linalg.eig"
+        and call["mode"] == "grad"
+        and _error(ours)
+        and ours["type"] in ("TypeError", "ValueError")
+        and _error(theirs)
+        and theirs["message"].startswith("Derivatives of non-symmetric eigenvectors")
+    )
+
+
+def _bool_add_mul(call, ours, theirs, difference) -> bool:
+    """lax.add and lax.mul of bools: stablax computes them (XLA's add and multiply of pred are
+    OR and AND; the op-record table tests both); JAX's dtype rules accept numbers only."""
+    return (
+        call["fn"] in ("lax.add", "lax.mul")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(re.match(r"(?:add|mul) does not accept dtype bool", theirs["message"]))
+    )
+
+
+def _stateful_rng_values(call, ours, theirs, difference) -> bool:
+    """lax.rng_uniform draws from the backend's stateful generator: its values change from call
+    to call in either library, so only dtypes and shapes compare."""
+    return call["fn"] == "lax.rng_uniform" and _value_difference(difference)
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1043,6 +1287,24 @@ RULES: list[Rule] = [
     ("set-fill-shape", _set_fill_shape, _set_fill_shape.__doc__),
     ("trapezoid-specials", _trapezoid_specials, _trapezoid_specials.__doc__),
     ("put-of-nothing", _put_of_nothing, _put_of_nothing.__doc__),
+    ("complex-clamp", _complex_clamp, _complex_clamp.__doc__),
+    ("callable-checked-first", _callable_checked_first, _callable_checked_first.__doc__),
+    ("negative-map-batch", _negative_map_batch, _negative_map_batch.__doc__),
+    ("reduce-non-scalar-init", _reduce_non_scalar_init, _reduce_non_scalar_init.__doc__),
+    ("unsorted-take-axes", _unsorted_take_axes, _unsorted_take_axes.__doc__),
+    ("rank-before-overflow", _rank_before_overflow, _rank_before_overflow.__doc__),
+    ("select-broadcasts-cases", _select_broadcasts_cases, _select_broadcasts_cases.__doc__),
+    ("out-sharding-unsupported", _out_sharding_unsupported, _out_sharding_unsupported.__doc__),
+    ("accuracy-argument", _accuracy_argument, _accuracy_argument.__doc__),
+    ("str-for-sequence", _str_for_sequence, _str_for_sequence.__doc__),
+    ("vmap-slice-as-gather", _vmap_slice_as_gather, _vmap_slice_as_gather.__doc__),
+    ("integer-axis-name", _integer_axis_name, _integer_axis_name.__doc__),
+    ("conv-dilation-length", _conv_dilation_length, _conv_dilation_length.__doc__),
+    ("vmap-linalg-rank", _vmap_linalg_rank, _vmap_linalg_rank.__doc__),
+    ("zero-derivative-nextafter", _zero_derivative_nextafter, _zero_derivative_nextafter.__doc__),
+    ("eig-grad-first", _eig_grad_first, _eig_grad_first.__doc__),
+    ("bool-add-mul", _bool_add_mul, _bool_add_mul.__doc__),
+    ("stateful-rng-values", _stateful_rng_values, _stateful_rng_values.__doc__),
 ]
 
 

@@ -1080,6 +1080,22 @@ _RESULT_TYPES = [
         "int32",
         False,
     ),
+    (
+        "map keeps the weak type of f's result",
+        lambda: lax.map(lambda x: x * 2, jnp.ones((2, 1), bool)),
+        [[2], [2]],
+        "int32",
+        True,
+    ),
+    ("rng_uniform of weak bounds", lambda: lax.rng_uniform(0.0, 0.0, ()), 0.0, "float32", True),
+    (
+        "reduce of a Python scalar from a strong init",
+        lambda: lax.reduce(float("inf"), jnp.array(False), lax.add, ()),
+        float("inf"),
+        "float32",
+        False,
+    ),
+    ("reduce weak bitwise_or", lambda: lax.reduce(3, 0, lax.bitwise_or, ()), 3, "int32", True),
 ]
 
 
@@ -1526,6 +1542,131 @@ _FUZZ_100K = [
         ValueError,
     ),
     ("tril checks the rank before k", lambda: jnp.tril(jnp.ones(3), k=1.5), ValueError),
+    (
+        "associative_scan fn returns a bool",
+        lambda: lax.associative_scan(lambda *a: False, jnp.ones((2, 3))),
+        TypeError,
+    ),
+    (
+        "clamp of bool",
+        lambda: lax.clamp(
+            jnp.array([False, True, False, False]),
+            jnp.array([True, False, False, True]),
+            jnp.array([True, True, False, False]),
+        ),
+        [True, True, False, False],
+    ),
+    (
+        "map batch_size 0 is vmap",
+        lambda: lax.map(lambda v: v * 2, jnp.arange(6.0).reshape(3, 2), batch_size=0),
+        [[0.0, 2.0], [4.0, 6.0], [8.0, 10.0]],
+    ),
+    (
+        "map batch_size 0 gives f one argument",
+        lambda: lax.map(lax.add, jnp.ones(3), batch_size=0),
+        TypeError,
+    ),
+    ("cummax of None", lambda: lax.cummax(None), TypeError),
+    ("cumsum of an object", lambda: stablax.jit(lambda: lax.cumsum(object()))(), TypeError),
+    (
+        "index_take wraps indices",
+        lambda: lax.index_take(jnp.arange(5), (jnp.array([-1, 7, 2]),), (0,)),
+        [4, 2, 2],
+    ),
+    ("index_take of no index arrays", lambda: lax.index_take(jnp.ones(3), (), ()), ValueError),
+    (
+        "index_take with a 0-d idxs",
+        lambda: lax.index_take(jnp.asarray(1), jnp.asarray(1.5 + 0j), (0,)),
+        TypeError,
+    ),
+    ("concatenate of nothing", lambda: lax.concatenate([], 0), ValueError),
+    (
+        "conv padding of an int",
+        lambda: lax.conv_with_general_padding(
+            jnp.ones((1, 1, 5)), jnp.ones((1, 1, 2)), (1,), 3, (1,), (1,)
+        ),
+        ValueError,
+    ),
+    (
+        "conv string padding with float lhs_dilation",
+        lambda: lax.conv_with_general_padding(
+            jnp.ones((1, 1, 5)), jnp.ones((1, 1, 2)), (1.5,), "SAME_LOWER", (1.5,), (1,)
+        ),
+        ValueError,
+    ),
+    (
+        "reduce_window_shape_tuple zero stride",
+        lambda: lax.reduce_window_shape_tuple((5, 0), (0, 0), (5, 0), "VALID"),
+        ValueError,
+    ),
+    (
+        "reduce_window_shape_tuple negative dilation",
+        lambda: lax.reduce_window_shape_tuple((2, 2), (3, 4), (2, 2), "SAME", (-1, 2)),
+        TypeError,
+    ),
+    ("select_n one case", lambda: lax.select_n(jnp.array([1, 0]), jnp.ones(1)), TypeError),
+    ("argmin empty axis", lambda: lax.argmin(jnp.ones((3, 0)), 1, jnp.float32), ValueError),
+    (
+        "rng_bit_generator dtype None before out_sharding",
+        lambda: lax.rng_bit_generator(jnp.zeros(4, jnp.uint32), (2,), None, out_sharding=True),
+        ValueError,
+    ),
+    (
+        "schur sort of a non-square matrix",
+        lambda: lax.linalg.schur(jnp.ones((5, 3)), sort_eig_vals=True),
+        ValueError,
+    ),
+    (
+        "conv_transpose of rank 2",
+        lambda: lax.conv_transpose(jnp.ones((3, 2)), jnp.ones((2, 4)), (), "VALID").shape,
+        [3, 4],
+    ),
+    (
+        "conv_transpose too many strides",
+        lambda: lax.conv_transpose(jnp.ones((5, 5)), jnp.ones((5, 1)), (5, 5), "SAME"),
+        ValueError,
+    ),
+    ("dynamic_slice indices first", lambda: lax.dynamic_slice(jnp.ones(()), (0, 1), 9), ValueError),
+    ("switch bool index", lambda: lax.switch(True, [lambda: 1 / 0, lambda: 1 / 0]), TypeError),
+    ("switch bool index before no branches", lambda: lax.switch(True, []), TypeError),
+    ("fori_loop bool bound", lambda: lax.fori_loop(True, 0, lambda i, c: c + 1, 0), TypeError),
+    ("fori_loop overflow", lambda: lax.fori_loop(-(2**63), 1, lambda i, c: c, 0), OverflowError),
+    (
+        "conv zero feature groups of scalars",
+        lambda: lax.conv_general_dilated(
+            jnp.ones(()), jnp.ones(()), (), "VALID", feature_group_count=0
+        ),
+        ValueError,
+    ),
+    (
+        "conv str dimension_numbers first",
+        lambda: lax.conv_general_dilated(
+            jnp.ones((2, 2)), jnp.ones((2, 2)), (2,), "SAME", (2,), dimension_numbers="a"
+        ),
+        TypeError,
+    ),
+    (
+        "symmetric_product shapes before batch",
+        lambda: lax.linalg.symmetric_product(jnp.ones((3, 2, 1)), jnp.ones((0, 5, 1))),
+        ValueError,
+    ),
+    (
+        "triangular_solve ranks before squareness",
+        lambda: lax.linalg.triangular_solve(jnp.ones((3, 3, 2)), jnp.ones(())),
+        TypeError,
+    ),
+    (
+        "triangular_solve shapes before dtypes",
+        lambda: lax.linalg.triangular_solve(
+            jnp.ones((2, 2), bool), jnp.ones((2, 1), bool), left_side=False
+        ),
+        ValueError,
+    ),
+    ("square of bool", lambda: lax.square(True), TypeError),
+    ("integer_pow numpy bool", lambda: lax.integer_pow(jnp.array([-1.5]), np.bool_(True)), [-1.5]),
+    ("select of None", lambda: lax.select(None, jnp.ones(3), jnp.ones(3)), TypeError),
+    ("eig input first", lambda: lax.linalg.eig(jnp.ones(1), implementation=True), TypeError),
+    ("rng_uniform bounds first", lambda: lax.rng_uniform(jnp.ones(2), 1.0, (1.5,)), ValueError),
 ]
 
 

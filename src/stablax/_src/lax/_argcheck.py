@@ -57,8 +57,14 @@ def sequence(values: Any, what: str, name: str) -> list[Any]:
     """A list or tuple (or other non-string iterable) as a list, else TypeError."""
     if isinstance(values, (list, tuple)):
         return list(values)
+    error = TypeError(
+        f"{name}: {what} must be a sequence, got {type(values).__name__}{mlir.where_suffix()}"
+    )
     if isinstance(values, (str, bytes, bytearray)) or not hasattr(values, "__iter__"):
-        raise TypeError(
-            f"{name}: {what} must be a sequence, got {type(values).__name__}{mlir.where_suffix()}"
-        )
-    return list(values)
+        raise error
+    try:
+        return list(values)
+    except TypeError as failure:  # a 0-d array; a tracer's concretization error says more
+        if type(failure) is not TypeError:
+            raise
+        raise error from None

@@ -408,16 +408,18 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
         check_callable("lax.switch", b, "each branch")
         for b in sequence(branches, "branches", "lax.switch")
     ]
-    if not branches:
-        raise ValueError("Empty branch sequence")
     index_aval = aval_of(index)
     if index_aval.shape != ():
         raise TypeError(
             f"Branch index must be scalar, got {index} of shape {index_aval.shape}"
             f"{mlir.where_suffix()}."
         )
-    if index_aval.dtype.kind not in "iub":
-        raise TypeError(f"Index type must be an integer, got {index} as {index_aval.dtype}")
+    if index_aval.dtype.kind not in "iu":  # a bool index is no integer, as in JAX
+        raise TypeError(
+            f"Index type must be an integer, got {index} as {index_aval.dtype}{mlir.where_suffix()}"
+        )
+    if not branches:  # after the index's checks, in JAX's order
+        raise ValueError(f"Empty branch sequence{mlir.where_suffix()}")
     if len(branches) == 1:
         return branches[0](*operands)
     from stablax._src import lax

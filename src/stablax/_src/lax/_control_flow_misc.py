@@ -21,7 +21,7 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:  # noqa:
     """`stack([f(x) for x in xs])` along the leading axis, as a scan (one compiled body).
 
     With `batch_size`, each scan step applies vmap(f) to that many elements (a remainder is
-    vmapped once after the loop).
+    vmapped once after the loop); `batch_size=0` is one full batch, `vmap(f)(xs)`, as in JAX.
     """
     check_callable("lax.map", f, "f")
     if batch_size is None:
@@ -40,10 +40,14 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:  # noqa:
             )
     n = aval_of(leaves[0]).shape[0]
     batch_size = int(batch_size)
-    if batch_size <= 0:
-        raise ValueError(f"lax.map: batch_size must be positive, got {batch_size}")
-    num_batches, remainder = divmod(n, batch_size)
+    if batch_size < 0:
+        raise ValueError(
+            f"lax.map: batch_size must be non-negative, got {batch_size}{mlir.where_suffix()}"
+        )
     batched_f = vmap(f)
+    if batch_size == 0:
+        return batched_f(xs)
+    num_batches, remainder = divmod(n, batch_size)
     parts = []
     if num_batches:
         main = tree_util.tree_map(
@@ -102,6 +106,13 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
                 f"associative_scan: fn must return the structure of its inputs, {tree}, "
                 f"got {out_tree}"
             )
+        for x, out_leaf in zip(a, out_leaves, strict=True):
+            if aval_of(out_leaf).shape != aval_of(x).shape:
+                raise TypeError(
+                    "lax.associative_scan: fn must return arrays of its inputs' shapes, "
+                    f"got {aval_of(out_leaf).str_short()} for "
+                    f"{aval_of(x).str_short()}{mlir.where_suffix()}"
+                )
         return out_leaves
 
     def take(xs: list[Any], start: int, stop: int | None, stride: int = 1) -> list[Any]:

@@ -144,12 +144,13 @@ def _decode_scan(op: Any, owner: Any) -> dict[str, Any]:
     }
 
 
-def _zeros(shape, dtype):
-    """Zeros of exactly `dtype` (lax.full canonicalizes: uint64 outputs, as rng_bit_generator's
-    keys, would become uint32 without x64)."""
+def _zeros(shape, aval):
+    """Zeros of exactly `aval`'s dtype and weak type, the buffer of a ys (lax.full canonicalizes:
+    uint64 outputs, as rng_bit_generator's keys, would become uint32 without x64)."""
     from stablax._src import lax
 
-    return lax.broadcast_in_dim(dispatch.weak_scalar(0, dtype, weak_type=False), shape, ())
+    zero = dispatch.weak_scalar(0, aval.dtype, weak_type=aval.weak_type)
+    return lax.broadcast_in_dim(zero, shape, ())
 
 
 def _reshape(value, shape, dtype):
@@ -186,7 +187,7 @@ def bind_scan(
 
     num_carry, num_xs = len(carry), len(xs)
     y_avals = body.out_avals[num_carry:]
-    ys0 = [_zeros((length, *a.shape), a.dtype) for a in y_avals]
+    ys0 = [_zeros((length, *a.shape), a) for a in y_avals]
     outs = cf.bind_construct(
         SCAN,
         [lax.full((), 0, np.int32), *carry, *ys0, *xs, *consts],
@@ -395,7 +396,7 @@ def _scan_pieces(body, carry, xs, consts, length, reverse, unroll) -> list[Any]:
     n_c = len(carry)
     y_avals = body.out_avals[n_c:]
     if length == 0:
-        return [*carry, *(_zeros((0, *a.shape), a.dtype) for a in y_avals)]
+        return [*carry, *(_zeros((0, *a.shape), a) for a in y_avals)]
     main = length - length % unroll
     # Forward scans run the leading `main` steps first; reverse scans the trailing ones.
     head = main if not reverse else length - main

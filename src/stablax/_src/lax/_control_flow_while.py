@@ -342,11 +342,19 @@ def fori_loop(
 
     check_callable("lax.fori_loop", body_fun, "body_fun")
     dtype = dtypes.result_type(lower, upper)
-    if dtype.kind not in "iu":
+    kinds = {aval_of(lower).dtype.kind, aval_of(upper).dtype.kind}
+    if dtype.kind not in "iu" or "b" in kinds:  # a bool is no bound, as in JAX
         raise TypeError(
             f"lax.fori_loop: lower and upper must be integers, got {aval_of(lower).str_short()} "
             f"and {aval_of(upper).str_short()}{mlir.where_suffix()}"
         )
+    info = np.iinfo(dtype)
+    for bound in (lower, upper):
+        if type(bound) is int and not info.min <= bound <= info.max:  # JAX's class
+            raise OverflowError(
+                f"lax.fori_loop: Python int {bound} too large to convert to {dtype.name}"
+                f"{mlir.where_suffix()}"
+            )
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
         start, stop = int(np.asarray(lower)), int(np.asarray(upper))
 

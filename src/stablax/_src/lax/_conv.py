@@ -492,16 +492,27 @@ def conv_general_dilated(
     """
     op = "conv_general_dilated"
     lhs_shape, rhs_shape = aval_of(lhs).shape, aval_of(rhs).shape
-    # After the rank-equality check and before the rank >= 2 one, in JAX's order.
-    if isinstance(padding, str) and lhs_dilation is not None and len(lhs_shape) == len(rhs_shape):
-        dilations = lhs_dilation if isinstance(lhs_dilation, (list, tuple)) else ()
-        if any(isinstance(d, int) and d != 1 for d in dilations):
+    # JAX's order: equal ranks and the layout's type; string padding against lhs_dilation; an
+    # explicit padding; the group counts; only then rank >= 2 and everything else.
+    if len(lhs_shape) != len(rhs_shape) or not isinstance(
+        dimension_numbers, (type(None), tuple, list)
+    ):
+        conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers, op)  # raises TypeError
+    if isinstance(padding, str) and lhs_dilation is not None:
+        # JAX's test: any entry that is not 1 (floats and bytes' integers included).
+        dilations = lhs_dilation if isinstance(lhs_dilation, (list, tuple, bytes)) else ()
+        if any(not (isinstance(d, (int, float, np.number)) and d == 1) for d in dilations):
             raise _error(
                 op,
                 "string padding is not supported with lhs_dilation; give explicit (low, high) "
                 "pairs or use lax.conv_transpose",
                 ValueError,
             )
+    if not isinstance(padding, str):
+        pads = normalize_padding(padding, (), (), (), op, ValueError)
+    for name, count in (("feature", feature_group_count), ("batch", batch_group_count)):
+        if isinstance(count, (int, np.integer)) and count < 1:
+            raise _error(op, f"{name}_group_count must be positive, got {count}", ValueError)
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers, op)
     n = len(lhs_shape) - 2
     strides = _spatial(window_strides, n, "window_strides", op)
@@ -527,8 +538,6 @@ def conv_general_dilated(
             dilate_dim(rhs_shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dilation, strict=True)
         ]
         pads = tuple(padtype_to_pads(in_spatial, window, strides, padding, op))
-    else:
-        pads = normalize_padding(padding, (), (), (), op)
     pet = (
         None
         if preferred_element_type is None

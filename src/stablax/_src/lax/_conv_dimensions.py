@@ -85,6 +85,12 @@ def conv_dimension_numbers(
             f"lhs and rhs must have the same rank, got shapes "
             f"{tuple(lhs_shape)} and {tuple(rhs_shape)}",
         )
+    if not isinstance(dimension_numbers, (type(None), tuple, list)):  # JAX's class and order
+        raise _error(
+            opname,
+            "dimension_numbers must be a tuple/list or None, got "
+            f"{type(dimension_numbers).__name__}",
+        )
     if ndim < 2:
         raise _error(opname, f"operands must have rank at least 2, got shape {tuple(lhs_shape)}")
     if dimension_numbers is None:
@@ -92,12 +98,6 @@ def conv_dimension_numbers(
         return ConvDimensionNumbers(default, default, default)
     if isinstance(dimension_numbers, ConvDimensionNumbers):
         specs = dimension_numbers
-    elif not isinstance(dimension_numbers, (tuple, list)):  # JAX's class
-        raise _error(
-            opname,
-            "dimension_numbers must be a tuple/list or None, got "
-            f"{type(dimension_numbers).__name__}",
-        )
     elif len(dimension_numbers) == 3 and all(isinstance(s, str) for s in dimension_numbers):
         for spec in dimension_numbers:
             if len(spec) != ndim:

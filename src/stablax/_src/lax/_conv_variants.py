@@ -25,6 +25,7 @@ from stablax._src.lax._windowed import dilate_dim, normalize_padding
 # --- transposed convolution --------------------------------------------------------------------
 
 _TRANSPOSE_DEFAULT_LAYOUTS = {
+    2: ("NC", "IO", "NC"),
     3: ("NHC", "HIO", "NHC"),
     4: ("NHWC", "HWIO", "NHWC"),
     5: ("NHWDC", "HWDIO", "NHWDC"),
@@ -83,9 +84,21 @@ def conv_transpose(
             )
         dimension_numbers = _TRANSPOSE_DEFAULT_LAYOUTS[len(lhs_shape)]
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers, op)
+    lhs_aval, rhs_aval = aval_of(lhs), aval_of(rhs)
+    if lhs_aval.dtype != rhs_aval.dtype:  # before the strides, in JAX's order
+        raise _error(
+            op,
+            f"lhs and rhs must have the same dtype, got {lhs_aval.str_short()} and "
+            f"{rhs_aval.str_short()}",
+        )
     n = len(lhs_shape) - 2
     strides = _spatial(strides, n, "strides", op)
     rhs_dilation = _spatial(rhs_dilation, n, "rhs_dilation", op)
+    for what, values in (("strides", strides), ("rhs_dilation", rhs_dilation)):
+        if len(values) != n:
+            raise _error(
+                op, f"{what} {values} must have one entry per spatial dimension ({n})", ValueError
+            )
     windows = [
         dilate_dim(rhs_shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dilation, strict=True)
     ]
@@ -99,7 +112,7 @@ def conv_transpose(
             )
         pads = tuple(_transpose_pads(w, s, kind) for w, s in zip(windows, strides, strict=True))
     else:
-        pads = normalize_padding(padding, (), (), (), op)
+        pads = normalize_padding(padding, (), (), (), op, ValueError)  # JAX's class
         if use_consistent_padding:
             pads = tuple(
                 (w - 1 - lo, w - 1 - hi) for w, (lo, hi) in zip(windows, pads, strict=True)

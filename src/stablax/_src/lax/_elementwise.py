@@ -4,7 +4,6 @@ integer_pow. Unary rows are in _elementwise_unary.py, dtype groups in _elementwi
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -13,6 +12,7 @@ from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import bind, def_op, generic_lowering
+from stablax._src.lax._argcheck import int_arg
 from stablax._src.lax._elementwise_common import (
     ANY,
     BOOL,
@@ -266,7 +266,7 @@ def complex(x, y):  # noqa: A001
 
 def integer_pow(x, y: int):
     """x ** y for a static integer y, as a chain of multiplies (what XLA would do anyway)."""
-    y = operator.index(y)
+    y = int(y) if isinstance(y, np.bool_) else int_arg(y, "y", "lax.integer_pow")  # bools as JAX
     (x,) = _prepare("integer_pow", x)
     x_aval = aval_or_none(x) or ShapedArray(np.shape(x), dtypes.dtype_of(x))
     check_dtype("integer_pow", x_aval.dtype, NUMBER)
@@ -393,10 +393,21 @@ def _select_rule(pred: ShapedArray, on_true: ShapedArray, on_false: ShapedArray)
 def_op("stablehlo.select", _select_rule)
 
 
+def _selector_dtype(opname: str, x: Any) -> np.dtype:
+    aval = aval_or_none(x)
+    if aval is not None:
+        return aval.dtype
+    if x is None:  # dtype_of's ValueError would not name the function
+        raise TypeError(
+            f"lax.{opname}: Value None of type NoneType is not a valid stablax array type"
+            f"{mlir.where_suffix()}"
+        )
+    return dtypes.dtype_of(x)
+
+
 def select(pred, on_true, on_false):
     """Elementwise `on_true if pred else on_false` (`stablehlo.select`)."""
-    pred_aval = aval_or_none(pred)
-    pred_dtype = pred_aval.dtype if pred_aval is not None else dtypes.dtype_of(pred)
+    pred_dtype = _selector_dtype("select", pred)
     if pred_dtype != np.bool_:
         raise TypeError(
             f"lax.select: predicate must be boolean, got {pred_dtype.name}{mlir.where_suffix()}"
@@ -409,14 +420,19 @@ def select_n(which, *cases):
     if not cases:
         raise ValueError("lax.select_n requires at least one case")
     cases = _prepare("select_n", *cases)
-    which_aval = aval_or_none(which)
-    which_dtype = which_aval.dtype if which_aval is not None else dtypes.dtype_of(which)
+    which_dtype = _selector_dtype("select_n", which)
     if which_dtype != np.bool_ and which_dtype.kind not in "iu":  # even for one case, as JAX
         raise TypeError(
             f"lax.select_n: selector must be bool or int32, got {which_dtype.name}"
             f"{mlir.where_suffix()}"
         )
-    if len(cases) == 1:
+    if len(cases) == 1:  # no op to check the shapes: check them here
+        which_shape, case_shape = operand_aval(which).shape, operand_aval(cases[0]).shape
+        if which_shape not in ((), case_shape):
+            raise TypeError(
+                f"lax.select_n: predicate shape {which_shape} must be scalar or equal to the "
+                f"case shape {case_shape}.{mlir.where_suffix()}"
+            )
         return cases[0]
     if which_dtype == np.bool_:
         if len(cases) != 2:
@@ -449,7 +465,7 @@ def _clamp_rule(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray
                 f"lax.clamp requires {name} to be scalar or of the operand's shape {x.shape}, "
                 f"got {bound.shape}.{mlir.where_suffix()}"
             )
-    check_dtype("clamp", x.dtype, (INT, FLOAT))
+    check_dtype("clamp", x.dtype, (BOOL, INT, FLOAT))
     return x
 
 
@@ -505,6 +521,8 @@ def exp2(x):
 
 def square(x):
     """Elementwise x * x."""
+    x_aval = operand_aval(x)
+    check_dtype("square", x_aval.dtype, NUMBER)  # not bool, as JAX (mul accepts it)
     return mul(x, x)
 
 

@@ -20,11 +20,13 @@ from stablax._src.ir import ir
 from stablax._src.lax._argcheck import int_sequence, sequence
 from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._elementwise import (
+    add,
     and_,
     ge,
     gt,
     le,
     lt,
+    rem,
     select,
 )
 from stablax._src.lax._reductions import (
@@ -490,6 +492,13 @@ def _gather(
     return select(mask, out, full_like(out, fill))  # keeps the operand's weak type, as JAX
 
 
+def _wrap(index: Any, size: int) -> Any:
+    """`index` modulo `size` > 0, Python's way (negative indices count from the end)."""
+    n = weak_scalar(size, aval_of(index).dtype, weak_type=False)
+    r = rem(index, n)
+    return select(lt(r, weak_scalar(0, aval_of(index).dtype, weak_type=False)), add(r, n), r)
+
+
 def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
     """`src[idxs[0], idxs[1], ...]` along `axes`: the i-th result row takes index i of each.
 
@@ -500,11 +509,12 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
 
     Returns:
       An array of shape (n, *the dimensions of src not in axes) (`stablehlo.gather`; indices
-      out of bounds are clamped).
+      are taken modulo their axis's size, as in JAX).
     """
     axes = int_sequence(axes, "axes", "lax.index_take")
-    axes = tuple(canonicalize_axis(a, aval_of(src).ndim, "index_take") for a in axes)
-    idxs = sequence(idxs, "idxs", "lax.index_take")
+    idxs = sequence(idxs, "idxs", "lax.index_take")  # first, as JAX
+    if not idxs:  # JAX's class (its concatenate of no index arrays)
+        raise _value_error("index_take", f"needs at least one index array, got {idxs}")
     avals = [aval_of(i) for i in idxs]
     if len(idxs) != len(axes) or any(
         a.ndim != 1 or not _is_int(a) or a.shape != avals[0].shape for a in avals
@@ -514,6 +524,7 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
             "needs one 1-D integer index array per axis, all of one "
             f"length, got {', '.join(a.str_short() for a in avals)} for axes {axes}",
         )
+    axes = tuple(canonicalize_axis(a, aval_of(src).ndim, "index_take") for a in axes)
     dtype = _index_dtype(avals)
     shape = aval_of(src).shape
     if any(shape[a] == 0 for a in axes):  # no slice of size 1 to gather
@@ -524,7 +535,13 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
             )
         kept = tuple(s for d, s in enumerate(shape) if d not in axes)
         return full((0, *kept), 0, aval_of(src).dtype)
-    indices = concatenate([expand_dims(convert_element_type(i, dtype), (1,)) for i in idxs], 1)
+    indices = concatenate(
+        [
+            expand_dims(_wrap(convert_element_type(i, dtype), shape[a]), (1,))
+            for i, a in zip(idxs, axes, strict=True)
+        ],
+        1,
+    )
     rest = len(shape) - len(axes)
     dn = GatherDimensionNumbers(
         offset_dims=tuple(range(1, 1 + rest)),

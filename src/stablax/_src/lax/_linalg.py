@@ -131,17 +131,20 @@ def _triangular_solve_rule(
     unit_diagonal: bool,
 ) -> ShapedArray:
     name = "triangular_solve"
-    check_matrix(name, a, square=True)
-    if b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2]:
-        raise linalg_error(
-            name,
-            f"a and b must have equal ranks and batch dimensions, got {a.str_short()} "
-            f"and {b.str_short()}",
-        )
-    if a.dtype != b.dtype:
-        raise linalg_error(
-            name, f"a and b must have equal dtypes, got {a.str_short()} and {b.str_short()}"
-        )
+    # JAX's order: both ranks, then a's and b's matrix shapes, then batch sizes and dtypes.
+    for x in (a, b):
+        if x.ndim < 2:
+            message = f"expected a matrix or a stack of matrices, got {x.str_short()}"
+            raise linalg_error(name, message)
+    batch_error = linalg_error(
+        name,
+        f"a and b must have equal ranks and batch dimensions, got {a.str_short()} "
+        f"and {b.str_short()}",
+    )
+    if b.ndim != a.ndim:
+        raise batch_error
+    if a.shape[-2] != a.shape[-1]:
+        raise linalg_error(name, f"expected square matrices, got {a.str_short()}", ValueError)
     solved = b.shape[-2] if left_side else b.shape[-1]
     if solved != a.shape[-1]:
         side = "rows" if left_side else "columns"
@@ -150,6 +153,13 @@ def _triangular_solve_rule(
             f"b must have as many {side} as a has columns (left_side={left_side}), got "
             f"{a.str_short()} and {b.str_short()}",
             ValueError,
+        )
+    if b.shape[:-2] != a.shape[:-2]:
+        raise batch_error
+    check_matrix(name, a, square=True)
+    if a.dtype != b.dtype:
+        raise linalg_error(
+            name, f"a and b must have equal dtypes, got {a.str_short()} and {b.str_short()}"
         )
     return b.strip_weak_type()
 
@@ -446,6 +456,12 @@ def eig(
         )
         implementation = EigImplementation.MAGMA if use_magma else EigImplementation.LAPACK
     if implementation is not None and implementation != EigImplementation.LAPACK:
+        # After the input's checks, as in JAX (its shape and dtype rules, then the lowering).
+        _eig_rule(
+            aval_of(x),
+            compute_left_eigenvectors=bool(compute_left_eigenvectors),
+            compute_right_eigenvectors=bool(compute_right_eigenvectors),
+        )
         raise ValueError("Only the lapack implementation is supported on CPU.")
     outs = bind(
         EIG,

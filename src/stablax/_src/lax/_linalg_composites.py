@@ -123,17 +123,24 @@ def symmetric_product(
     into the upper one.
     """
     a_aval, c_aval = aval_of(a_matrix), aval_of(c_matrix)
-    if a_aval.ndim < 2 or c_aval.ndim != a_aval.ndim or a_aval.shape[:-2] != c_aval.shape[:-2]:
-        raise TypeError(
+
+    def batch_error() -> TypeError:
+        return TypeError(
             "lax.linalg.symmetric_product: expects matrices with equal batch dimensions, got "
             f"{a_aval.str_short()} and {c_aval.str_short()}{mlir.where_suffix()}"
         )
+
+    # JAX's order: the ranks, the matrices' shapes, then the batch dimensions' sizes.
+    if a_aval.ndim < 2 or c_aval.ndim != a_aval.ndim:
+        raise batch_error()
     if a_aval.shape[-2] != c_aval.shape[-1] or c_aval.shape[-2] != c_aval.shape[-1]:
         raise ValueError(
             "lax.linalg.symmetric_product: expects a rectangular matrix of shape (m, n) and a "
             f"square matrix of shape (m, m). Got shapes {a_aval.shape} and {c_aval.shape}"
             f"{mlir.where_suffix()}"
         )
+    if a_aval.shape[:-2] != c_aval.shape[:-2]:
+        raise batch_error()
     if a_aval.dtype != c_aval.dtype or a_aval.dtype.kind != "f":
         raise TypeError(
             "lax.linalg.symmetric_product: expects float arrays of one dtype, got "

@@ -214,7 +214,8 @@ def schur(
       `(T, Q)`, or T alone when `compute_schur_vectors` is False.
     """
     del select_callable
-    if sort_eig_vals:
+    if sort_eig_vals:  # after the input's checks, as in JAX
+        _schur_rule(aval_of(x), compute_schur_vectors=bool(compute_schur_vectors))
         raise NotImplementedError("The sort feature of LAPACK's gees routine is not implemented.")
     outs = bind(SCHUR, x, compute_schur_vectors=bool(compute_schur_vectors))
     return tuple(outs) if compute_schur_vectors else outs[0]

@@ -471,9 +471,14 @@ def _arg_reduce(computation: str, operand: Any, axis: int, index_dtype: Any) -> 
     aval = aval_of(operand)
     if index_dtype is None:  # JAX's class
         raise ValueError(f"lax.{computation}: index_dtype must be specified{mlir.where_suffix()}")
-    # JAX's order: the dtype is read, then the axis checked, then the dtype's kind.
+    # JAX's order: the dtype is read, then the axis and its size checked, then the dtype's kind.
     index_dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(index_dtype, computation))
     (axis,) = _normalize_axes((axis,), aval.ndim, computation)
+    if aval.shape[axis] == 0:
+        raise ValueError(
+            f"lax.{computation} requires a non-empty reduced dimension, got "
+            f"{aval.str_short()} with axis {axis}{mlir.where_suffix()}"
+        )
     if index_dtype.kind not in "iu":
         raise TypeError(
             f"lax.{computation}: index_dtype must be an integer type, got "
@@ -540,6 +545,10 @@ def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequen
         )
     dims = _normalize_axes(dimensions, aval_of(operand).ndim, "reduce")
     result = _reduce(name, operand, dims, init)
+    # As JAX: weakly typed only when both the operand and the init value are.
+    weak = aval_of(operand).weak_type and init_aval.weak_type
+    if aval_of(result).weak_type != weak:
+        result = convert_element_type(result, aval_of(result).dtype, weak_type=weak)
     return result if single else (result,)
 
 

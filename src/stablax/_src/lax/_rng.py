@@ -114,17 +114,23 @@ def rng_bit_generator(
       `(new_key, bits)`: the next state (same type as `key`) and the bits. The same key gives the
       same bits on one backend; different backends may differ.
     """
-    if out_sharding is not None:
-        raise NotImplementedError("lax.rng_bit_generator: out_sharding is not supported")
     from stablax._src.lax._argcheck import int_sequence
 
     shape = int_sequence(shape, "shape", "lax.rng_bit_generator")
     if dtype is None:  # JAX's class
         raise ValueError(f"lax.rng_bit_generator: dtype must be specified{mlir.where_suffix()}")
     dtype = np.dtype(dtypes.check_user_dtype(dtype, "rng_bit_generator"))
+    if out_sharding is not None:  # after the dtype, in JAX's order
+        raise NotImplementedError("lax.rng_bit_generator: out_sharding is not supported")
     if dtype not in _BITS_DTYPES:
         raise TypeError(f"rng_bit_generator: unsupported dtype {dtype}")
-    algorithm = RandomAlgorithm(algorithm)
+    try:
+        algorithm = RandomAlgorithm(algorithm)
+    except ValueError:
+        raise ValueError(
+            f"lax.rng_bit_generator: algorithm must be a RandomAlgorithm, got {algorithm!r}"
+            f"{mlir.where_suffix()}"
+        ) from None
     aval = aval_of(key)
     if aval.dtype == np.uint32 and aval.shape == (4,):
         # The op's state is uint64[2]: reinterpret the four words (this works without x64).
@@ -153,18 +159,22 @@ _UNIFORM_DTYPES = frozenset(
 )
 
 
-def _uniform_rule(a: ShapedArray, b: ShapedArray, *shape_operand: ShapedArray, shape):
+def _check_uniform_bounds(a: ShapedArray, b: ShapedArray) -> None:
     if a.shape or b.shape or a.dtype != b.dtype:  # JAX's class
         raise ValueError(
             "lax.rng_uniform: a and b must be scalars of one dtype, got "
             f"{a.str_short()} and {b.str_short()}{mlir.where_suffix()}"
         )
+
+
+def _uniform_rule(a: ShapedArray, b: ShapedArray, *shape_operand: ShapedArray, shape):
+    _check_uniform_bounds(a, b)
     if a.dtype not in _UNIFORM_DTYPES:
         raise TypeError(
             f"lax.rng_uniform: unsupported dtype {a.dtype}: expected a 16, 32 or 64-bit float "
             f"or a 32 or 64-bit integer{mlir.where_suffix()}"
         )
-    return ShapedArray(shape, a.dtype)
+    return ShapedArray(shape, a.dtype, a.weak_type and b.weak_type)  # as JAX
 
 
 def _uniform_lowering(operands, in_avals, out_avals, *, shape):
@@ -189,5 +199,6 @@ def rng_uniform(a: Any, b: Any, shape: Sequence[int]) -> Any:
     """
     from stablax._src.lax._argcheck import int_sequence
 
+    _check_uniform_bounds(aval_of(a), aval_of(b))  # before the shape, in JAX's order
     shape = int_sequence(shape, "shape", "lax.rng_uniform")
     return bind(RNG, a, b, shape=shape)

@@ -35,7 +35,14 @@ def aval_of(x: Any) -> ShapedArray:
         return aval
     if dtypes.is_python_scalar(x):  # weakly typed, except bools (as in JAX)
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
+    if hasattr(x, "__jax_array__"):
+        return aval_of(x.__jax_array__())
     array = np.asarray(x)
+    if array.dtype == object:  # None or another object NumPy only wraps (as to_array)
+        raise TypeError(
+            f"Value {x!r} of type {type(x).__name__} is not a valid stablax array type"
+            f"{mlir.where_suffix()}"
+        )
     return ShapedArray(array.shape, dtypes.canonicalize_dtype(array.dtype), False)
 
 

@@ -99,8 +99,8 @@ dispatch.batch_rules["stablehlo.concatenate"] = _concatenate_batch
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
     """Joins arrays along `dimension` (`stablehlo.concatenate`)."""
     operands = sequence(operands, "operands", "lax.concatenate")
-    if not operands:
-        raise _error("concatenate", "needs at least one operand")
+    if not operands:  # JAX's class
+        raise ValueError(f"lax.concatenate: needs at least one operand{mlir.where_suffix()}")
     if len(operands) == 1 and hasattr(operands[0], "aval"):
         return operands[0]
     return bind("stablehlo.concatenate", *operands, dimension=operator.index(dimension))

@@ -384,9 +384,9 @@ def _dynamic_slice(
     slice_sizes: Sequence[int],
     allow_negative: bool | Sequence[bool],
 ) -> Any:
-    sizes = _ints(slice_sizes, "slice_sizes", opname)
     aval = aval_of(operand)
-    _check_index_count(opname, start_indices, aval.shape)
+    _check_index_count(opname, start_indices, aval.shape)  # before the sizes, as JAX
+    sizes = _ints(slice_sizes, "slice_sizes", opname)
     _check_slice_sizes(opname, aval, sizes)
     indices = _start_operands(opname, start_indices, aval.shape, sizes, allow_negative)
     if not aval.shape and hasattr(operand, "aval"):

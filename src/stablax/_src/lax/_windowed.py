@@ -109,14 +109,16 @@ def normalize_padding(
     window_shape: Sequence[int],
     window_strides: Sequence[int],
     opname: str,
+    error: type[Exception] = TypeError,
 ) -> tuple[tuple[int, int], ...]:
-    """A padding string or a sequence of (low, high) pairs as a tuple of int pairs."""
+    """A padding string or a sequence of (low, high) pairs as a tuple of int pairs; `error` is
+    the class raised for anything else (the convolutions raise JAX's ValueError)."""
     if isinstance(padding, str):
         return tuple(padtype_to_pads(in_shape, window_shape, window_strides, padding, opname))
     try:
         return tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
     except (TypeError, ValueError):
-        raise TypeError(
+        raise error(
             f"lax.{opname}: padding must be 'VALID', 'SAME', 'SAME_LOWER' or a "
             f"sequence of (low, high) integer pairs, got {padding!r}"
             f"{mlir.where_suffix()}"
@@ -146,12 +148,22 @@ def reduce_window_shape_tuple(
     window_dilation = (
         ones if window_dilation is None else _ints(window_dilation, "window_dilation", name)
     )
+    for what, dilation in (("base_dilation", base_dilation), ("window_dilation", window_dilation)):
+        if any(d <= 0 for d in dilation):  # first, with JAX's class
+            raise TypeError(
+                f"lax.{name}: {what} must be positive, got {dilation}{mlir.where_suffix()}"
+            )
     padding = normalize_padding(padding, operand_shape, window_dimensions, window_strides, name)
     lengths = {len(operand_shape), len(window_dimensions), len(window_strides), len(padding)}
     if len(lengths | {len(base_dilation), len(window_dilation)}) != 1:
         raise ValueError(
             f"lax.{name}: operand_shape, window_dimensions, window_strides, padding and the "
             f"dilations must have one entry per dimension{mlir.where_suffix()}"
+        )
+    if any(stride <= 0 for stride in window_strides):
+        raise ValueError(
+            f"lax.{name}: window_strides must be positive, got {window_strides}"
+            f"{mlir.where_suffix()}"
         )
     shape = []
     for n, w, s, (lo, hi), bd, wd in zip(
