@@ -69,6 +69,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"Cannot lower jaxpr with verifier errors",
             r"The truth value of an array with more than one element is ambiguous",
             r"Slice size at index \d+ in gather op is out of range",
+            r"cannot fit 'int' into an index-sized integer",
         ]
     )
 )
@@ -253,7 +254,8 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
     array_split into no sections, complex quantiles, geomspace through zero,
     unravel_index of float indices (NumPy's TypeError; JAX truncates them),
     pad with a non-integer pad_width (NumPy's TypeError; JAX truncates it), histogram bins of 0
-    or of an N-D array, h/v/dsplit into negative sections, choose among no choices; rounding
+    or of an N-D array, h/v/dsplit into negative sections, choose among no choices, interp
+    with no sample points; rounding
     integers to negative decimals works (JAX raises NotImplementedError)."""
     fn = call["fn"]
     numpy_messages = {
@@ -272,6 +274,8 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
         "jnp.dsplit": "number of sections must be larger than 0",
         # NumPy: "0-length sequence."; JAX fails indexing the stack of no choices.
         "jnp.choose": "choices must not be empty",
+        # NumPy: "array of sample points is empty"; JAX fails indexing the empty xp.
+        "jnp.interp": "the array of sample points is empty",
         # NumPy's ValueError from its concatenate; JAX's TypeError from lax.concatenate.
         "jnp.cov": "must have the same number of observations",
         "jnp.corrcoef": "must have the same number of observations",

@@ -1384,6 +1384,21 @@ _FUZZ_100K = [
         ValueError,
     ),
     ("insert at 2**63", lambda: jnp.insert(jnp.arange(10), 2**63, 1), IndexError),
+    (
+        "interp of complex x",
+        lambda: jnp.interp(jnp.array([1j]), jnp.array([1.0]), jnp.array([1.0])),
+        ValueError,
+    ),
+    (
+        "interp with no sample points",
+        lambda: jnp.interp(0.0, jnp.zeros(0), jnp.zeros(0)),
+        ValueError,
+    ),
+    (
+        "convolve of None before mode",
+        lambda: jnp.convolve(None, jnp.ones(2), mode="constant"),
+        TypeError,
+    ),
 ]
 
 
