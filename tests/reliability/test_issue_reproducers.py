@@ -1399,6 +1399,18 @@ _FUZZ_100K = [
         lambda: jnp.convolve(None, jnp.ones(2), mode="constant"),
         TypeError,
     ),
+    (
+        "histogramdd one bin count for two dimensions",
+        lambda: jnp.histogramdd(jnp.ones((3, 2)), bins=jnp.array([3])),
+        ValueError,
+    ),
+    (
+        "histogramdd bin counts as an array",
+        lambda: jnp.histogramdd(
+            jnp.array([[0.0, 1.0], [2.0, 3.0], [1.0, 1.0]]), bins=jnp.array([2, 3])
+        )[0],
+        [[1, 0, 0], [1, 0, 1]],
+    ),
 ]
 
 

@@ -245,7 +245,9 @@ def histogramdd(
             f"jnp.histogramdd: sample must be a 2-D (N, D) array, got {sample.aval.ndim}-d"
         )
     count, dims = sample.aval.shape
-    per_dim_bins = bins if isinstance(bins, (list, tuple)) else [bins] * dims
+    # A sequence (an array of counts too) gives each dimension's bins; a scalar is shared.
+    sequence = isinstance(bins, (list, tuple)) or getattr(bins, "ndim", 0) >= 1
+    per_dim_bins = list(bins) if sequence else [bins] * dims
     if len(per_dim_bins) != dims:
         raise ValueError(f"jnp.histogramdd: {dims} dimensions but {len(per_dim_bins)} bins")
     ranges = [None] * dims if range is None else list(range)
