@@ -731,6 +731,18 @@ def _eig_of_a_vector(call, ours, theirs, difference) -> bool:
     return _error(theirs) and "Derivatives of non-symmetric eigenvectors" in theirs["message"]
 
 
+def _complex_correlation_infinities(call, ours, theirs, difference) -> bool:
+    """Complex correlate/convolve of infinite entries: stablax's sum of products keeps NumPy's
+    infinite imaginary part beside a NaN real one (nan-infj); XLA's batched convolution under
+    JAX's vmap turns both parts into NaN."""
+    return (
+        call["fn"] in ("jnp.correlate", "jnp.convolve")
+        and _has_dtype(call, "complex")
+        and _value_difference(difference)
+        and _special_values(call)
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -769,6 +781,11 @@ RULES: list[Rule] = [
     ("fft-backward-scaling", _fft_backward_scaling, _fft_backward_scaling.__doc__),
     ("insert-static-indices", _insert_static_indices, _insert_static_indices.__doc__),
     ("eig-of-a-vector", _eig_of_a_vector, _eig_of_a_vector.__doc__),
+    (
+        "complex-correlation-infinities",
+        _complex_correlation_infinities,
+        _complex_correlation_infinities.__doc__,
+    ),
 ]
 
 

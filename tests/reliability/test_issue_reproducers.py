@@ -1411,6 +1411,18 @@ _FUZZ_100K = [
         )[0],
         [[1, 0, 0], [1, 0, 1]],
     ),
+    (
+        "diff prepend of the wrong rank",
+        lambda: jnp.diff(jnp.zeros((5, 3, 0)), n=5, axis=2, prepend=jnp.ones(5)),
+        ValueError,
+    ),
+    (
+        "correlate complex into int32",
+        lambda: jnp.correlate(
+            jnp.ones(3, jnp.complex64), jnp.ones(3, jnp.complex64), preferred_element_type=jnp.int32
+        ),
+        TypeError,
+    ),
 ]
 
 

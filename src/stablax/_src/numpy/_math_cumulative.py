@@ -144,6 +144,15 @@ def _as_slab(value: Any, like: Any, axis: int) -> Any:
         shape = list(like.aval.shape)
         shape[axis] = 1
         return broadcast_to_shape(value, tuple(shape))
+    other = [d for i, d in enumerate(like.aval.shape) if i != axis]
+    if (
+        value.aval.ndim != like.aval.ndim
+        or [d for i, d in enumerate(value.aval.shape) if i != axis] != other
+    ):  # NumPy's class (its concatenate's)
+        raise ValueError(
+            f"jnp.diff: prepend/append of shape {value.aval.shape} does not join an array of "
+            f"shape {like.aval.shape} along axis {axis}{mlir.where_suffix()}"
+        )
     return value
 
 
