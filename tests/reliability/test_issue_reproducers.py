@@ -1051,6 +1051,27 @@ _RESULT_TYPES = [
     ),
     ("rfftn of a Python float", lambda: jnp.fft.rfftn(2.0), 2.0, "float32", False),
     ("isinf of a Python float", lambda: jnp.isinf(float("nan")), False, "bool", False),
+    (
+        "cumulative_prod keeps int8",
+        lambda: jnp.cumulative_prod(jnp.array([1, 2], jnp.int8))[1],
+        2,
+        "int8",
+        False,
+    ),
+    (
+        "cumulative_prod of bools",
+        lambda: jnp.cumulative_prod(jnp.array([True, True]))[1],
+        1,
+        "int32",
+        False,
+    ),
+    (
+        "cumulative_sum widens int8",
+        lambda: jnp.cumulative_sum(jnp.array([1, 2], jnp.int8))[1],
+        3,
+        "int32",
+        False,
+    ),
 ]
 
 

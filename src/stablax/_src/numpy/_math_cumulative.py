@@ -97,8 +97,12 @@ def _array_api_cumulative(name: str, impl, identity: int):
                 )
             axis = 0
         axis = _axis(axis, x.aval.ndim, name)
-        if dtype is None:  # unlike cumsum, the Array API forms widen small integers like sum
-            dtype = _sum_dtype(x.aval.dtype)
+        if dtype is None:  # JAX's cumulative_sum widens small integers like sum; its
+            # cumulative_prod keeps them (bools aside), as cumprod does
+            widen = name == "cumulative_sum"
+            dtype = (
+                _sum_dtype(x.aval.dtype) if widen else _cumulative_dtype(x.aval.dtype, None, name)
+            )
         out = impl(x, axis, dtype)
         if include_initial:
             shape = list(out.aval.shape)
