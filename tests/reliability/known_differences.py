@@ -432,11 +432,18 @@ def _unique_of_nothing(call, ours, theirs, difference) -> bool:
 
 
 def _non_square_hermitian(call, ours, theirs, difference) -> bool:
-    """eigh/eigvalsh/cholesky of a non-square (..., m, 1) or (..., 1, n) input: JAX's
-    symmetrize_input adds the input to its transpose, which broadcasts to a square matrix, and
-    decomposes that; stablax rejects the input, as NumPy (LinAlgError)."""
+    """eigh/eigvalsh/cholesky (and pinv/svd with hermitian=True) of a non-square (..., m, 1)
+    or (..., 1, n) input: JAX's symmetrize_input adds the input to its transpose, which
+    broadcasts to a square matrix, and decomposes that; stablax rejects the input, as NumPy
+    (LinAlgError)."""
+    hermitian = call["fn"] in ("jnp.linalg.pinv", "jnp.linalg.svd") and bool(
+        call["kwargs"].get("hermitian", {}).get("py")
+    )
     return (
-        call["fn"] in ("jnp.linalg.eigh", "jnp.linalg.eigvalsh", "jnp.linalg.cholesky")
+        (
+            hermitian
+            or call["fn"] in ("jnp.linalg.eigh", "jnp.linalg.eigvalsh", "jnp.linalg.cholesky")
+        )
         and _error(ours)
         and "must have shape [..., n, n]" in ours["message"]
         and theirs["kind"] == "value"
@@ -743,6 +750,35 @@ def _complex_correlation_infinities(call, ours, theirs, difference) -> bool:
     )
 
 
+def _kron_of_booleans(call, ours, theirs, difference) -> bool:
+    """kron of boolean arrays: stablax gives NumPy's boolean product (logical and); JAX's
+    kron multiplies with lax.mul, which refuses bool."""
+    return (
+        call["fn"] == "jnp.kron"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "mul does not accept dtype bool" in theirs["message"]
+    )
+
+
+def _overflow_before_shape(call, ours, theirs, difference) -> bool:
+    """A Python int past int32/int64 given where an array of another shape is wrong: both
+    refuse the call; JAX converts the int first (OverflowError), stablax checks the shape
+    first (its documented ValueError or TypeError)."""
+    big = any(
+        isinstance(a.get("py"), int) and not isinstance(a.get("py"), bool) and abs(a["py"]) >= 2**31
+        for a in [*call["args"], *call["kwargs"].values()]
+        if isinstance(a, dict)
+    )
+    return (
+        big
+        and _error(ours)
+        and ours["type"] in ("ValueError", "TypeError")
+        and _error(theirs)
+        and theirs["type"] == "OverflowError"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -786,6 +822,8 @@ RULES: list[Rule] = [
         _complex_correlation_infinities,
         _complex_correlation_infinities.__doc__,
     ),
+    ("kron-of-booleans", _kron_of_booleans, _kron_of_booleans.__doc__),
+    ("overflow-before-shape", _overflow_before_shape, _overflow_before_shape.__doc__),
 ]
 
 
