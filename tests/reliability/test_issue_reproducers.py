@@ -1444,6 +1444,7 @@ _FUZZ_100K = [
         ),
         TypeError,
     ),
+    ("clip of None", lambda: jnp.clip(None, 0, 1), ValueError),
 ]
 
 
