@@ -779,6 +779,17 @@ def _overflow_before_shape(call, ours, theirs, difference) -> bool:
     )
 
 
+def _array_equiv_unbroadcastable(call, ours, theirs, difference) -> bool:
+    """array_equiv of shapes that do not broadcast is False, NumPy's answer; JAX's comparison
+    of shapes of which one is empty raises its broadcasting TypeError."""
+    return (
+        call["fn"] == "jnp.array_equiv"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "incompatible shapes for broadcasting" in theirs["message"]
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -824,6 +835,11 @@ RULES: list[Rule] = [
     ),
     ("kron-of-booleans", _kron_of_booleans, _kron_of_booleans.__doc__),
     ("overflow-before-shape", _overflow_before_shape, _overflow_before_shape.__doc__),
+    (
+        "array-equiv-unbroadcastable",
+        _array_equiv_unbroadcastable,
+        _array_equiv_unbroadcastable.__doc__,
+    ),
 ]
 
 
