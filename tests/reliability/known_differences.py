@@ -70,6 +70,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"The truth value of an array with more than one element is ambiguous",
             r"Slice size at index \d+ in gather op is out of range",
             r"cannot fit 'int' into an index-sized integer",
+            r"`out_sharding` argument of jnp\.broadcast_to",
         ]
     )
 )

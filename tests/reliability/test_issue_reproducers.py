@@ -1445,6 +1445,11 @@ _FUZZ_100K = [
         TypeError,
     ),
     ("clip of None", lambda: jnp.clip(None, 0, 1), ValueError),
+    (
+        "histogram range as an array",
+        lambda: jnp.histogram(jnp.arange(4.0), bins=2, range=jnp.array([0, 4]))[0],
+        [2.0, 2.0],
+    ),
 ]
 
 

@@ -119,7 +119,8 @@ def _range_of(a: Any, value_range: Any) -> tuple[Any, Any]:
         else:
             lo, hi = lax.reduce_min(flat, (0,)), lax.reduce_max(flat, (0,))
     else:
-        if not isinstance(value_range, (list, tuple)) or len(value_range) != 2:
+        pair = isinstance(value_range, (list, tuple)) and len(value_range) == 2
+        if not pair and getattr(value_range, "shape", None) != (2,):  # an array pair too (JAX)
             raise ValueError(
                 f"jnp.histogram: range must be None or a (min, max) pair, got {value_range!r}"
             )
