@@ -70,6 +70,8 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"The truth value of an array with more than one element is ambiguous",
             r"Slice size at index \d+ in gather op is out of range",
             r"^index is out of bounds for axis \d+ with size 0$",
+            r"cannot fit 'int' into an index-sized integer",
+            r"`out_sharding` argument of jnp\.broadcast_to",
         ]
     )
 )
@@ -259,7 +261,8 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
     a negative dimension or of size 0 (NumPy's ValueError: no index is in bounds; JAX's clipping
     gives -1 or 0, and its divmod by zero the rest),
     pad with a non-integer pad_width (NumPy's TypeError; JAX truncates it), histogram bins of 0
-    or of an N-D array, h/v/dsplit into negative sections, choose among no choices; rounding
+    or of an N-D array, h/v/dsplit into negative sections, choose among no choices, interp
+    with no sample points; rounding
     integers to negative decimals works (JAX raises NotImplementedError)."""
     fn = call["fn"]
     numpy_messages = {
@@ -279,6 +282,8 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
         "jnp.dsplit": ("number of sections must be larger than 0", "only works on arrays of 3 or"),
         # NumPy: "0-length sequence."; JAX fails indexing the stack of no choices.
         "jnp.choose": "choices must not be empty",
+        # NumPy: "array of sample points is empty"; JAX fails indexing the empty xp.
+        "jnp.interp": "the array of sample points is empty",
         # NumPy's ValueError from its concatenate; JAX's TypeError from lax.concatenate.
         "jnp.cov": "must have the same number of observations",
         "jnp.corrcoef": "must have the same number of observations",
@@ -444,11 +449,18 @@ def _unique_of_nothing(call, ours, theirs, difference) -> bool:
 
 
 def _non_square_hermitian(call, ours, theirs, difference) -> bool:
-    """eigh/eigvalsh/cholesky of a non-square (..., m, 1) or (..., 1, n) input: JAX's
-    symmetrize_input adds the input to its transpose, which broadcasts to a square matrix, and
-    decomposes that; stablax rejects the input, as NumPy (LinAlgError)."""
+    """eigh/eigvalsh/cholesky (and pinv/svd with hermitian=True) of a non-square (..., m, 1)
+    or (..., 1, n) input: JAX's symmetrize_input adds the input to its transpose, which
+    broadcasts to a square matrix, and decomposes that; stablax rejects the input, as NumPy
+    (LinAlgError)."""
+    hermitian = call["fn"] in ("jnp.linalg.pinv", "jnp.linalg.svd") and bool(
+        call["kwargs"].get("hermitian", {}).get("py")
+    )
     return (
-        call["fn"] in ("jnp.linalg.eigh", "jnp.linalg.eigvalsh", "jnp.linalg.cholesky")
+        (
+            hermitian
+            or call["fn"] in ("jnp.linalg.eigh", "jnp.linalg.eigvalsh", "jnp.linalg.cholesky")
+        )
         and _error(ours)
         and "must have shape [..., n, n]" in ours["message"]
         and theirs["kind"] == "value"
@@ -1232,6 +1244,58 @@ def _stateful_rng_values(call, ours, theirs, difference) -> bool:
     return call["fn"] == "lax.rng_uniform" and _value_difference(difference)
 
 
+def _complex_correlation_infinities(call, ours, theirs, difference) -> bool:
+    """Complex correlate/convolve of infinite entries: stablax's sum of products keeps NumPy's
+    infinite imaginary part beside a NaN real one (nan-infj); XLA's batched convolution under
+    JAX's vmap turns both parts into NaN."""
+    return (
+        call["fn"] in ("jnp.correlate", "jnp.convolve")
+        and _has_dtype(call, "complex")
+        and _value_difference(difference)
+        and _special_values(call)
+    )
+
+
+def _kron_of_booleans(call, ours, theirs, difference) -> bool:
+    """kron of boolean arrays: stablax gives NumPy's boolean product (logical and); JAX's
+    kron multiplies with lax.mul, which refuses bool."""
+    return (
+        call["fn"] == "jnp.kron"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "mul does not accept dtype bool" in theirs["message"]
+    )
+
+
+def _overflow_before_shape(call, ours, theirs, difference) -> bool:
+    """A Python int past int32/int64 given where an array of another shape is wrong: both
+    refuse the call; JAX converts the int first (OverflowError), stablax checks the shape
+    first (its documented ValueError or TypeError)."""
+    big = any(
+        isinstance(a.get("py"), int) and not isinstance(a.get("py"), bool) and abs(a["py"]) >= 2**31
+        for a in [*call["args"], *call["kwargs"].values()]
+        if isinstance(a, dict)
+    )
+    return (
+        big
+        and _error(ours)
+        and ours["type"] in ("ValueError", "TypeError")
+        and _error(theirs)
+        and theirs["type"] == "OverflowError"
+    )
+
+
+def _array_equiv_unbroadcastable(call, ours, theirs, difference) -> bool:
+    """array_equiv of shapes that do not broadcast is False, NumPy's answer; JAX's comparison
+    of shapes of which one is empty raises its broadcasting TypeError."""
+    return (
+        call["fn"] == "jnp.array_equiv"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "incompatible shapes for broadcasting" in theirs["message"]
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1305,6 +1369,18 @@ RULES: list[Rule] = [
     ("eig-grad-first", _eig_grad_first, _eig_grad_first.__doc__),
     ("bool-add-mul", _bool_add_mul, _bool_add_mul.__doc__),
     ("stateful-rng-values", _stateful_rng_values, _stateful_rng_values.__doc__),
+    ("kron-of-booleans", _kron_of_booleans, _kron_of_booleans.__doc__),
+    ("overflow-before-shape", _overflow_before_shape, _overflow_before_shape.__doc__),
+    (
+        "complex-correlation-infinities",
+        _complex_correlation_infinities,
+        _complex_correlation_infinities.__doc__,
+    ),
+    (
+        "array-equiv-unbroadcastable",
+        _array_equiv_unbroadcastable,
+        _array_equiv_unbroadcastable.__doc__,
+    ),
 ]
 
 

@@ -1077,25 +1077,42 @@ _RESULT_TYPES = [
         "nanargmin uint4",
         lambda: jnp.nanargmin(jnp.array([15, 4, 1], ml_dtypes.uint4)),
         2,
+        (
+            "cumulative_prod keeps int8",
+            lambda: jnp.cumulative_prod(jnp.array([1, 2], jnp.int8))[1],
+            2,
+            "int8",
+            False,
+        ),
+        (
+            "cumulative_prod of bools",
+            lambda: jnp.cumulative_prod(jnp.array([True, True]))[1],
+            1,
+            "int32",
+            False,
+        ),
+        (
+            "map keeps the weak type of f's result",
+            lambda: lax.map(lambda x: x * 2, jnp.ones((2, 1), bool)),
+            [[2], [2]],
+            "int32",
+            True,
+        ),
+        ("rng_uniform of weak bounds", lambda: lax.rng_uniform(0.0, 0.0, ()), 0.0, "float32", True),
+        (
+            "reduce of a Python scalar from a strong init",
+            lambda: lax.reduce(float("inf"), jnp.array(False), lax.add, ()),
+            float("inf"),
+            "float32",
+            False,
+        ),
+        ("reduce weak bitwise_or", lambda: lax.reduce(3, 0, lax.bitwise_or, ()), 3, "int32", True),
+        "cumulative_sum widens int8",
+        lambda: jnp.cumulative_sum(jnp.array([1, 2], jnp.int8))[1],
+        3,
         "int32",
         False,
     ),
-    (
-        "map keeps the weak type of f's result",
-        lambda: lax.map(lambda x: x * 2, jnp.ones((2, 1), bool)),
-        [[2], [2]],
-        "int32",
-        True,
-    ),
-    ("rng_uniform of weak bounds", lambda: lax.rng_uniform(0.0, 0.0, ()), 0.0, "float32", True),
-    (
-        "reduce of a Python scalar from a strong init",
-        lambda: lax.reduce(float("inf"), jnp.array(False), lax.add, ()),
-        float("inf"),
-        "float32",
-        False,
-    ),
-    ("reduce weak bitwise_or", lambda: lax.reduce(3, 0, lax.bitwise_or, ()), 3, "int32", True),
 ]
 
 
@@ -1667,6 +1684,51 @@ _FUZZ_100K = [
     ("select of None", lambda: lax.select(None, jnp.ones(3), jnp.ones(3)), TypeError),
     ("eig input first", lambda: lax.linalg.eig(jnp.ones(1), implementation=True), TypeError),
     ("rng_uniform bounds first", lambda: lax.rng_uniform(jnp.ones(2), 1.0, (1.5,)), ValueError),
+    (
+        "interp of complex x",
+        lambda: jnp.interp(jnp.array([1j]), jnp.array([1.0]), jnp.array([1.0])),
+        ValueError,
+    ),
+    (
+        "interp with no sample points",
+        lambda: jnp.interp(0.0, jnp.zeros(0), jnp.zeros(0)),
+        ValueError,
+    ),
+    (
+        "convolve of None before mode",
+        lambda: jnp.convolve(None, jnp.ones(2), mode="constant"),
+        TypeError,
+    ),
+    (
+        "histogramdd one bin count for two dimensions",
+        lambda: jnp.histogramdd(jnp.ones((3, 2)), bins=jnp.array([3])),
+        ValueError,
+    ),
+    (
+        "histogramdd bin counts as an array",
+        lambda: jnp.histogramdd(
+            jnp.array([[0.0, 1.0], [2.0, 3.0], [1.0, 1.0]]), bins=jnp.array([2, 3])
+        )[0],
+        [[1, 0, 0], [1, 0, 1]],
+    ),
+    (
+        "diff prepend of the wrong rank",
+        lambda: jnp.diff(jnp.zeros((5, 3, 0)), n=5, axis=2, prepend=jnp.ones(5)),
+        ValueError,
+    ),
+    (
+        "correlate complex into int32",
+        lambda: jnp.correlate(
+            jnp.ones(3, jnp.complex64), jnp.ones(3, jnp.complex64), preferred_element_type=jnp.int32
+        ),
+        TypeError,
+    ),
+    ("clip of None", lambda: jnp.clip(None, 0, 1), ValueError),
+    (
+        "histogram range as an array",
+        lambda: jnp.histogram(jnp.arange(4.0), bins=2, range=jnp.array([0, 4]))[0],
+        [2.0, 2.0],
+    ),
 ]
 
 

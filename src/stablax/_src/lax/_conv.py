@@ -54,6 +54,8 @@ def _conv_rule(
             op, f"lhs and rhs must have the same dtype, got {lhs.str_short()} and {rhs.str_short()}"
         )
     check_dtype(op, lhs.dtype, ANY)
+    if preferred_element_type is not None:
+        _check_preferred(op, lhs.dtype, np.dtype(preferred_element_type))
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     if not lhs.ndim == rhs.ndim == len(lhs_spec) or lhs.ndim < 2:
         raise _error(
@@ -134,6 +136,25 @@ def _conv_rule(
     dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
     weak = lhs.weak_type and rhs.weak_type and preferred_element_type is None
     return ShapedArray(shape, dtype, weak)
+
+
+def _check_preferred(op: str, dtype: np.dtype, preferred: np.dtype) -> None:
+    # JAX's rule: integers may widen to integers of their signedness or to floats, floats to
+    # floats, complex to complex, never to a narrower type.
+    kinds = (np.integer, np.floating, np.complexfloating)
+    integer_to_float = dtypes.issubdtype(dtype, np.integer) and dtypes.issubdtype(
+        preferred, np.floating
+    )
+    if not integer_to_float and (
+        any(dtypes.issubdtype(dtype, k) and not dtypes.issubdtype(preferred, k) for k in kinds)
+        or (
+            dtypes.issubdtype(dtype, np.signedinteger)
+            and not dtypes.issubdtype(preferred, np.signedinteger)
+        )
+    ):
+        raise _error(op, f"preferred_element_type {preferred.name} does not suit {dtype.name}")
+    if preferred.itemsize < dtype.itemsize:
+        raise _error(op, f"preferred_element_type {preferred.name} is narrower than {dtype.name}")
 
 
 def _conv_lowering(

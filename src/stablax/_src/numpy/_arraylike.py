@@ -18,7 +18,7 @@ NON_ARRAY = frozenset(
     stable descending bins fill_value trim casting subok like unique_indices
     indices_are_sorted total_repeat_length promote_integers initial pad_width reps funclist
     indices_or_sections shift dimensions new_shape sections constant_values end_values
-    stat_length precision
+    stat_length precision axisa axisb axisc
     """.split()
 )
 

@@ -119,7 +119,8 @@ def _range_of(a: Any, value_range: Any) -> tuple[Any, Any]:
         else:
             lo, hi = lax.reduce_min(flat, (0,)), lax.reduce_max(flat, (0,))
     else:
-        if not isinstance(value_range, (list, tuple)) or len(value_range) != 2:
+        pair = isinstance(value_range, (list, tuple)) and len(value_range) == 2
+        if not pair and getattr(value_range, "shape", None) != (2,):  # an array pair too (JAX)
             raise ValueError(
                 f"jnp.histogram: range must be None or a (min, max) pair, got {value_range!r}"
             )
@@ -245,7 +246,9 @@ def histogramdd(
             f"jnp.histogramdd: sample must be a 2-D (N, D) array, got {sample.aval.ndim}-d"
         )
     count, dims = sample.aval.shape
-    per_dim_bins = bins if isinstance(bins, (list, tuple)) else [bins] * dims
+    # A sequence (an array of counts too) gives each dimension's bins; a scalar is shared.
+    sequence = isinstance(bins, (list, tuple)) or getattr(bins, "ndim", 0) >= 1
+    per_dim_bins = list(bins) if sequence else [bins] * dims
     if len(per_dim_bins) != dims:
         raise ValueError(f"jnp.histogramdd: {dims} dimensions but {len(per_dim_bins)} bins")
     ranges = [None] * dims if range is None else list(range)

@@ -10,7 +10,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
-from stablax._src.lax._argcheck import int_or_int_sequence
+from stablax._src.lax._argcheck import int_arg, int_or_int_sequence
 from stablax._src.lax._dot import canonicalize_precision
 from stablax._src.lax._shapes import canonicalize_axis
 from stablax._src.numpy._creation import asarray
@@ -198,6 +198,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
     if axis is not None:
         axisa = axisb = axisc = axis
+    axisa, axisb, axisc = (int_arg(ax, "each axis", "jnp.cross") for ax in (axisa, axisb, axisc))
     a, b = promote_dtypes(asarray(a), asarray(b))
     if a.aval.ndim == 0 or b.aval.ndim == 0:
         raise ValueError(f"jnp.cross: inputs must be at least 1-D arrays{mlir.where_suffix()}")

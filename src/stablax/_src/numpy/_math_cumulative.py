@@ -98,8 +98,12 @@ def _array_api_cumulative(name: str, impl, identity: int):
                 )
             axis = 0
         axis = _axis(axis, x.aval.ndim, name)
-        if dtype is None:  # unlike cumsum, the Array API forms widen small integers like sum
-            dtype = _sum_dtype(x.aval.dtype)
+        if dtype is None:  # JAX's cumulative_sum widens small integers like sum; its
+            # cumulative_prod keeps them (bools aside), as cumprod does
+            widen = name == "cumulative_sum"
+            dtype = (
+                _sum_dtype(x.aval.dtype) if widen else _cumulative_dtype(x.aval.dtype, None, name)
+            )
         out = impl(x, axis, dtype)
         if include_initial:
             shape = list(out.aval.shape)
@@ -145,6 +149,15 @@ def _as_slab(value: Any, like: Any, axis: int) -> Any:
         shape = list(like.aval.shape)
         shape[axis] = 1
         return broadcast_to_shape(value, tuple(shape))
+    other = [d for i, d in enumerate(like.aval.shape) if i != axis]
+    if (
+        value.aval.ndim != like.aval.ndim
+        or [d for i, d in enumerate(value.aval.shape) if i != axis] != other
+    ):  # NumPy's class (its concatenate's)
+        raise ValueError(
+            f"jnp.diff: prepend/append of shape {value.aval.shape} does not join an array of "
+            f"shape {like.aval.shape} along axis {axis}{mlir.where_suffix()}"
+        )
     return value
 
 

@@ -42,11 +42,12 @@ def _correlate_1d(a, v, mode, precision, preferred_element_type):
 
 
 def _conv_impl(a, v, mode, precision, preferred_element_type, name, flip_kernel):
+    a, v = asarray(a), asarray(v)  # the arrays first, then mode: JAX's order
     if mode not in _MODES:
         raise ValueError(
             f"jnp.{name}: mode must be one of {_MODES}, got {mode!r}{mlir.where_suffix()}"
         )
-    a, v = promote_dtypes_inexact(asarray(a), asarray(v))
+    a, v = promote_dtypes_inexact(a, v)
     if a.aval.ndim != 1 or v.aval.ndim != 1:
         raise ValueError(
             f"jnp.{name}() only supports 1-dimensional inputs, got shapes {a.aval.shape} and "
@@ -129,8 +130,12 @@ def _interp_impl(x, xp, fp, left=None, right=None, period=None):
             f"jnp.interp: xp and fp must be one-dimensional arrays of equal size, got "
             f"{xp.aval.shape} and {fp.aval.shape}{mlir.where_suffix()}"
         )
+    if xp.aval.shape[0] == 0:  # NumPy's check and class (JAX fails indexing the empty xp)
+        raise ValueError(f"jnp.interp: the array of sample points is empty{mlir.where_suffix()}")
     (x, xp) = promote_dtypes_inexact(x, xp)
     (fp,) = promote_dtypes_inexact(fp)
+    if x.aval.dtype.kind == "c":  # JAX's class
+        raise ValueError(f"jnp.interp: complex x values are not supported{mlir.where_suffix()}")
     if period is not None:
         period = lax.abs(lax.convert_element_type(asarray(period), x.aval.dtype))
         x = _mod(x, broadcast_to_shape(period, x.aval.shape))

@@ -499,6 +499,8 @@ def promote_args_shapes_only(name, *args):
 def clip(x, min=None, max=None):  # noqa: A002
     """Limits values to [min, max] (either bound optional); complex values have no order
     (ValueError, as JAX)."""
+    if x is None:  # JAX's check and class
+        raise ValueError(f"jnp.clip: no input was provided{mlir.where_suffix()}")
     (x,) = promote_dtypes(x)
     if any(
         dtypes.issubdtype(promote_dtypes(v)[0].aval.dtype, np.complexfloating)
