@@ -888,6 +888,15 @@ def _put_of_nothing(call, ours, theirs, difference) -> bool:
     )
 
 
+def _two_bit_concatenate(call, ours, theirs, difference) -> bool:
+    """Concatenating 2-bit integers aborts XLA:CPU (JAX's process dies): stablax's concatenate
+    raises TypeError in its shape rule instead, also where JAX avoids the op (it reshapes the
+    rows of a single array in vstack and friends)."""
+    return _error(ours) and bool(
+        re.search(r"concatenate: does not accept dtype u?int2 \(XLA's limit\)", ours["message"])
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -938,6 +947,7 @@ RULES: list[Rule] = [
     ("set-fill-shape", _set_fill_shape, _set_fill_shape.__doc__),
     ("trapezoid-specials", _trapezoid_specials, _trapezoid_specials.__doc__),
     ("put-of-nothing", _put_of_nothing, _put_of_nothing.__doc__),
+    ("two-bit-concatenate", _two_bit_concatenate, _two_bit_concatenate.__doc__),
 ]
 
 

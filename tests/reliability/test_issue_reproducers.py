@@ -1296,6 +1296,11 @@ _FUZZ_100K = [
         ValueError,
     ),
     ("tril checks the rank before k", lambda: jnp.tril(jnp.ones(3), k=1.5), ValueError),
+    (
+        "concatenate of int2 (XLA:CPU aborts)",
+        lambda: jnp.concatenate([jnp.array([1], ml_dtypes.int2)] * 2),
+        TypeError,
+    ),
 ]
 
 
