@@ -68,6 +68,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"must have __hash__ and __eq__ methods",
             r"Cannot lower jaxpr with verifier errors",
             r"The truth value of an array with more than one element is ambiguous",
+            r"slice limit_indices must be greater than or equal to start_indices",
         ]
     )
 )
@@ -267,6 +268,8 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
         # NumPy: "Quantiles must be in the range [0, 1]" (ValueError); JAX's floor(complex).
         "jnp.nanquantile": "does not support complex input",
         "jnp.quantile": "does not support complex input",
+        # NumPy: "mode 'bogus' is not supported" (ValueError); JAX's NotImplementedError.
+        "jnp.pad": "unimplemented padding mode",
     }
     for prefix, message in numpy_messages.items():
         if fn.startswith(prefix) and _error(ours) and message in ours["message"]:
@@ -646,12 +649,13 @@ def _polynomial_rank(call, ours, theirs, difference) -> bool:
 
 
 def _constants_under_jit(call, ours, theirs, difference) -> bool:
-    """A function that needs concrete values (trim_zeros), under jit with no traced argument:
+    """A function that needs concrete values (trim_zeros, mask_indices's nonzero), under jit
+    with no traced argument:
     stablax reads the closed-over NumPy constants, which stay concrete (as they were in JAX
     before it began tracing them); JAX 0.10.2 traces them and raises ConcretizationTypeError."""
     return (
         call["mode"] == "jit"
-        and call["fn"] in ("jnp.trim_zeros",)
+        and call["fn"] in ("jnp.trim_zeros", "jnp.mask_indices")
         and ours["kind"] == "value"
         and _error(theirs)
         and theirs["type"] == "ConcretizationTypeError"
@@ -660,12 +664,12 @@ def _constants_under_jit(call, ours, theirs, difference) -> bool:
 
 
 def _zero_derivative(call, ours, theirs, difference) -> bool:
-    """grad of nextafter: stablax differentiates it as piecewise constant (zero derivative, as
-    floor and round; chlo.next_after is in lax._elementwise_ad.ZERO_DERIVATIVE); JAX has no
-    differentiation rule for it (NotImplementedError)."""
+    """grad of nextafter (and spacing, built on it): stablax differentiates it as piecewise
+    constant (zero derivative, as floor and round; chlo.next_after is in
+    lax._elementwise_ad.ZERO_DERIVATIVE); JAX has no differentiation rule for it."""
     return (
         call["mode"] == "grad"
-        and call["fn"] in ("jnp.nextafter", "lax.nextafter")
+        and call["fn"] in ("jnp.nextafter", "lax.nextafter", "jnp.spacing")
         and ours["kind"] == "value"
         and _error(theirs)
         and "Differentiation rule for 'nextafter' not implemented" in theirs["message"]
@@ -897,6 +901,35 @@ def _two_bit_concatenate(call, ours, theirs, difference) -> bool:
     )
 
 
+def _pad_width_broadcast(call, ours, theirs, difference) -> bool:
+    """jnp.pad with a pad_width of shape (1, 1) for a 2-D array (or another shape that
+    broadcasts to (ndim, 2)): stablax broadcasts it as NumPy does; JAX accepts only its listed
+    shapes (ValueError)."""
+    return (
+        call["fn"] == "jnp.pad"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(
+            re.match(r"jnp\.pad: pad_width with nd=\d+ has unsupported shape", theirs["message"])
+        )
+    )
+
+
+def _piecewise_checks(call, ours, theirs, difference) -> bool:
+    """jnp.piecewise: stablax rejects conditions that do not broadcast to x's shape (JAX
+    broadcasts x against them), checks its extra arguments before counting the functions,
+    and gives NumPy's result for no conditions (JAX takes the argmax of nothing)."""
+    if call["fn"] != "jnp.piecewise":
+        return False
+    if ours["kind"] == "value":
+        return _error(theirs) and "attempt to get argmax of an empty sequence" in theirs["message"]
+    return "do not broadcast to x's shape" in ours["message"] or (
+        "piecewise requires ndarray or scalar arguments" in ours["message"]
+        and _error(theirs)
+        and "functions are expected" in theirs["message"]
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -948,6 +981,8 @@ RULES: list[Rule] = [
     ("trapezoid-specials", _trapezoid_specials, _trapezoid_specials.__doc__),
     ("put-of-nothing", _put_of_nothing, _put_of_nothing.__doc__),
     ("two-bit-concatenate", _two_bit_concatenate, _two_bit_concatenate.__doc__),
+    ("pad-width-broadcast", _pad_width_broadcast, _pad_width_broadcast.__doc__),
+    ("piecewise-checks", _piecewise_checks, _piecewise_checks.__doc__),
 ]
 
 

@@ -1301,6 +1301,13 @@ _FUZZ_100K = [
         lambda: jnp.concatenate([jnp.array([1], ml_dtypes.int2)] * 2),
         TypeError,
     ),
+    ("size of a NaN axis", lambda: jnp.size(jnp.zeros(2), axis=float("nan")), TypeError),
+    ("size of axes", lambda: jnp.size(jnp.zeros((2, 3)), axis=(0, 1)), 6),
+    (
+        "piecewise conditions of another shape",
+        lambda: jnp.piecewise(jnp.zeros((2, 1)), jnp.ones((1, 3), bool), [lambda v: v]),
+        ValueError,
+    ),
 ]
 
 
