@@ -1308,6 +1308,11 @@ _FUZZ_100K = [
         lambda: jnp.piecewise(jnp.zeros((2, 1)), jnp.ones((1, 3), bool), [lambda v: v]),
         ValueError,
     ),
+    (
+        "unique counts complex NaNs as one",
+        lambda: jnp.unique(jnp.array([np.nan, 1, complex(1, np.nan)], np.complex64)).size,
+        2,
+    ),
 ]
 
 
