@@ -1313,6 +1313,18 @@ _FUZZ_100K = [
         lambda: jnp.unique(jnp.array([np.nan, 1, complex(1, np.nan)], np.complex64)).size,
         2,
     ),
+    ("packbits of int4", lambda: jnp.packbits(jnp.array([1, -2, 3, 0] * 2, ml_dtypes.int4)), [238]),
+    (
+        "take_along_axis int4 indices",
+        lambda: jnp.take_along_axis(jnp.arange(4), jnp.array([1, -2], ml_dtypes.int4), axis=0),
+        [1, 2],
+    ),
+    (
+        "trapezoid of int4 y and x",
+        lambda: jnp.trapezoid(*[jnp.array([1, -2, 3, 0], ml_dtypes.int4)] * 2),
+        -0.5,
+    ),
+    ("take fill of uint4", lambda: jnp.take(jnp.array([4, 1], ml_dtypes.uint4), 5).tolist(), 15),
 ]
 
 

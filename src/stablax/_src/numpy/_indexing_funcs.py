@@ -128,6 +128,8 @@ def take_along_axis(
     """
     arr = asarray(arr)
     indices = _check_int_indices("take_along_axis", indices)
+    if dtypes.itemsize_bits(indices.aval.dtype) < 8:  # int4: indexing computes in int32
+        indices = lax.convert_element_type(indices, dtypes.default_int_dtype())
     if axis is None:
         arr, axis = _shape.ravel(arr), 0
         indices = _shape.ravel(indices)
