@@ -1325,6 +1325,11 @@ _FUZZ_100K = [
         -0.5,
     ),
     ("take fill of uint4", lambda: jnp.take(jnp.array([4, 1], ml_dtypes.uint4), 5).tolist(), 15),
+    (
+        "polymul checks ranks before trimming",
+        lambda: jnp.polymul(jnp.ones((3, 5)), jnp.ones(2), trim_leading_zeros=True),
+        ValueError,
+    ),
 ]
 
 

@@ -117,7 +117,7 @@ def _trim_leading_zeros(p: Any, name: str) -> Any:
 def polymul(a1: Any, a2: Any, *, trim_leading_zeros: bool = False) -> Any:
     """Product of two polynomials (their coefficients' full convolution)."""
     a1, a2 = asarray(a1), asarray(a2)
-    a1, a2 = (lax.reshape(a, (1,)) if a.aval.ndim == 0 else a for a in (a1, a2))
+    a1, a2 = (lax.reshape(a, (1,)) if a.aval.ndim == 0 else _vector(a, "polymul") for a in (a1, a2))
     if trim_leading_zeros:
         a1, a2 = _trim_leading_zeros(a1, "polymul"), _trim_leading_zeros(a2, "polymul")
     return convolve(a1, a2, mode="full")
