@@ -1330,6 +1330,13 @@ _FUZZ_100K = [
         lambda: jnp.polymul(jnp.ones((3, 5)), jnp.ones(2), trim_leading_zeros=True),
         ValueError,
     ),
+    (
+        "polymul trims concrete coefficients under grad",
+        lambda: stablax.grad(
+            lambda v: jnp.polymul(jnp.array([0.0, 1.0, 2.0]), v, trim_leading_zeros=True).sum()
+        )(jnp.array([0.0, 1.0])),
+        [0.0, 3.0],
+    ),
 ]
 
 
