@@ -785,13 +785,10 @@ def _none_for_array(call, ours, theirs, difference) -> bool:
 
 
 def _jax_narrow_int_kind(call, ours, theirs, difference) -> bool:
-    """Reductions of int4/uint4 (nanprod, prod, sum): JAX promotes integers by NumPy's dtype
-    kind, which is 'V' for ml_dtypes' narrow integers (ValueError); stablax reduces them."""
-    return (
-        ours["kind"] == "value"
-        and _error(theirs)
-        and theirs["message"].startswith("Invalid integer data type 'V'")
-    )
+    """Reductions of int4/uint4 (nanprod, prod, sum, nanstd): JAX promotes integers by NumPy's
+    dtype kind, which is 'V' for ml_dtypes' narrow integers (ValueError) before any other
+    check; stablax reduces them (or reports the arguments' own errors)."""
+    return _error(theirs) and theirs["message"].startswith("Invalid integer data type 'V'")
 
 
 def _repeat_checks(call, ours, theirs, difference) -> bool:
@@ -842,11 +839,11 @@ def _jax_vdot_preferred_type(call, ours, theirs, difference) -> bool:
 
 
 def _tri_k_overflow(call, ours, theirs, difference) -> bool:
-    """jnp.tri with a k outside the default integer: JAX converts k first (OverflowError);
-    stablax clamps it to the corners (the mask is then all ones or all zeros, as NumPy's) and
-    checks N and M."""
+    """jnp.tri (and tril/triu_indices_from) with a k outside the default integer: JAX converts
+    k first (OverflowError); stablax clamps it to the corners (the mask is then all ones or all
+    zeros, as NumPy's) and checks N and M (the array's rank)."""
     return (
-        call["fn"] == "jnp.tri"
+        call["fn"] in ("jnp.tri", "jnp.tril_indices_from", "jnp.triu_indices_from")
         and _error(theirs)
         and theirs["type"] == "OverflowError"
         and bool(re.search(r"too large to convert to int(?:32|64)", theirs["message"]))
@@ -859,7 +856,13 @@ def _set_fill_shape(call, ours, theirs, difference) -> bool:
     return (
         call["fn"] in (*_UNIQUE_FNS, *_SET_FNS, "jnp.unique")
         and _error(ours)
-        and bool(re.search(r"fill_value of shape .* does not broadcast to", ours["message"]))
+        and bool(
+            re.search(
+                r"fill_value of shape .* does not broadcast to"
+                r"|jnp\.unique: incompatible shapes for broadcasting",
+                ours["message"],
+            )
+        )
     )
 
 
@@ -930,6 +933,19 @@ def _piecewise_checks(call, ours, theirs, difference) -> bool:
     )
 
 
+def _numpy_reshape(call, ours, theirs, difference) -> bool:
+    """jnp.reshape of a NumPy array into a shape of another size: JAX hands NumPy input to
+    np.reshape (NumPy's ValueError); stablax raises the TypeError JAX raises for its arrays."""
+    return (
+        call["fn"] == "jnp.reshape"
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and "cannot reshape array of shape" in ours["message"]
+        and _error(theirs)
+        and theirs["message"].startswith("cannot reshape array of size")
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -983,6 +999,7 @@ RULES: list[Rule] = [
     ("two-bit-concatenate", _two_bit_concatenate, _two_bit_concatenate.__doc__),
     ("pad-width-broadcast", _pad_width_broadcast, _pad_width_broadcast.__doc__),
     ("piecewise-checks", _piecewise_checks, _piecewise_checks.__doc__),
+    ("numpy-reshape", _numpy_reshape, _numpy_reshape.__doc__),
 ]
 
 

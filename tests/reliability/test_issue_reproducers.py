@@ -1337,6 +1337,19 @@ _FUZZ_100K = [
         )(jnp.array([0.0, 1.0])),
         [0.0, 3.0],
     ),
+    ("nanstd array ddof", lambda: jnp.nanstd(jnp.arange(5.0), ddof=jnp.asarray(1)) ** 2, 2.5),
+    ("nanstd integer dtype", lambda: jnp.nanstd(jnp.ones(3), dtype=jnp.int8), TypeError),
+    (
+        "unpackbits checks the dtype first",
+        lambda: jnp.unpackbits(jnp.ones(2), bitorder=None),
+        TypeError,
+    ),
+    (
+        "matmul checks the precision first",
+        lambda: jnp.matmul(jnp.ones((1, 2)), jnp.ones((3, 1)), precision="bogus"),
+        ValueError,
+    ),
+    ("tril_indices_from of a str", lambda: jnp.tril_indices_from("a"), TypeError),
 ]
 
 

@@ -11,6 +11,7 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import int_or_int_sequence
+from stablax._src.lax._dot import canonicalize_precision
 from stablax._src.lax._shapes import canonicalize_axis
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, promote_dtypes
@@ -24,6 +25,7 @@ def _operands(a, b, preferred_element_type):
 
 
 def _matmul_impl(a, b, precision=None, preferred_element_type=None):
+    canonicalize_precision(precision)  # the precision first, in JAX's order
     a, b = _operands(a, b, preferred_element_type)
     a_shape, b_shape = a.aval.shape, b.aval.shape
     if not a_shape or not b_shape:
