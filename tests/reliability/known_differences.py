@@ -946,6 +946,30 @@ def _numpy_reshape(call, ours, theirs, difference) -> bool:
     )
 
 
+_VARIANCE_FNS = ("jnp.var", "jnp.std", "jnp.nanvar", "jnp.nanstd")
+
+
+def _variance_checks(call, ours, theirs, difference) -> bool:
+    """var/std: with ddof > N stablax divides by max(N - ddof, 0) as NumPy (inf), where JAX
+    divides by the negative count (NaN after std's sqrt); ddof=None is rejected as NumPy does
+    (JAX treats it as 0 under vmap); and both reject a list argument or a bad dtype, in
+    another order (stablax's list check comes first, JAX's dtype and ddof checks)."""
+    if call["fn"] not in _VARIANCE_FNS:
+        return False
+    if _value_difference(difference):
+        return "ddof" in call["kwargs"] and "vs JAX nan" in difference[1]
+    if not _error(ours):
+        return False
+    if "ddof must be a number, got None" in ours["message"]:
+        return True
+    return _error(theirs) and (
+        "requires ndarray or scalar arguments, got <class 'list'>" in ours["message"]
+        or (
+            "dtype must be inexact" in ours["message"] and "expected ArrayLike" in theirs["message"]
+        )
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1000,6 +1024,7 @@ RULES: list[Rule] = [
     ("pad-width-broadcast", _pad_width_broadcast, _pad_width_broadcast.__doc__),
     ("piecewise-checks", _piecewise_checks, _piecewise_checks.__doc__),
     ("numpy-reshape", _numpy_reshape, _numpy_reshape.__doc__),
+    ("variance-checks", _variance_checks, _variance_checks.__doc__),
 ]
 
 

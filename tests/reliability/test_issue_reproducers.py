@@ -1350,6 +1350,11 @@ _FUZZ_100K = [
         ValueError,
     ),
     ("tril_indices_from of a str", lambda: jnp.tril_indices_from("a"), TypeError),
+    (
+        "stack checks the dtype before the shapes",
+        lambda: jnp.stack([jnp.ones(2), jnp.ones(3)], dtype="foo"),
+        TypeError,
+    ),
 ]
 
 
