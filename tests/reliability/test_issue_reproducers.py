@@ -1355,6 +1355,7 @@ _FUZZ_100K = [
         lambda: jnp.stack([jnp.ones(2), jnp.ones(3)], dtype="foo"),
         TypeError,
     ),
+    ("round an int to -2**63 decimals", lambda: jnp.round(3, decimals=-(2**63)), 0),
 ]
 
 
