@@ -72,6 +72,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"^index is out of bounds for axis \d+ with size 0$",
             r"cannot fit 'int' into an index-sized integer",
             r"`out_sharding` argument of jnp\.broadcast_to",
+            r"slice limit_indices must be greater than or equal to start_indices",
         ]
     )
 )
@@ -290,6 +291,8 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
         # NumPy: "Quantiles must be in the range [0, 1]" (ValueError); JAX's floor(complex).
         "jnp.nanquantile": "does not support complex input",
         "jnp.quantile": "does not support complex input",
+        # NumPy: "mode 'bogus' is not supported" (ValueError); JAX's NotImplementedError.
+        "jnp.pad": "unimplemented padding mode",
     }
     for prefix, messages in numpy_messages.items():
         messages = (messages,) if isinstance(messages, str) else messages
@@ -774,12 +777,13 @@ def _eig_of_a_vector(call, ours, theirs, difference) -> bool:
 
 
 def _constants_under_jit(call, ours, theirs, difference) -> bool:
-    """A function that needs concrete values (trim_zeros), under jit with no traced argument:
+    """A function that needs concrete values (trim_zeros, mask_indices's nonzero), under jit
+    with no traced argument:
     stablax reads the closed-over NumPy constants, which stay concrete (as they were in JAX
     before it began tracing them); JAX 0.10.2 traces them and raises ConcretizationTypeError."""
     return (
         call["mode"] == "jit"
-        and call["fn"] in ("jnp.trim_zeros",)
+        and call["fn"] in ("jnp.trim_zeros", "jnp.mask_indices")
         and ours["kind"] == "value"
         and _error(theirs)
         and theirs["type"] == "ConcretizationTypeError"
@@ -788,12 +792,12 @@ def _constants_under_jit(call, ours, theirs, difference) -> bool:
 
 
 def _zero_derivative(call, ours, theirs, difference) -> bool:
-    """grad of nextafter: stablax differentiates it as piecewise constant (zero derivative, as
-    floor and round; chlo.next_after is in lax._elementwise_ad.ZERO_DERIVATIVE); JAX has no
-    differentiation rule for it (NotImplementedError)."""
+    """grad of nextafter (and spacing, built on it): stablax differentiates it as piecewise
+    constant (zero derivative, as floor and round; chlo.next_after is in
+    lax._elementwise_ad.ZERO_DERIVATIVE); JAX has no differentiation rule for it."""
     return (
         call["mode"] == "grad"
-        and call["fn"] in ("jnp.nextafter", "lax.nextafter")
+        and call["fn"] in ("jnp.nextafter", "lax.nextafter", "jnp.spacing")
         and ours["kind"] == "value"
         and _error(theirs)
         and "Differentiation rule for 'nextafter' not implemented" in theirs["message"]
@@ -899,13 +903,10 @@ def _none_for_array(call, ours, theirs, difference) -> bool:
 
 
 def _jax_narrow_int_kind(call, ours, theirs, difference) -> bool:
-    """Reductions of int4/uint4 (nanprod, prod, sum): JAX promotes integers by NumPy's dtype
-    kind, which is 'V' for ml_dtypes' narrow integers (ValueError); stablax reduces them."""
-    return (
-        ours["kind"] == "value"
-        and _error(theirs)
-        and theirs["message"].startswith("Invalid integer data type 'V'")
-    )
+    """Reductions of int4/uint4 (nanprod, prod, sum, nanstd): JAX promotes integers by NumPy's
+    dtype kind, which is 'V' for ml_dtypes' narrow integers (ValueError) before any other
+    check; stablax reduces them (or reports the arguments' own errors)."""
+    return _error(theirs) and theirs["message"].startswith("Invalid integer data type 'V'")
 
 
 def _repeat_checks(call, ours, theirs, difference) -> bool:
@@ -956,11 +957,11 @@ def _jax_vdot_preferred_type(call, ours, theirs, difference) -> bool:
 
 
 def _tri_k_overflow(call, ours, theirs, difference) -> bool:
-    """jnp.tri with a k outside the default integer: JAX converts k first (OverflowError);
-    stablax clamps it to the corners (the mask is then all ones or all zeros, as NumPy's) and
-    checks N and M."""
+    """jnp.tri (and tril/triu_indices_from) with a k outside the default integer: JAX converts
+    k first (OverflowError); stablax clamps it to the corners (the mask is then all ones or all
+    zeros, as NumPy's) and checks N and M (the array's rank)."""
     return (
-        call["fn"] == "jnp.tri"
+        call["fn"] in ("jnp.tri", "jnp.tril_indices_from", "jnp.triu_indices_from")
         and _error(theirs)
         and theirs["type"] == "OverflowError"
         and bool(re.search(r"too large to convert to int(?:32|64)", theirs["message"]))
@@ -973,7 +974,13 @@ def _set_fill_shape(call, ours, theirs, difference) -> bool:
     return (
         call["fn"] in (*_UNIQUE_FNS, *_SET_FNS, "jnp.unique")
         and _error(ours)
-        and bool(re.search(r"fill_value of shape .* does not broadcast to", ours["message"]))
+        and bool(
+            re.search(
+                r"fill_value of shape .* does not broadcast to"
+                r"|jnp\.unique: incompatible shapes for broadcasting",
+                ours["message"],
+            )
+        )
     )
 
 
@@ -1296,6 +1303,81 @@ def _array_equiv_unbroadcastable(call, ours, theirs, difference) -> bool:
     )
 
 
+def _two_bit_concatenate(call, ours, theirs, difference) -> bool:
+    """Concatenating 2-bit integers aborts XLA:CPU (JAX's process dies): stablax's concatenate
+    raises TypeError in its shape rule instead, also where JAX avoids the op (it reshapes the
+    rows of a single array in vstack and friends)."""
+    return _error(ours) and bool(
+        re.search(r"concatenate: does not accept dtype u?int2 \(XLA's limit\)", ours["message"])
+    )
+
+
+def _pad_width_broadcast(call, ours, theirs, difference) -> bool:
+    """jnp.pad with a pad_width of shape (1, 1) for a 2-D array (or another shape that
+    broadcasts to (ndim, 2)): stablax broadcasts it as NumPy does; JAX accepts only its listed
+    shapes (ValueError)."""
+    return (
+        call["fn"] == "jnp.pad"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(
+            re.match(r"jnp\.pad: pad_width with nd=\d+ has unsupported shape", theirs["message"])
+        )
+    )
+
+
+def _piecewise_checks(call, ours, theirs, difference) -> bool:
+    """jnp.piecewise: stablax rejects conditions that do not broadcast to x's shape (JAX
+    broadcasts x against them), checks its extra arguments before counting the functions,
+    and gives NumPy's result for no conditions (JAX takes the argmax of nothing)."""
+    if call["fn"] != "jnp.piecewise":
+        return False
+    if ours["kind"] == "value":
+        return _error(theirs) and "attempt to get argmax of an empty sequence" in theirs["message"]
+    return "do not broadcast to x's shape" in ours["message"] or (
+        "piecewise requires ndarray or scalar arguments" in ours["message"]
+        and _error(theirs)
+        and "functions are expected" in theirs["message"]
+    )
+
+
+def _numpy_reshape(call, ours, theirs, difference) -> bool:
+    """jnp.reshape of a NumPy array into a shape of another size: JAX hands NumPy input to
+    np.reshape (NumPy's ValueError); stablax raises the TypeError JAX raises for its arrays."""
+    return (
+        call["fn"] == "jnp.reshape"
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and "cannot reshape array of shape" in ours["message"]
+        and _error(theirs)
+        and theirs["message"].startswith("cannot reshape array of size")
+    )
+
+
+_VARIANCE_FNS = ("jnp.var", "jnp.std", "jnp.nanvar", "jnp.nanstd")
+
+
+def _variance_checks(call, ours, theirs, difference) -> bool:
+    """var/std: with ddof > N stablax divides by max(N - ddof, 0) as NumPy (inf), where JAX
+    divides by the negative count (NaN after std's sqrt); ddof=None is rejected as NumPy does
+    (JAX treats it as 0 under vmap); and both reject a list argument or a bad dtype, in
+    another order (stablax's list check comes first, JAX's dtype and ddof checks)."""
+    if call["fn"] not in _VARIANCE_FNS:
+        return False
+    if _value_difference(difference):
+        return "ddof" in call["kwargs"] and "vs JAX nan" in difference[1]
+    if not _error(ours):
+        return False
+    if "ddof must be a number, got None" in ours["message"]:
+        return True
+    return _error(theirs) and (
+        "requires ndarray or scalar arguments, got <class 'list'>" in ours["message"]
+        or (
+            "dtype must be inexact" in ours["message"] and "expected ArrayLike" in theirs["message"]
+        )
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1381,6 +1463,11 @@ RULES: list[Rule] = [
         _array_equiv_unbroadcastable,
         _array_equiv_unbroadcastable.__doc__,
     ),
+    ("two-bit-concatenate", _two_bit_concatenate, _two_bit_concatenate.__doc__),
+    ("pad-width-broadcast", _pad_width_broadcast, _pad_width_broadcast.__doc__),
+    ("piecewise-checks", _piecewise_checks, _piecewise_checks.__doc__),
+    ("numpy-reshape", _numpy_reshape, _numpy_reshape.__doc__),
+    ("variance-checks", _variance_checks, _variance_checks.__doc__),
 ]
 
 

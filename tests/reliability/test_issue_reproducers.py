@@ -1729,6 +1729,65 @@ _FUZZ_100K = [
         lambda: jnp.histogram(jnp.arange(4.0), bins=2, range=jnp.array([0, 4]))[0],
         [2.0, 2.0],
     ),
+        "concatenate of int2 (XLA:CPU aborts)",
+        lambda: jnp.concatenate([jnp.array([1], ml_dtypes.int2)] * 2),
+        TypeError,
+    ),
+    ("size of a NaN axis", lambda: jnp.size(jnp.zeros(2), axis=float("nan")), TypeError),
+    ("size of axes", lambda: jnp.size(jnp.zeros((2, 3)), axis=(0, 1)), 6),
+    (
+        "piecewise conditions of another shape",
+        lambda: jnp.piecewise(jnp.zeros((2, 1)), jnp.ones((1, 3), bool), [lambda v: v]),
+        ValueError,
+    ),
+    (
+        "unique counts complex NaNs as one",
+        lambda: jnp.unique(jnp.array([np.nan, 1, complex(1, np.nan)], np.complex64)).size,
+        2,
+    ),
+    ("packbits of int4", lambda: jnp.packbits(jnp.array([1, -2, 3, 0] * 2, ml_dtypes.int4)), [238]),
+    (
+        "take_along_axis int4 indices",
+        lambda: jnp.take_along_axis(jnp.arange(4), jnp.array([1, -2], ml_dtypes.int4), axis=0),
+        [1, 2],
+    ),
+    (
+        "trapezoid of int4 y and x",
+        lambda: jnp.trapezoid(*[jnp.array([1, -2, 3, 0], ml_dtypes.int4)] * 2),
+        -0.5,
+    ),
+    ("take fill of uint4", lambda: jnp.take(jnp.array([4, 1], ml_dtypes.uint4), 5).tolist(), 15),
+    (
+        "polymul checks ranks before trimming",
+        lambda: jnp.polymul(jnp.ones((3, 5)), jnp.ones(2), trim_leading_zeros=True),
+        ValueError,
+    ),
+    (
+        "polymul trims concrete coefficients under grad",
+        lambda: stablax.grad(
+            lambda v: jnp.polymul(jnp.array([0.0, 1.0, 2.0]), v, trim_leading_zeros=True).sum()
+        )(jnp.array([0.0, 1.0])),
+        [0.0, 3.0],
+    ),
+    ("nanstd array ddof", lambda: jnp.nanstd(jnp.arange(5.0), ddof=jnp.asarray(1)) ** 2, 2.5),
+    ("nanstd integer dtype", lambda: jnp.nanstd(jnp.ones(3), dtype=jnp.int8), TypeError),
+    (
+        "unpackbits checks the dtype first",
+        lambda: jnp.unpackbits(jnp.ones(2), bitorder=None),
+        TypeError,
+    ),
+    (
+        "matmul checks the precision first",
+        lambda: jnp.matmul(jnp.ones((1, 2)), jnp.ones((3, 1)), precision="bogus"),
+        ValueError,
+    ),
+    ("tril_indices_from of a str", lambda: jnp.tril_indices_from("a"), TypeError),
+    (
+        "stack checks the dtype before the shapes",
+        lambda: jnp.stack([jnp.ones(2), jnp.ones(3)], dtype="foo"),
+        TypeError,
+    ),
+    ("round an int to -2**63 decimals", lambda: jnp.round(3, decimals=-(2**63)), 0),
 ]
 
 

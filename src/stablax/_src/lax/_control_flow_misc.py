@@ -183,8 +183,16 @@ def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: 
             f"with {nc} condition(s), either {nc} or {nc + 1} functions are expected; got {nf}"
         )
     shape = aval_of(x).shape
+    cond_shape = aval_of(conds).shape[1:]
+    if len(cond_shape) > len(shape) or any(
+        c not in (1, d) for c, d in zip(cond_shape[::-1], shape[::-1], strict=False)
+    ):
+        raise ValueError(
+            f"jnp.piecewise: conditions of shape {cond_shape} do not broadcast to x's shape "
+            f"{shape}{mlir.where_suffix()}"
+        )
     conds = lax.broadcast_in_dim(
-        conds, (nc, *shape), (0, *range(1 + len(shape) - (aval_of(conds).ndim - 1), 1 + len(shape)))
+        conds, (nc, *shape), (0, *range(1 + len(shape) - len(cond_shape), 1 + len(shape)))
     )
     counts = lax.cumsum(lax.convert_element_type(conds, np.int32), 0)
     # Index of the last condition that holds, plus one (0: none holds, the default applies).

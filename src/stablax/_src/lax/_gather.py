@@ -407,9 +407,10 @@ dispatch.batch_rules["stablehlo.gather"] = _gather_batch
 def _default_fill(dtype: np.dtype) -> Any:
     if dtype == np.bool_:
         return True
-    if dtype.kind == "i":
+    kind = dtypes.KIND.get(np.dtype(dtype))  # int4's numpy kind is "V"
+    if kind == "i":
         return int(dtypes.iinfo(dtype).min)
-    if dtype.kind == "u":
+    if kind == "u":
         return int(dtypes.iinfo(dtype).max)
     return np.nan
 

@@ -62,6 +62,9 @@ def _concatenate_rule(*operands: ShapedArray, dimension: int) -> ShapedArray:
                 "operands must have equal shapes except along dimension "
                 f"{dimension}, got {', '.join(o.str_short() for o in operands)}",
             )
+    if len(operands) > 1 and dtypes.itemsize_bits(first.dtype) == 2:
+        # XLA:CPU aborts the process on a concatenation of 2-bit integers (JAX's too).
+        raise _error("concatenate", f"does not accept dtype {first.dtype.name} (XLA's limit)")
     shape = list(first.shape)
     shape[dimension] = sum(x.shape[dimension] for x in operands)
     return ShapedArray(shape, first.dtype, all(x.weak_type for x in operands))

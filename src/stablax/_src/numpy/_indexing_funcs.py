@@ -128,6 +128,8 @@ def take_along_axis(
     """
     arr = asarray(arr)
     indices = _check_int_indices("take_along_axis", indices)
+    if dtypes.itemsize_bits(indices.aval.dtype) < 8:  # int4: indexing computes in int32
+        indices = lax.convert_element_type(indices, dtypes.default_int_dtype())
     if axis is None:
         arr, axis = _shape.ravel(arr), 0
         indices = _shape.ravel(indices)
@@ -401,22 +403,24 @@ def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
     return _triangle_indices(np.triu_indices, n, k, m)
 
 
-def _shape_2d(arr: Any) -> tuple[int, int]:
+def _shape_2d(arr: Any, name: str) -> tuple[int, int]:
+    if isinstance(arr, (str, bytes)):  # JAX's asarray rejects them (TypeError)
+        raise TypeError(f"jnp.{name}: expected an array, got {type(arr).__name__}")
     shape = np.shape(arr) if not hasattr(arr, "shape") else tuple(arr.shape)
     if len(shape) != 2:
-        raise ValueError("Only 2-D inputs are accepted")
+        raise ValueError(f"jnp.{name}: only 2-D inputs are accepted, got shape {shape}")
     return shape
 
 
 def tril_indices_from(arr: Any, k: int = 0) -> tuple[Any, Any]:
     """`np.tril_indices_from`: `tril_indices` for the shape of a 2-D array."""
-    rows, cols = _shape_2d(arr)
+    rows, cols = _shape_2d(arr, "tril_indices_from")
     return tril_indices(rows, k, cols)
 
 
 def triu_indices_from(arr: Any, k: int = 0) -> tuple[Any, Any]:
     """`np.triu_indices_from`: `triu_indices` for the shape of a 2-D array."""
-    rows, cols = _shape_2d(arr)
+    rows, cols = _shape_2d(arr, "triu_indices_from")
     return triu_indices(rows, k, cols)
 
 

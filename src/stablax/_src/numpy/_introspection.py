@@ -3,7 +3,6 @@ isrealobj, iterable, can_cast, broadcast_shapes. None of them emits an op."""
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -35,10 +34,12 @@ def size(a: Any, axis: Any = None) -> int:
     dims = shape(a)
     if axis is None:
         return int(np.prod(dims, dtype=np.int64))
-    axes = (axis,) if hasattr(axis, "__index__") else tuple(axis)
+    axes = int_or_int_sequence(axis, "axis", "jnp.size")
     for a in axes:
-        if not -len(dims) <= operator.index(a) < len(dims):
-            raise ValueError(f"axis {a} is out of bounds for array of dimension {len(dims)}")
+        if not -len(dims) <= a < len(dims):
+            raise ValueError(
+                f"jnp.size: axis {a} is out of bounds for array of dimension {len(dims)}"
+            )
     return int(np.prod([dims[i] for i in axes], dtype=np.int64))
 
 

@@ -25,6 +25,7 @@ def _operands(a, b, preferred_element_type):
 
 
 def _matmul_impl(a, b, precision=None, preferred_element_type=None):
+    canonicalize_precision(precision)  # the precision first, in JAX's order
     a, b = _operands(a, b, preferred_element_type)
     a_shape, b_shape = a.aval.shape, b.aval.shape
     if not a_shape or not b_shape:

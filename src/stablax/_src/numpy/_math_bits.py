@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from stablax._src import lax
+from stablax._src import dtypes, lax
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._reductions import single_axis
@@ -27,10 +27,10 @@ def _check_bitorder(bitorder: str, name: str) -> None:
 
 
 def _packbits_impl(a, axis=None, bitorder="big"):
-    _check_bitorder(bitorder, "packbits")
     a = asarray(a)
-    if a.aval.dtype.kind not in "biu":
+    if dtypes.KIND.get(a.aval.dtype) not in ("b", "i", "u"):  # int4's numpy kind is "V"
         raise TypeError("jnp.packbits: expected an input array of integer or boolean data type")
+    _check_bitorder(bitorder, "packbits")  # after the dtype, in JAX's order
     bits = lax.convert_element_type(lax.ne(a, lax.full_like(a, 0)), np.uint8)
     if axis is None:
         bits = lax.reshape(bits, (bits.aval.size,))
@@ -56,10 +56,10 @@ def packbits(a: Any, axis: int | None = None, bitorder: str = "big") -> Any:
 
 
 def _unpackbits_impl(a, axis=None, count=None, bitorder="big"):
-    _check_bitorder(bitorder, "unpackbits")
     a = asarray(a)
-    if a.aval.dtype != np.uint8:
+    if a.aval.dtype != np.uint8:  # the dtype first, in JAX's order
         raise TypeError("jnp.unpackbits: expected an input array of unsigned byte data type")
+    _check_bitorder(bitorder, "unpackbits")
     if axis is None:
         a = lax.reshape(a, (a.aval.size,))
         axis = 0

@@ -316,7 +316,10 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int | None = N
 def _trapezoid_impl(y, x=None, dx=1.0, axis=-1):
     # NumPy's formula and broadcasting: sum(d * (y[1:] + y[:-1]) / 2) along `axis`, where d is
     # dx or diff(x) (a 1-D x laid along `axis`), broadcast against the sums from the right.
-    (y,) = promote_dtypes_inexact(y)
+    if x is None:
+        (y,) = promote_dtypes_inexact(y)
+    else:  # together, as JAX (int4 y and x promote to float32)
+        y, x = promote_dtypes_inexact(y, x)
     y_axis = _axis(axis, y.aval.ndim, "trapezoid")
     later, earlier = _shifted_pair(y, y_axis)
     if x is None:
@@ -326,8 +329,6 @@ def _trapezoid_impl(y, x=None, dx=1.0, axis=-1):
             )
         widths = lax.convert_element_type(asarray(dx), y.aval.dtype)
     else:
-        x = asarray(x)
-        x = lax.convert_element_type(x, dtypes.result_type(x, y))
         if x.aval.ndim == 0:  # NumPy's and JAX's class (their diff of x)
             raise ValueError(
                 f"jnp.trapezoid: x must be at least one-dimensional, got {x.aval.str_short()}"

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
+from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy import _reductions as red
 from stablax._src.numpy._creation import asarray
@@ -202,6 +203,7 @@ def nanvar(
     """Variance of the non-NaN elements over `axis`."""
     red._check_where(where, "nanvar")
     red._check_out(out, "nanvar")
+    ddof = red._static_ddof(ddof, "nanvar")
     return _nanvar(a, axis, dtype, ddof, keepdims, where, mean)
 
 
@@ -218,6 +220,13 @@ def nanstd(
     """Standard deviation of the non-NaN elements over `axis`."""
     red._check_where(where, "nanstd")
     red._check_out(out, "nanstd")
+    ddof = red._static_ddof(ddof, "nanstd")
+    if dtype is not None and not dtypes.issubdtype(
+        dtypes.check_user_dtype(dtype, "nanstd"), np.inexact
+    ):
+        raise TypeError(  # JAX's class (its sqrt of an integer variance)
+            f"jnp.nanstd: dtype must be inexact, got {np.dtype(dtype).name}{mlir.where_suffix()}"
+        )
     return _nanstd(a, axis, dtype, ddof, keepdims, where, mean)
 
 

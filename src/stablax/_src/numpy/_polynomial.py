@@ -9,12 +9,11 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
-from stablax._src.core import Tracer
-from stablax._src.errors import ConcretizationTypeError
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._math_signal import convolve
 from stablax._src.numpy._promotion import promote_dtypes, promote_dtypes_inexact
+from stablax._src.numpy._sorting import concrete_value
 
 
 def _vector(p: Any, name: str) -> Any:
@@ -104,11 +103,8 @@ def polysub(a1, a2):
 
 
 def _trim_leading_zeros(p: Any, name: str) -> Any:
-    if isinstance(p, Tracer):
-        raise ConcretizationTypeError(
-            f"jnp.{name}: trim_leading_zeros=True needs concrete coefficients (not under jit)"
-        )
-    values = np.asarray(p)
+    hint = f"jnp.{name}: trim_leading_zeros=True needs concrete coefficients (not under jit)"
+    values = concrete_value(p, f"jnp.{name}", hint)  # concrete under eager grad too, as JAX
     nonzero = np.flatnonzero(values)
     start = int(nonzero[0]) if nonzero.size else values.shape[0] - 1
     return asarray(p)[start:] if start else asarray(p)
@@ -117,7 +113,7 @@ def _trim_leading_zeros(p: Any, name: str) -> Any:
 def polymul(a1: Any, a2: Any, *, trim_leading_zeros: bool = False) -> Any:
     """Product of two polynomials (their coefficients' full convolution)."""
     a1, a2 = asarray(a1), asarray(a2)
-    a1, a2 = (lax.reshape(a, (1,)) if a.aval.ndim == 0 else a for a in (a1, a2))
+    a1, a2 = (lax.reshape(a, (1,)) if a.aval.ndim == 0 else _vector(a, "polymul") for a in (a1, a2))
     if trim_leading_zeros:
         a1, a2 = _trim_leading_zeros(a1, "polymul"), _trim_leading_zeros(a2, "polymul")
     return convolve(a1, a2, mode="full")

@@ -470,6 +470,15 @@ def _std_impl(a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean
     return lax.sqrt(_var_impl(a, axis, dtype, ddof, keepdims, where, mean))
 
 
+def _static_ddof(ddof: Any, name: str) -> Any:
+    """ddof as the hashable number the variance's jit takes as static (an array's value)."""
+    if not hasattr(ddof, "aval"):
+        return ddof
+    if hasattr(ddof, "_trace"):  # a tracer: its value is not known here
+        raise TypeError(f"jnp.{name}: ddof must be a concrete number, got a traced value")
+    return np.asarray(ddof).item()
+
+
 def _ddof_or_correction(ddof: Any, correction: Any, name: str) -> Any:
     """JAX's check, made before any other: `correction` is the Array API's name for ddof."""
     if correction is None:
@@ -501,6 +510,7 @@ def var(
     ddof = _ddof_or_correction(ddof, correction, "var")
     _check_where(where, "var")
     _check_out(out, "var")
+    ddof = _static_ddof(ddof, "var")
     return _var(a, axis, dtype, ddof, keepdims, where, mean)
 
 
@@ -520,6 +530,7 @@ def std(
     ddof = _ddof_or_correction(ddof, correction, "std")
     _check_where(where, "std")
     _check_out(out, "std")
+    ddof = _static_ddof(ddof, "std")
     if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):  # JAX's check and class
         raise ValueError(
             f"jnp.std: dtype must be inexact, got {np.dtype(dtype).name}{mlir.where_suffix()}"

@@ -71,6 +71,17 @@ def _rows(x: Any, axis: int | None) -> Any:
     return lax.reshape(moved, (n, int(np.prod(moved.aval.shape[1:], dtype=np.int64))))
 
 
+def _canonical_nans(rows: Any, equal_nan: bool) -> Any:
+    """Complex values with a NaN part as nan+0j, so that equal_nan sees them as one value that
+    sorts in one place (NumPy and JAX give one NaN for them all)."""
+    if not equal_nan or rows.aval.dtype.kind != "c":
+        return rows
+    nan = lax.bitwise_or(
+        lax.ne(lax.real(rows), lax.real(rows)), lax.ne(lax.imag(rows), lax.imag(rows))
+    )
+    return lax.select(nan, lax.full_like(rows, complex(np.nan, 0)), rows)
+
+
 def _sorted_groups(rows: Any, equal_nan: bool):
     """(row order after a stable lexicographic sort, which sorted rows start a new group)."""
     n, features = rows.aval.shape
@@ -88,7 +99,7 @@ def _sorted_groups(rows: Any, equal_nan: bool):
 
 
 def _count_distinct_impl(x, axis, equal_nan):
-    _, is_new = _sorted_groups(_rows(x, axis), equal_nan)
+    _, is_new = _sorted_groups(_canonical_nans(_rows(x, axis), equal_nan), equal_nan)
     return lax.reduce_sum(lax.convert_element_type(is_new, index_dtype()), (0,))
 
 
@@ -117,7 +128,7 @@ def _fill_like(fill_value: Any, values: Any, name: str) -> Any:
 
 def _unique_impl(x, fill_value, axis, equal_nan, size):
     dtype = index_dtype()
-    rows = _rows(x, axis)
+    rows = _canonical_nans(_rows(x, axis), equal_nan)
     n = rows.aval.shape[0]
     perm, is_new = _sorted_groups(rows, equal_nan)
     # Group starts in sorted order, one past `size` so the last group's count is known.

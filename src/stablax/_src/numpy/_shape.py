@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
-from stablax._src import lax
 from stablax._src.jit import jit
 from stablax._src.lax._argcheck import int_arg, int_or_int_sequence
 from stablax._src.lax._shapes import aval_of
@@ -190,6 +190,8 @@ def stack(arrays: Sequence[Any], axis: int = 0, dtype: Any = None) -> Any:
     if not len(arrays):
         raise ValueError("jnp.stack: need at least one array to stack")
     arrays = [asarray(a) for a in arrays]
+    if dtype is not None:  # the dtype before the shapes, in JAX's order
+        dtypes.check_user_dtype(dtype, "jnp.stack")
     shapes = {a.aval.shape for a in arrays}
     if len(shapes) != 1:
         raise ValueError("jnp.stack: all input arrays must have the same shape")

@@ -536,7 +536,8 @@ def _round_impl(x, decimals):
     if dt.kind == "c":
         return lax.complex(_round_impl(lax.real(x), decimals), _round_impl(lax.imag(x), decimals))
     if not dtypes.issubdtype(dt, np.inexact):
-        return x if decimals >= 0 else _round_integer(x, 10 ** (-decimals))
+        # 10**20 exceeds every integer dtype: a larger power (2**63 digits) would never finish
+        return x if decimals >= 0 else _round_integer(x, 10 ** min(-decimals, 20))
     if decimals == 0:
         return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
     factor = lax.full_like(x, 10.0**decimals)
