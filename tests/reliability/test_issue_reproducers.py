@@ -986,10 +986,6 @@ _RESULT_TYPES = [
         "complex64",
         False,
     ),
-    # The 100,000-call fuzz, seed 2001: JAX's angle gives a real 0-d input the default float
-    # type, its *_like read only a Python scalar's type, cov/corrcoef of no variables are an
-    # empty default-float array, lstsq's rank is a sum of booleans, and logaddexp/logaddexp2's
-    # constants are weak only for 0-d operands.
     (
         "angle of a 0-d float16",
         lambda: jnp.angle(jnp.asarray(np.float16(1.13))),
@@ -1051,6 +1047,27 @@ _RESULT_TYPES = [
     ),
     ("rfftn of a Python float", lambda: jnp.fft.rfftn(2.0), 2.0, "float32", False),
     ("isinf of a Python float", lambda: jnp.isinf(float("nan")), False, "bool", False),
+    (
+        "cumulative_prod keeps int8",
+        lambda: jnp.cumulative_prod(jnp.array([1, 2], jnp.int8))[1],
+        2,
+        "int8",
+        False,
+    ),
+    (
+        "cumulative_prod of bools",
+        lambda: jnp.cumulative_prod(jnp.array([True, True]))[1],
+        1,
+        "int32",
+        False,
+    ),
+    (
+        "cumulative_sum widens int8",
+        lambda: jnp.cumulative_sum(jnp.array([1, 2], jnp.int8))[1],
+        3,
+        "int32",
+        False,
+    ),
     ("zeros_like 2**63 int16", lambda: jnp.zeros_like(2**63, dtype=jnp.int16), 0, "int16", False),
     ("zeros_like 2**64", lambda: jnp.zeros_like(2**64), 0, "int32", True),
     ("full_like -2**64", lambda: jnp.full_like(-(2**64), 3), 3, "int32", True),
@@ -1077,41 +1094,34 @@ _RESULT_TYPES = [
         "nanargmin uint4",
         lambda: jnp.nanargmin(jnp.array([15, 4, 1], ml_dtypes.uint4)),
         2,
-        (
-            "cumulative_prod keeps int8",
-            lambda: jnp.cumulative_prod(jnp.array([1, 2], jnp.int8))[1],
-            2,
-            "int8",
-            False,
-        ),
-        (
-            "cumulative_prod of bools",
-            lambda: jnp.cumulative_prod(jnp.array([True, True]))[1],
-            1,
-            "int32",
-            False,
-        ),
-        (
-            "map keeps the weak type of f's result",
-            lambda: lax.map(lambda x: x * 2, jnp.ones((2, 1), bool)),
-            [[2], [2]],
-            "int32",
-            True,
-        ),
-        ("rng_uniform of weak bounds", lambda: lax.rng_uniform(0.0, 0.0, ()), 0.0, "float32", True),
-        (
-            "reduce of a Python scalar from a strong init",
-            lambda: lax.reduce(float("inf"), jnp.array(False), lax.add, ()),
-            float("inf"),
-            "float32",
-            False,
-        ),
-        ("reduce weak bitwise_or", lambda: lax.reduce(3, 0, lax.bitwise_or, ()), 3, "int32", True),
-        "cumulative_sum widens int8",
-        lambda: jnp.cumulative_sum(jnp.array([1, 2], jnp.int8))[1],
-        3,
         "int32",
         False,
+    ),
+    (
+        "map keeps the weak type of f's result",
+        lambda: lax.map(lambda x: x * 2, jnp.ones((2, 1), bool)),
+        [[2], [2]],
+        "int32",
+        True,
+    ),
+    ("rng_uniform of weak bounds", lambda: lax.rng_uniform(0.0, 0.0, ()), 0.0, "float32", True),
+    (
+        "reduce of a Python scalar from a strong init",
+        lambda: lax.reduce(float("inf"), jnp.array(False), lax.add, ()),
+        float("inf"),
+        "float32",
+        False,
+    ),
+    ("reduce weak bitwise_or", lambda: lax.reduce(3, 0, lax.bitwise_or, ()), 3, "int32", True),
+    ("rev of a Python scalar", lambda: lax.rev(0, ()), 0, "int32", True),
+    ("whole slice of a Python scalar", lambda: lax.slice(2.0, (), ()), 2.0, "float32", True),
+    ("cumsum of one NumPy value", lambda: lax.cumsum(np.array([1.0])), [1.0], "float32", False),
+    (
+        "qdwh iteration count",
+        lambda: lax.linalg.qdwh(jnp.arange(12.0).reshape(4, 3) / 7)[2],
+        6,
+        "int32",
+        True,
     ),
 ]
 
@@ -1306,19 +1316,14 @@ _FUZZ_100K = [
     ("var bool dtype", lambda: jnp.var(jnp.ones(3), dtype=bool), TypeError),
     ("nanvar bool dtype", lambda: jnp.nanvar(jnp.ones(3), dtype=bool), TypeError),
     ("rfftfreq bool dtype", lambda: jnp.fft.rfftfreq(4, dtype=bool), TypeError),
+    ("array float ndmin", lambda: jnp.array(1.0, ndmin=jnp.asarray(0.9)), TypeError),
     ("array 1-element ndmin", lambda: jnp.array(1.0, ndmin=jnp.asarray([5])), TypeError),
+    ("array integer-array ndmin", lambda: jnp.array(1.0, ndmin=jnp.asarray(3)).shape, [1, 1, 1]),
     ("asarray device string", lambda: jnp.asarray(jnp.ones(2), device="a"), ValueError),
     (
         "zeros device string under jit",
         lambda: stablax.jit(lambda: jnp.zeros(2, device="a"))(),
         ValueError,
-    ),
-    # Seed 2001.
-    ("array float ndmin", lambda: jnp.array([1], ndmin=jnp.asarray(0.9)), TypeError),
-    (
-        "array integer-array ndmin",
-        lambda: jnp.array([1.0], ndmin=jnp.asarray(np.uint32(2))),
-        [[1.0]],
     ),
     (
         "array str device under jit",
@@ -1453,6 +1458,51 @@ _FUZZ_100K = [
         ValueError,
     ),
     ("insert at 2**63", lambda: jnp.insert(jnp.arange(10), 2**63, 1), IndexError),
+    (
+        "interp of complex x",
+        lambda: jnp.interp(jnp.array([1j]), jnp.array([1.0]), jnp.array([1.0])),
+        ValueError,
+    ),
+    (
+        "interp with no sample points",
+        lambda: jnp.interp(0.0, jnp.zeros(0), jnp.zeros(0)),
+        ValueError,
+    ),
+    (
+        "convolve of None before mode",
+        lambda: jnp.convolve(None, jnp.ones(2), mode="constant"),
+        TypeError,
+    ),
+    (
+        "histogramdd one bin count for two dimensions",
+        lambda: jnp.histogramdd(jnp.ones((3, 2)), bins=jnp.array([3])),
+        ValueError,
+    ),
+    (
+        "histogramdd bin counts as an array",
+        lambda: jnp.histogramdd(
+            jnp.array([[0.0, 1.0], [2.0, 3.0], [1.0, 1.0]]), bins=jnp.array([2, 3])
+        )[0],
+        [[1, 0, 0], [1, 0, 1]],
+    ),
+    (
+        "diff prepend of the wrong rank",
+        lambda: jnp.diff(jnp.zeros((5, 3, 0)), n=5, axis=2, prepend=jnp.ones(5)),
+        ValueError,
+    ),
+    (
+        "correlate complex into int32",
+        lambda: jnp.correlate(
+            jnp.ones(3, jnp.complex64), jnp.ones(3, jnp.complex64), preferred_element_type=jnp.int32
+        ),
+        TypeError,
+    ),
+    ("clip of None", lambda: jnp.clip(None, 0, 1), ValueError),
+    (
+        "histogram range as an array",
+        lambda: jnp.histogram(jnp.arange(4.0), bins=2, range=jnp.array([0, 4]))[0],
+        [2.0, 2.0],
+    ),
     ("unravel_index negative dim", lambda: jnp.unravel_index(jnp.array([0]), (-1, 2)), ValueError),
     ("unravel_index into size 0", lambda: jnp.unravel_index(jnp.array([0]), (3, 0)), ValueError),
     (
@@ -1559,6 +1609,66 @@ _FUZZ_100K = [
         ValueError,
     ),
     ("tril checks the rank before k", lambda: jnp.tril(jnp.ones(3), k=1.5), ValueError),
+    (
+        "concatenate of int2 (XLA:CPU aborts)",
+        lambda: jnp.concatenate([jnp.array([1], ml_dtypes.int2)] * 2),
+        TypeError,
+    ),
+    ("size of a NaN axis", lambda: jnp.size(jnp.zeros(2), axis=float("nan")), TypeError),
+    ("size of axes", lambda: jnp.size(jnp.zeros((2, 3)), axis=(0, 1)), 6),
+    (
+        "piecewise conditions of another shape",
+        lambda: jnp.piecewise(jnp.zeros((2, 1)), jnp.ones((1, 3), bool), [lambda v: v]),
+        ValueError,
+    ),
+    (
+        "unique counts complex NaNs as one",
+        lambda: jnp.unique(jnp.array([np.nan, 1, complex(1, np.nan)], np.complex64)).size,
+        2,
+    ),
+    ("packbits of int4", lambda: jnp.packbits(jnp.array([1, -2, 3, 0] * 2, ml_dtypes.int4)), [238]),
+    (
+        "take_along_axis int4 indices",
+        lambda: jnp.take_along_axis(jnp.arange(4), jnp.array([1, -2], ml_dtypes.int4), axis=0),
+        [1, 2],
+    ),
+    (
+        "trapezoid of int4 y and x",
+        lambda: jnp.trapezoid(*[jnp.array([1, -2, 3, 0], ml_dtypes.int4)] * 2),
+        -0.5,
+    ),
+    ("take fill of uint4", lambda: jnp.take(jnp.array([4, 1], ml_dtypes.uint4), 5).tolist(), 15),
+    (
+        "polymul checks ranks before trimming",
+        lambda: jnp.polymul(jnp.ones((3, 5)), jnp.ones(2), trim_leading_zeros=True),
+        ValueError,
+    ),
+    (
+        "polymul trims concrete coefficients under grad",
+        lambda: stablax.grad(
+            lambda v: jnp.polymul(jnp.array([0.0, 1.0, 2.0]), v, trim_leading_zeros=True).sum()
+        )(jnp.array([0.0, 1.0])),
+        [0.0, 3.0],
+    ),
+    ("nanstd array ddof", lambda: jnp.nanstd(jnp.arange(5.0), ddof=jnp.asarray(1)) ** 2, 2.5),
+    ("nanstd integer dtype", lambda: jnp.nanstd(jnp.ones(3), dtype=jnp.int8), TypeError),
+    (
+        "unpackbits checks the dtype first",
+        lambda: jnp.unpackbits(jnp.ones(2), bitorder=None),
+        TypeError,
+    ),
+    (
+        "matmul checks the precision first",
+        lambda: jnp.matmul(jnp.ones((1, 2)), jnp.ones((3, 1)), precision="bogus"),
+        ValueError,
+    ),
+    ("tril_indices_from of a str", lambda: jnp.tril_indices_from("a"), TypeError),
+    (
+        "stack checks the dtype before the shapes",
+        lambda: jnp.stack([jnp.ones(2), jnp.ones(3)], dtype="foo"),
+        TypeError,
+    ),
+    ("round an int to -2**63 decimals", lambda: jnp.round(3, decimals=-(2**63)), 0),
     (
         "associative_scan fn returns a bool",
         lambda: lax.associative_scan(lambda *a: False, jnp.ones((2, 3))),
@@ -1684,110 +1794,43 @@ _FUZZ_100K = [
     ("select of None", lambda: lax.select(None, jnp.ones(3), jnp.ones(3)), TypeError),
     ("eig input first", lambda: lax.linalg.eig(jnp.ones(1), implementation=True), TypeError),
     ("rng_uniform bounds first", lambda: lax.rng_uniform(jnp.ones(2), 1.0, (1.5,)), ValueError),
+    ("full of an int shape", lambda: lax.full(2, 0.5), [0.5, 0.5]),
+    ("full_like of an int shape", lambda: lax.full_like(jnp.ones(2), 0, shape=3), [0.0, 0.0, 0.0]),
     (
-        "interp of complex x",
-        lambda: jnp.interp(jnp.array([1j]), jnp.array([1.0]), jnp.array([1.0])),
-        ValueError,
-    ),
-    (
-        "interp with no sample points",
-        lambda: jnp.interp(0.0, jnp.zeros(0), jnp.zeros(0)),
-        ValueError,
-    ),
-    (
-        "convolve of None before mode",
-        lambda: jnp.convolve(None, jnp.ones(2), mode="constant"),
+        "ragged_dot of a 0-d rhs",
+        lambda: lax.ragged_dot(jnp.ones(4), jnp.asarray(2.0), jnp.array([3, 2, 6, 3])),
         TypeError,
     ),
+    ("polygamma grad m", lambda: stablax.grad(lambda m: lax.polygamma(m, 2.0))(1.0), ValueError),
     (
-        "histogramdd one bin count for two dimensions",
-        lambda: jnp.histogramdd(jnp.ones((3, 2)), bins=jnp.array([3])),
-        ValueError,
-    ),
-    (
-        "histogramdd bin counts as an array",
-        lambda: jnp.histogramdd(
-            jnp.array([[0.0, 1.0], [2.0, 3.0], [1.0, 1.0]]), bins=jnp.array([2, 3])
-        )[0],
-        [[1, 0, 0], [1, 0, 1]],
-    ),
-    (
-        "diff prepend of the wrong rank",
-        lambda: jnp.diff(jnp.zeros((5, 3, 0)), n=5, axis=2, prepend=jnp.ones(5)),
-        ValueError,
-    ),
-    (
-        "correlate complex into int32",
-        lambda: jnp.correlate(
-            jnp.ones(3, jnp.complex64), jnp.ones(3, jnp.complex64), preferred_element_type=jnp.int32
+        "scatter_sub mode before updates",
+        lambda: lax.scatter_sub(
+            jnp.ones((1, 5), jnp.uint8),
+            jnp.array([7], jnp.uint8),
+            jnp.ones((1, 1), bool),
+            None,
+            mode="constant",
         ),
-        TypeError,
-    ),
-    ("clip of None", lambda: jnp.clip(None, 0, 1), ValueError),
-    (
-        "histogram range as an array",
-        lambda: jnp.histogram(jnp.arange(4.0), bins=2, range=jnp.array([0, 4]))[0],
-        [2.0, 2.0],
-    ),
-        "concatenate of int2 (XLA:CPU aborts)",
-        lambda: jnp.concatenate([jnp.array([1], ml_dtypes.int2)] * 2),
-        TypeError,
-    ),
-    ("size of a NaN axis", lambda: jnp.size(jnp.zeros(2), axis=float("nan")), TypeError),
-    ("size of axes", lambda: jnp.size(jnp.zeros((2, 3)), axis=(0, 1)), 6),
-    (
-        "piecewise conditions of another shape",
-        lambda: jnp.piecewise(jnp.zeros((2, 1)), jnp.ones((1, 3), bool), [lambda v: v]),
         ValueError,
     ),
     (
-        "unique counts complex NaNs as one",
-        lambda: jnp.unique(jnp.array([np.nan, 1, complex(1, np.nan)], np.complex64)).size,
-        2,
-    ),
-    ("packbits of int4", lambda: jnp.packbits(jnp.array([1, -2, 3, 0] * 2, ml_dtypes.int4)), [238]),
-    (
-        "take_along_axis int4 indices",
-        lambda: jnp.take_along_axis(jnp.arange(4), jnp.array([1, -2], ml_dtypes.int4), axis=0),
-        [1, 2],
+        "while_loop traces the body before checking cond",
+        lambda: lax.while_loop(jnp.sin, lambda c: 1 / 0, jnp.ones(2)),
+        ZeroDivisionError,
     ),
     (
-        "trapezoid of int4 y and x",
-        lambda: jnp.trapezoid(*[jnp.array([1, -2, 3, 0], ml_dtypes.int4)] * 2),
-        -0.5,
+        "cummin gradient along a length-1 axis",
+        lambda: stablax.grad(lambda v: jnp.sum(lax.cummin(v)))(jnp.array([[0.0, np.nan, np.inf]])),
+        [[1.0, 1.0, 1.0]],
     ),
-    ("take fill of uint4", lambda: jnp.take(jnp.array([4, 1], ml_dtypes.uint4), 5).tolist(), 15),
+    ("approx_max_k of bytes", lambda: lax.approx_max_k(b"ab", -5), TypeError),
+    ("exp2 of a NumPy bfloat16", lambda: lax.exp2(ml_dtypes.bfloat16(1.0)).astype(float), 2.0),
     (
-        "polymul checks ranks before trimming",
-        lambda: jnp.polymul(jnp.ones((3, 5)), jnp.ones(2), trim_leading_zeros=True),
+        "scatter_apply func returning a tuple",
+        lambda: lax.scatter_apply(jnp.ones((4, 1)), jnp.zeros((4, 1), int), lambda c: (c, c), None),
         ValueError,
     ),
-    (
-        "polymul trims concrete coefficients under grad",
-        lambda: stablax.grad(
-            lambda v: jnp.polymul(jnp.array([0.0, 1.0, 2.0]), v, trim_leading_zeros=True).sum()
-        )(jnp.array([0.0, 1.0])),
-        [0.0, 3.0],
-    ),
-    ("nanstd array ddof", lambda: jnp.nanstd(jnp.arange(5.0), ddof=jnp.asarray(1)) ** 2, 2.5),
-    ("nanstd integer dtype", lambda: jnp.nanstd(jnp.ones(3), dtype=jnp.int8), TypeError),
-    (
-        "unpackbits checks the dtype first",
-        lambda: jnp.unpackbits(jnp.ones(2), bitorder=None),
-        TypeError,
-    ),
-    (
-        "matmul checks the precision first",
-        lambda: jnp.matmul(jnp.ones((1, 2)), jnp.ones((3, 1)), precision="bogus"),
-        ValueError,
-    ),
-    ("tril_indices_from of a str", lambda: jnp.tril_indices_from("a"), TypeError),
-    (
-        "stack checks the dtype before the shapes",
-        lambda: jnp.stack([jnp.ones(2), jnp.ones(3)], dtype="foo"),
-        TypeError,
-    ),
-    ("round an int to -2**63 decimals", lambda: jnp.round(3, decimals=-(2**63)), 0),
+    ("broadcasted_iota of an int shape", lambda: lax.broadcasted_iota(jnp.int32, 3, 0), [0, 1, 2]),
 ]
 
 
