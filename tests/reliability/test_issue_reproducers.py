@@ -1302,6 +1302,13 @@ _FUZZ_100K = [
     ("select of None", lambda: lax.select(None, jnp.ones(3), jnp.ones(3)), TypeError),
     ("eig input first", lambda: lax.linalg.eig(jnp.ones(1), implementation=True), TypeError),
     ("rng_uniform bounds first", lambda: lax.rng_uniform(jnp.ones(2), 1.0, (1.5,)), ValueError),
+    ("full of an int shape", lambda: lax.full(2, 0.5), [0.5, 0.5]),
+    ("full_like of an int shape", lambda: lax.full_like(jnp.ones(2), 0, shape=3), [0.0, 0.0, 0.0]),
+    (
+        "ragged_dot of a 0-d rhs",
+        lambda: lax.ragged_dot(jnp.ones(4), jnp.asarray(2.0), jnp.array([3, 2, 6, 3])),
+        TypeError,
+    ),
 ]
 
 
