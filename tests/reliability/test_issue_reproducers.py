@@ -1309,6 +1309,18 @@ _FUZZ_100K = [
         lambda: lax.ragged_dot(jnp.ones(4), jnp.asarray(2.0), jnp.array([3, 2, 6, 3])),
         TypeError,
     ),
+    ("polygamma grad m", lambda: stablax.grad(lambda m: lax.polygamma(m, 2.0))(1.0), ValueError),
+    (
+        "scatter_sub mode before updates",
+        lambda: lax.scatter_sub(
+            jnp.ones((1, 5), jnp.uint8),
+            jnp.array([7], jnp.uint8),
+            jnp.ones((1, 1), bool),
+            None,
+            mode="constant",
+        ),
+        ValueError,
+    ),
 ]
 
 

@@ -24,6 +24,7 @@ from stablax._src.lax._elementwise import (
 )
 from stablax._src.lax._elementwise_common import (
     ANY,
+    NUMBER,
     _scalar_operand,
     check_dtype,
 )
@@ -397,9 +398,14 @@ def _scatter_function(opname: str, computation: str, effect: str) -> Callable[..
         mode: str | GatherScatterMode | None = None,
     ) -> Any:
         if computation == "sub":  # x - u == x + (-u), exactly, also for wrapping integers
+            # JAX's order: the operand's dtype (its sub), the mode, then the rest.
+            dtype = aval_of(operand).dtype
+            check_dtype(opname, dtype, NUMBER)
+            _parse_mode(opname, mode, GatherScatterMode.FILL_OR_DROP)
             if dtypes.is_python_scalar(updates):
-                updates = _scalar_operand(updates, [aval_of(operand).dtype])
-            updates = neg(updates)
+                updates = _scalar_operand(updates, [dtype])
+            if aval_of(updates).dtype == dtype:  # else _scatter reports the mismatch
+                updates = neg(updates)
         args = (operand, scatter_indices, updates, dimension_numbers)
         body = "add" if computation == "sub" else computation
         return _scatter(opname, body, *args, indices_are_sorted, unique_indices, mode)
