@@ -746,15 +746,17 @@ def _out_sharding_unsupported(call, ours, theirs, difference) -> bool:
 
 
 def _integer_axis_name(call, ours, theirs, difference) -> bool:
-    """A collective outside vmap with an integer axis name: stablax raises NameError (no
-    enclosing vmap binds it), as JAX does for a str name; with an int JAX first checks the
-    other arguments (axis out of bounds)."""
+    """A collective outside vmap with an axis name that is no str (an int, a bool, None):
+    stablax raises NameError (no enclosing vmap binds it), as JAX does for a str name; JAX
+    first checks the other arguments (axis out of bounds), or maps over an empty pytree (x
+    None) without looking at the name."""
+    no_leaves = bool(call["args"]) and call["args"][0].get("py", 0) is None
     return (
         call["fn"].startswith("lax.")
         and _error(ours)
         and ours["type"] == "NameError"
-        and bool(re.match(r"unbound axis name: -?\d+\.", ours["message"]))
-        and _error(theirs)
+        and bool(re.match(r"unbound axis name: (?:-?\d+|True|False|None)\.", ours["message"]))
+        and (_error(theirs) or (no_leaves and theirs["kind"] == "value"))
     )
 
 

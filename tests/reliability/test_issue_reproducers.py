@@ -1321,6 +1321,11 @@ _FUZZ_100K = [
         ),
         ValueError,
     ),
+    (
+        "while_loop traces the body before checking cond",
+        lambda: lax.while_loop(jnp.sin, lambda c: 1 / 0, jnp.ones(2)),
+        ZeroDivisionError,
+    ),
 ]
 
 
