@@ -39,7 +39,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"has no len\(\)",
             r"Error interpreting argument to <function",
             r"object is not (?:iterable|subscriptable|callable)",
-            r"tuple indices must be integers",
+            r"(?:tuple|list) indices must be integers",
             r"cannot unpack non-iterable",
             r"unsupported operand type",
             r"incompatible function arguments",
@@ -69,6 +69,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"Cannot lower jaxpr with verifier errors",
             r"The truth value of an array with more than one element is ambiguous",
             r"^index is out of bounds for axis \d+ with size 0$",
+            r"^unhashable type: 'numpy\.ndarray'$",
         ]
     )
 )

@@ -1326,6 +1326,11 @@ _FUZZ_100K = [
         lambda: lax.while_loop(jnp.sin, lambda c: 1 / 0, jnp.ones(2)),
         ZeroDivisionError,
     ),
+    (
+        "cummin gradient along a length-1 axis",
+        lambda: stablax.grad(lambda v: jnp.sum(lax.cummin(v)))(jnp.array([[0.0, np.nan, np.inf]])),
+        [[1.0, 1.0, 1.0]],
+    ),
 ]
 
 

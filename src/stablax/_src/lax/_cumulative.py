@@ -37,7 +37,7 @@ def _cumulative(computation: str, opname: str, operand: Any, axis: int, reverse:
     check_dtype(opname, aval.dtype, (FLOAT,) if computation == "logaddexp" else NUMBER)
     axis %= aval.ndim
     n = aval.shape[axis]
-    if n == 0:
+    if n <= 1:  # the identity, as in JAX: -0.0 stays, and so do derivatives at inf and NaN
         return operand
     window = tuple(n if d == axis else 1 for d in range(aval.ndim))
     pad = (0, n - 1) if reverse else (n - 1, 0)
