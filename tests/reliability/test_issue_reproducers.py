@@ -984,6 +984,7 @@ _RESULT_TYPES = [
         False,
     ),
     ("reduce weak bitwise_or", lambda: lax.reduce(3, 0, lax.bitwise_or, ()), 3, "int32", True),
+    ("rev of a Python scalar", lambda: lax.rev(0, ()), 0, "int32", True),
 ]
 
 
@@ -1331,6 +1332,8 @@ _FUZZ_100K = [
         lambda: stablax.grad(lambda v: jnp.sum(lax.cummin(v)))(jnp.array([[0.0, np.nan, np.inf]])),
         [[1.0, 1.0, 1.0]],
     ),
+    ("approx_max_k of bytes", lambda: lax.approx_max_k(b"ab", -5), TypeError),
+    ("exp2 of a NumPy bfloat16", lambda: lax.exp2(ml_dtypes.bfloat16(1.0)).astype(float), 2.0),
 ]
 
 

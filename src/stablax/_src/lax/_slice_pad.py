@@ -211,7 +211,7 @@ dispatch.batch_rules["stablehlo.reverse"] = lambda values, dims, *, axis_size, d
 def rev(operand: Any, dimensions: Sequence[int]) -> Any:
     """Reverses the order of elements along `dimensions` (`stablehlo.reverse`)."""
     dimensions = _ints(dimensions, "dimensions", "rev")
-    if not dimensions:
+    if not dimensions and hasattr(operand, "aval"):
         return operand
     return bind("stablehlo.reverse", operand, dimensions=dimensions)
 
