@@ -985,6 +985,8 @@ _RESULT_TYPES = [
     ),
     ("reduce weak bitwise_or", lambda: lax.reduce(3, 0, lax.bitwise_or, ()), 3, "int32", True),
     ("rev of a Python scalar", lambda: lax.rev(0, ()), 0, "int32", True),
+    ("whole slice of a Python scalar", lambda: lax.slice(2.0, (), ()), 2.0, "float32", True),
+    ("cumsum of one NumPy value", lambda: lax.cumsum(np.array([1.0])), [1.0], "float32", False),
 ]
 
 
