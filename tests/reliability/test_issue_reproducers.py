@@ -1336,6 +1336,11 @@ _FUZZ_100K = [
     ),
     ("approx_max_k of bytes", lambda: lax.approx_max_k(b"ab", -5), TypeError),
     ("exp2 of a NumPy bfloat16", lambda: lax.exp2(ml_dtypes.bfloat16(1.0)).astype(float), 2.0),
+    (
+        "scatter_apply func returning a tuple",
+        lambda: lax.scatter_apply(jnp.ones((4, 1)), jnp.zeros((4, 1), int), lambda c: (c, c), None),
+        ValueError,
+    ),
 ]
 
 

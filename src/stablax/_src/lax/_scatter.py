@@ -472,6 +472,12 @@ def scatter_apply(
     """
     aval = aval_of(operand)
     update_shape = _ints(update_shape, "update_shape", "scatter_apply")
+    applied = func(operand)  # first, as JAX traces func before it looks at the rest
+    if applied is None or isinstance(applied, (tuple, list, dict)):  # JAX's class
+        raise ValueError(
+            f"lax.scatter_apply: func must return an array, got {type(applied).__name__}"
+            f"{mlir.where_suffix()}"
+        )
     mask = _scatter(
         "scatter_apply",
         "replace",
@@ -483,4 +489,4 @@ def scatter_apply(
         unique_indices,
         mode,
     )
-    return select(mask, func(operand), operand)
+    return select(mask, applied, operand)
