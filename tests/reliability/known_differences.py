@@ -63,7 +63,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"setting an array element with a sequence",
             r"too many indices for array",
             r"The truth value of an empty array is ambiguous",
-            r"not enough values to unpack",
+            r"(?:not enough|too many) values to unpack",
             r"zero-size array to reduction operation (?:max|min) which has no identity",
             r"must have __hash__ and __eq__ methods",
             r"Cannot lower jaxpr with verifier errors",
@@ -891,6 +891,24 @@ def _lenient_jax_slice(call, ours, theirs, difference) -> bool:
     )
 
 
+def _dce_sink_flag(call, ours, theirs, difference) -> bool:
+    """lax.dce_sink with a truthy prevent_mlir_dce: stablax refuses it (NotImplementedError; it
+    has no side-effecting call to keep the computation alive, and a flag given as an array of
+    several elements has no truth value); JAX accepts any value, and eagerly does nothing."""
+    return (
+        call["fn"] == "lax.dce_sink"
+        and _error(ours)
+        and bool(
+            re.search(
+                r"prevent_mlir_dce=True is not supported"
+                r"|truth value of an array with more than one element is ambiguous",
+                ours["message"],
+            )
+        )
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -943,6 +961,7 @@ RULES: list[Rule] = [
     ("bool-add-mul", _bool_add_mul, _bool_add_mul.__doc__),
     ("stateful-rng-values", _stateful_rng_values, _stateful_rng_values.__doc__),
     ("lenient-jax-slice", _lenient_jax_slice, _lenient_jax_slice.__doc__),
+    ("dce-sink-flag", _dce_sink_flag, _dce_sink_flag.__doc__),
 ]
 
 

@@ -987,6 +987,13 @@ _RESULT_TYPES = [
     ("rev of a Python scalar", lambda: lax.rev(0, ()), 0, "int32", True),
     ("whole slice of a Python scalar", lambda: lax.slice(2.0, (), ()), 2.0, "float32", True),
     ("cumsum of one NumPy value", lambda: lax.cumsum(np.array([1.0])), [1.0], "float32", False),
+    (
+        "qdwh iteration count",
+        lambda: lax.linalg.qdwh(jnp.arange(12.0).reshape(4, 3) / 7)[2],
+        6,
+        "int32",
+        True,
+    ),
 ]
 
 
