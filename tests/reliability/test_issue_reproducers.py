@@ -1348,6 +1348,7 @@ _FUZZ_100K = [
         lambda: lax.scatter_apply(jnp.ones((4, 1)), jnp.zeros((4, 1), int), lambda c: (c, c), None),
         ValueError,
     ),
+    ("broadcasted_iota of an int shape", lambda: lax.broadcasted_iota(jnp.int32, 3, 0), [0, 1, 2]),
 ]
 
 

@@ -359,7 +359,7 @@ def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
     if dtype is None:  # JAX's class
         raise ValueError(f"lax.iota: dtype must be specified{mlir.where_suffix()}")
     dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "iota"))
-    shape = _ints(shape, "shape", "iota")
+    shape = _ints((shape,) if isinstance(shape, int) else shape, "shape", "iota")  # as JAX
     if any(d < 0 for d in shape):  # JAX's class and words
         raise TypeError(
             f"iota shape must have every element be nonnegative, got {shape}.{mlir.where_suffix()}"
