@@ -32,7 +32,8 @@ def _approx_top_k(
     aggregate_to_topk: bool,
 ) -> tuple[Any, Any]:
     aval = aval_of(operand)
-    if operator.index(k) <= 0:  # first, in JAX's order
+    dtypes.check_user_dtype(aval.dtype, name)  # an operand that is no array (bytes) first
+    if operator.index(k) <= 0:  # then k, in JAX's order
         raise ValueError(f"{name}: k must be positive, got {k}{mlir.where_suffix()}")
     if aval.ndim == 0:  # JAX's order and class
         raise TypeError(f"{name}: operand must have at least one dimension, got shape ()")

@@ -251,13 +251,16 @@ def while_loop(
         avals = [aval_of(x) for x in carry]
 
         def flat_cond(*args):
-            return [_checked_cond(cond_fun, tree_util.tree_unflatten(tree, list(args)))]
+            return tree_util.tree_leaves(cond_fun(tree_util.tree_unflatten(tree, list(args))))
 
         def flat_body(*args):
             carry = tree_util.tree_unflatten(tree, list(args))
             return tree_util.tree_leaves(_checked_body(body_fun, carry, tree))
 
-        return cf.trace_body(flat_cond, avals), cf.trace_body(flat_body, avals)
+        # Both traced before cond's output is checked, in JAX's order.
+        cond, body = cf.trace_body(flat_cond, avals), cf.trace_body(flat_body, avals)
+        _check_cond_avals(cond[0].out_avals)
+        return cond, body
 
     (cond_fn, cond_consts), (body_fn, body_consts) = trace(leaves)
     leaves, changed = cf.weak_join(leaves, body_fn.out_avals)
@@ -289,15 +292,18 @@ def while_loop(
     return tree_util.tree_unflatten(tree, outs)
 
 
-def _checked_cond(cond_fun: Callable, carry: Any) -> Any:
-    """cond_fun(carry), which must be one boolean scalar."""
-    out_leaves = tree_util.tree_leaves(cond_fun(carry))
-    out_avals = [aval_of(o) for o in out_leaves]
+def _check_cond_avals(out_avals: Any) -> None:
     if len(out_avals) != 1 or out_avals[0].shape != () or out_avals[0].dtype != np.bool_:
         raise TypeError(
             "cond_fun must return a boolean scalar, but got output type(s) "
             f"{[a.str_short() for a in out_avals]}{mlir.where_suffix()}."
         )
+
+
+def _checked_cond(cond_fun: Callable, carry: Any) -> Any:
+    """cond_fun(carry), which must be one boolean scalar."""
+    out_leaves = tree_util.tree_leaves(cond_fun(carry))
+    _check_cond_avals([aval_of(o) for o in out_leaves])
     return out_leaves[0]
 
 

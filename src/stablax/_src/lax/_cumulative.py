@@ -21,7 +21,7 @@ from stablax._src.lax._argcheck import int_arg
 from stablax._src.lax._control_flow_misc import associative_scan
 from stablax._src.lax._elementwise_common import FLOAT, NUMBER, check_dtype
 from stablax._src.lax._reductions import identity_element, init_operand
-from stablax._src.lax._shapes import aval_of, full_like
+from stablax._src.lax._shapes import aval_of, convert_element_type, full_like
 
 # --- the ops -----------------------------------------------------------------------------------
 
@@ -37,8 +37,10 @@ def _cumulative(computation: str, opname: str, operand: Any, axis: int, reverse:
     check_dtype(opname, aval.dtype, (FLOAT,) if computation == "logaddexp" else NUMBER)
     axis %= aval.ndim
     n = aval.shape[axis]
-    if n == 0:
-        return operand
+    if n <= 1:  # the identity, as in JAX: -0.0 stays, and so do derivatives at inf and NaN
+        if hasattr(operand, "aval"):
+            return operand
+        return convert_element_type(operand, aval.dtype, weak_type=aval.weak_type)
     window = tuple(n if d == axis else 1 for d in range(aval.ndim))
     pad = (0, n - 1) if reverse else (n - 1, 0)
     padding = tuple(pad if d == axis else (0, 0) for d in range(aval.ndim))

@@ -513,10 +513,12 @@ def conj(x):
 def exp2(x):
     """Elementwise 2**x, as exp(x * ln 2)."""
     (x,) = _prepare("exp2", x)
-    dtype = operand_aval(x).dtype
-    check_dtype("exp2", dtype, INEXACT)
-    ln2 = float(np.log(2.0))  # a Python scalar of x's kind, so that a weak x stays weak
-    return exp(mul(x, ln2 + 0j if np.issubdtype(dtype, np.complexfloating) else ln2))
+    aval = operand_aval(x)
+    check_dtype("exp2", aval.dtype, INEXACT)
+    ln2 = float(np.log(2.0))
+    ln2 = ln2 + 0j if np.issubdtype(aval.dtype, np.complexfloating) else ln2
+    # A Python scalar keeps a weak x weak; a NumPy x gets a NumPy factor of its own dtype.
+    return exp(mul(x, ln2 if aval.weak_type else np.asarray(ln2, aval.dtype)))
 
 
 def square(x):

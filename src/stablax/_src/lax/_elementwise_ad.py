@@ -277,7 +277,11 @@ dispatch.jvp_rules.update(
 
 def _polygamma_jvp(primals, tangents):
     m, x = primals
-    _, tx = tangents  # the order m is an integer-valued parameter: no derivative
+    tm, tx = tangents
+    if tm is not None:  # the order m is an integer-valued parameter, as JAX says
+        raise ValueError(
+            f"lax.polygamma: gradient with respect to m is not supported{mlir.where_suffix()}"
+        )
     out = ew.polygamma(m, x)
     if tx is None:
         return out, None

@@ -12,7 +12,7 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
-from stablax._src.dispatch import to_array
+from stablax._src.dispatch import to_array, weak_scalar
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _linalg_util as u
@@ -288,9 +288,9 @@ def _qdwh(x, m, n, max_iterations, eps):
     def body(carry):
         k, current, _ = carry
         current, not_converged = step(_cholesky_step, None, True, k, (current, None))
-        return ew.add(k, _const(1, count)), current, not_converged
+        return ew.add(k, weak_scalar(1, count)), current, not_converged
 
-    start = _const(len(qr_coefs) + len(cholesky_coefs), count)
+    start = weak_scalar(len(qr_coefs) + len(cholesky_coefs), count)  # weak, as JAX's int
     num_iters, unitary, not_converged = while_loop(cond, body, (start, *state))
     # One Newton-Schulz step refines the unitary factor.
     unitary = ew.sub(

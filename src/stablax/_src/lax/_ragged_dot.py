@@ -140,6 +140,13 @@ def ragged_dot_general(
                 "dimension is noncontracting."
             )
         (group_dim,) = numbers.rhs_group_dimensions
+        rhs_ndim = aval_of(rhs).ndim
+        if not 0 <= group_dim < rhs_ndim:  # JAX's class and message
+            raise TypeError(
+                "ragged_dot_general requires rhs group dimension numbers to be nonnegative and "
+                "less than the number of axes of the rhs value, got "
+                f"{group_dim} for rhs of rank {rhs_ndim}."
+            )
         if aval_of(rhs).shape[group_dim] != gs.shape[-1]:
             raise TypeError(
                 f"expected rhs group dimension size to be {gs.shape[-1]}, got "

@@ -24,6 +24,7 @@ from stablax._src.lax._elementwise import (
 )
 from stablax._src.lax._elementwise_common import (
     ANY,
+    NUMBER,
     _scalar_operand,
     check_dtype,
 )
@@ -397,9 +398,14 @@ def _scatter_function(opname: str, computation: str, effect: str) -> Callable[..
         mode: str | GatherScatterMode | None = None,
     ) -> Any:
         if computation == "sub":  # x - u == x + (-u), exactly, also for wrapping integers
+            # JAX's order: the operand's dtype (its sub), the mode, then the rest.
+            dtype = aval_of(operand).dtype
+            check_dtype(opname, dtype, NUMBER)
+            _parse_mode(opname, mode, GatherScatterMode.FILL_OR_DROP)
             if dtypes.is_python_scalar(updates):
-                updates = _scalar_operand(updates, [aval_of(operand).dtype])
-            updates = neg(updates)
+                updates = _scalar_operand(updates, [dtype])
+            if aval_of(updates).dtype == dtype:  # else _scatter reports the mismatch
+                updates = neg(updates)
         args = (operand, scatter_indices, updates, dimension_numbers)
         body = "add" if computation == "sub" else computation
         return _scatter(opname, body, *args, indices_are_sorted, unique_indices, mode)
@@ -466,6 +472,12 @@ def scatter_apply(
     """
     aval = aval_of(operand)
     update_shape = _ints(update_shape, "update_shape", "scatter_apply")
+    applied = func(operand)  # first, as JAX traces func before it looks at the rest
+    if applied is None or isinstance(applied, (tuple, list, dict)):  # JAX's class
+        raise ValueError(
+            f"lax.scatter_apply: func must return an array, got {type(applied).__name__}"
+            f"{mlir.where_suffix()}"
+        )
     mask = _scatter(
         "scatter_apply",
         "replace",
@@ -477,4 +489,4 @@ def scatter_apply(
         unique_indices,
         mode,
     )
-    return select(mask, func(operand), operand)
+    return select(mask, applied, operand)

@@ -359,7 +359,7 @@ def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
     if dtype is None:  # JAX's class
         raise ValueError(f"lax.iota: dtype must be specified{mlir.where_suffix()}")
     dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "iota"))
-    shape = _ints(shape, "shape", "iota")
+    shape = _ints((shape,) if isinstance(shape, int) else shape, "shape", "iota")  # as JAX
     if any(d < 0 for d in shape):  # JAX's class and words
         raise TypeError(
             f"iota shape must have every element be nonnegative, got {shape}.{mlir.where_suffix()}"
@@ -379,8 +379,9 @@ def iota(dtype: Any, size: int) -> Any:
 
 
 def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
-    """An array of `shape` filled with `fill_value` (a broadcast scalar)."""
-    shape = _ints(shape, "shape", "full")
+    """An array of `shape` filled with `fill_value` (a broadcast scalar); a Python int shape
+    is one dimension, as in JAX."""
+    shape = _ints((shape,) if isinstance(shape, int) else shape, "shape", "full")
     if dtype is None:
         aval = aval_of(fill_value)
         dtype, weak = aval.dtype, aval.weak_type
@@ -422,6 +423,8 @@ def full_like(
         )
     aval = aval_of(x)
     target_dtype = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+    if isinstance(shape, int):  # one dimension, as in JAX
+        shape = (shape,)
     target_shape = aval.shape if shape is None else _ints(shape, "shape", "full_like")
     weak = aval.weak_type and dtype is None
     if hasattr(fill_value, "aval"):  # an array or a traced value, converted in the program

@@ -25,6 +25,7 @@ from stablax._src.lax._shapes import (
     aval_of,
     broadcast_in_dim,
     canonicalize_axis,
+    convert_element_type,
     full,
     i64s,
     linear_jvp,
@@ -187,7 +188,7 @@ def slice(  # noqa: A001
     aval = aval_of(operand)
     if start == (0,) * aval.ndim and limit == aval.shape and step == (1,) * aval.ndim:
         _slice_rule(aval, start_indices=start, limit_indices=limit, strides=step)
-        return operand
+        return _as_array(operand, aval)
     return bind("stablehlo.slice", operand, start_indices=start, limit_indices=limit, strides=step)
 
 
@@ -211,11 +212,19 @@ dispatch.batch_rules["stablehlo.reverse"] = lambda values, dims, *, axis_size, d
 )
 
 
+def _as_array(operand: Any, aval: ShapedArray) -> Any:
+    """`operand` itself when it is an array or tracer; a Python or NumPy value as an array of
+    its canonical dtype and weak type (what a no-op lax function returns, as in JAX)."""
+    if hasattr(operand, "aval"):
+        return operand
+    return convert_element_type(operand, aval.dtype, weak_type=aval.weak_type)
+
+
 def rev(operand: Any, dimensions: Sequence[int]) -> Any:
     """Reverses the order of elements along `dimensions` (`stablehlo.reverse`)."""
     dimensions = _ints(dimensions, "dimensions", "rev")
     if not dimensions:
-        return operand
+        return _as_array(operand, aval_of(operand))
     return bind("stablehlo.reverse", operand, dimensions=dimensions)
 
 
