@@ -74,6 +74,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"`out_sharding` argument of jnp\.broadcast_to",
             r"slice limit_indices must be greater than or equal to start_indices",
             r"^unhashable type: 'numpy\.ndarray'$",
+            r"reshape dimensions must be a permutation of operand dimensions",
         ]
     )
 )
@@ -1123,16 +1124,19 @@ def _out_sharding_unsupported(call, ours, theirs, difference) -> bool:
 
 
 def _integer_axis_name(call, ours, theirs, difference) -> bool:
-    """A collective outside vmap with an axis name that is no str (an int, a bool, None):
-    stablax raises NameError (no enclosing vmap binds it), as JAX does for a str name; JAX
-    first checks the other arguments (axis out of bounds), or maps over an empty pytree (x
-    None) without looking at the name."""
+    """A collective outside vmap with an axis name that is no str (an int, a bool, None, any
+    object): stablax raises NameError (no enclosing vmap binds it), as JAX does for a str name;
+    JAX first checks the other arguments (axis out of bounds, an operand that is no array), or
+    maps over an empty pytree (x None) without looking at the name."""
     no_leaves = bool(call["args"]) and call["args"][0].get("py", 0) is None
+    args = call["args"]
+    name = call["kwargs"].get("axis_name", args[1] if len(args) > 1 else {})
     return (
         call["fn"].startswith("lax.")
         and _error(ours)
         and ours["type"] == "NameError"
-        and bool(re.match(r"unbound axis name: (?:-?\d+|True|False|None)\.", ours["message"]))
+        and ours["message"].startswith("unbound axis name: ")
+        and not isinstance(name.get("py"), str)
         and (_error(theirs) or (no_leaves and theirs["kind"] == "value"))
     )
 
