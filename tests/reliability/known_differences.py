@@ -1423,6 +1423,14 @@ def _dce_sink_flag(call, ours, theirs, difference) -> bool:
     )
 
 
+def _index_take_clamps(call, ours, theirs, difference) -> bool:
+    """lax.index_take of out-of-range indices: stablax clamps them (XLA's gather), JAX wraps
+    them modulo the axis size. Wrapping needs an integer remainder, whose zero-divisor guard
+    is emitted again each time a rewrite re-emits the function (the re-emission must be exact);
+    left for a remainder that knows a constant divisor."""
+    return call["fn"] == "lax.index_take" and _value_difference(difference)
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1515,6 +1523,7 @@ RULES: list[Rule] = [
     ("variance-checks", _variance_checks, _variance_checks.__doc__),
     ("lenient-jax-slice", _lenient_jax_slice, _lenient_jax_slice.__doc__),
     ("dce-sink-flag", _dce_sink_flag, _dce_sink_flag.__doc__),
+    ("index-take-clamps", _index_take_clamps, _index_take_clamps.__doc__),
 ]
 
 

@@ -20,13 +20,11 @@ from stablax._src.ir import ir
 from stablax._src.lax._argcheck import int_sequence, sequence
 from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._elementwise import (
-    add,
     and_,
     ge,
     gt,
     le,
     lt,
-    rem,
     select,
 )
 from stablax._src.lax._reductions import (
@@ -493,13 +491,6 @@ def _gather(
     return select(mask, out, full_like(out, fill))  # keeps the operand's weak type, as JAX
 
 
-def _wrap(index: Any, size: int) -> Any:
-    """`index` modulo `size` > 0, Python's way (negative indices count from the end)."""
-    n = weak_scalar(size, aval_of(index).dtype, weak_type=False)
-    r = rem(index, n)
-    return select(lt(r, weak_scalar(0, aval_of(index).dtype, weak_type=False)), add(r, n), r)
-
-
 def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
     """`src[idxs[0], idxs[1], ...]` along `axes`: the i-th result row takes index i of each.
 
@@ -510,7 +501,7 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
 
     Returns:
       An array of shape (n, *the dimensions of src not in axes) (`stablehlo.gather`; indices
-      are taken modulo their axis's size, as in JAX).
+      out of bounds are clamped, where JAX wraps them: see known_differences.py).
     """
     axes = int_sequence(axes, "axes", "lax.index_take")
     idxs = sequence(idxs, "idxs", "lax.index_take")  # first, as JAX
@@ -536,13 +527,7 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
             )
         kept = tuple(s for d, s in enumerate(shape) if d not in axes)
         return full((0, *kept), 0, aval_of(src).dtype)
-    indices = concatenate(
-        [
-            expand_dims(_wrap(convert_element_type(i, dtype), shape[a]), (1,))
-            for i, a in zip(idxs, axes, strict=True)
-        ],
-        1,
-    )
+    indices = concatenate([expand_dims(convert_element_type(i, dtype), (1,)) for i in idxs], 1)
     rest = len(shape) - len(axes)
     dn = GatherDimensionNumbers(
         offset_dims=tuple(range(1, 1 + rest)),
