@@ -112,11 +112,7 @@ def _finish(out: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: b
 
 def _mask(where: Any, shape: tuple[int, ...], name: str) -> Any:
     where = asarray(where)
-    if where.aval.dtype != np.bool_:  # JAX's rule and class
-        raise ValueError(
-            f"jnp.{name}: where must be None or a boolean array, got {where.aval.dtype.name}"
-            f"{mlir.where_suffix()}"
-        )
+    _check_where(where, name)  # JAX's rule and class
     if broadcast_shapes(f"jnp.{name}", where.aval.shape, shape) != tuple(shape):
         raise ValueError(
             f"jnp.{name}: where of shape {where.aval.shape} does not broadcast to the array's "
