@@ -376,26 +376,25 @@ def run_fuzz(
     functions: dict | None = None,
     per_function: int | None = None,
     shard: tuple[int, int] = (0, 1),
+    only: set[str] | None = None,
 ) -> Report:
     """Runs `calls` calls drawn by hypothesis, spread evenly over the functions (in an order
     shuffled by `seed_value`), and classifies each outcome. With `per_function`, each function
     gets that many calls and a short run covers the first calls / per_function functions of the
     shuffled order (hypothesis's first example of a function is its simplest, so one call per
-    function explores little). `shard` (k, n) keeps every nth function from the kth."""
+    function explores little). `shard` (k, n) keeps every nth function from the kth; `only`
+    keeps the named functions. Neither changes a function's calls: its seed and its budget are
+    its place in the whole order."""
     functions = fuzz_strategies.catalog() if functions is None else functions
-    names = sorted(functions)
-    random.Random(seed_value).shuffle(names)
-    if per_function is None:
-        per_function = max(1, -(-calls // len(names)))
+    order, budgets = _budgets(sorted(functions), seed_value, calls, per_function)
     report = Report(seed_value, calls, compare)
     pool = WorkerPool(compare, timeout, python)
     try:
-        for index, name in enumerate(names):
-            if index % shard[1] != shard[0]:
+        for index, (name, budget) in enumerate(zip(order, budgets)):
+            if index % shard[1] != shard[0] or budget <= 0:
                 continue
-            budget = min(per_function, calls - report.counts["calls"])
-            if budget <= 0:
-                break
+            if only is not None and name not in only:
+                continue
             _explore(name, functions[name], budget, seed_value * 100_003 + index, report, pool)
             if progress is not None:
                 progress(report)
@@ -403,6 +402,19 @@ def run_fuzz(
         pool.close()
     report.counts["worker_restarts"] = pool.restarts
     return report
+
+
+def _budgets(names: list[str], seed_value: int, calls: int, per_function: int | None):
+    """The shuffled order of `names` and each function's number of calls: `per_function`
+    (by default `calls` spread evenly) until `calls` are used up."""
+    order = list(names)
+    random.Random(seed_value).shuffle(order)
+    per_function = per_function or max(1, -(-calls // len(order)))
+    budgets, left = [], calls
+    for _ in order:
+        budgets.append(max(0, min(per_function, left)))
+        left -= budgets[-1]
+    return order, budgets
 
 
 def _explore(name: str, signature: Any, budget: int, seed_value: int, report, pool) -> None:
@@ -456,12 +468,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.report:
             _write(args.report, report)
         return 1 if report.by_category else 0
-    functions = fuzz_strategies.catalog()
-    if args.only:
-        wanted = set(args.only.split(","))
-        functions = {k: v for k, v in functions.items() if k in wanted}
+    only = set(args.only.split(",")) if args.only else None
     if args.jobs > 1:
-        return _run_jobs(args, sorted(functions), argv if argv is not None else sys.argv[1:])
+        return _run_jobs(args, argv if argv is not None else sys.argv[1:])
     shard = tuple(int(part) for part in args.shard.split("/")) if args.shard else (0, 1)
     last = [time.monotonic()]
 
@@ -478,9 +487,9 @@ def main(argv: list[str] | None = None) -> int:
         args.compare_jax,
         args.timeout,
         progress=progress,
-        functions=functions,
         per_function=args.per_function,
         shard=shard,
+        only=only,
     )
     print(json.dumps(report.summary(), indent=1))
     if args.report:
@@ -523,35 +532,17 @@ def _write_json(path: str, content: dict) -> None:
     os.replace(path + ".tmp", path)
 
 
-def _shard_budgets(names: list[str], seed_value: int, calls: int, per_function: int | None):
-    """Each shard's share of `calls`, so that together they make exactly the calls one
-    process would (run_fuzz's order, with its last function's partial budget)."""
-    order = list(names)
-    random.Random(seed_value).shuffle(order)
-    per_function = per_function or max(1, -(-calls // len(order)))
-    budgets, left = [], calls
-    for _ in order:
-        budgets.append(max(0, min(per_function, left)))
-        left -= budgets[-1]
-    return per_function, budgets
-
-
-def _run_jobs(args, names: list[str], argv: list[str]) -> int:
+def _run_jobs(args, argv: list[str]) -> int:
     """Runs args.jobs runner processes over disjoint shards and merges their reports."""
     import tempfile
 
-    per_function, budgets = _shard_budgets(names, args.seed, args.calls, args.per_function)
     out_dir = tempfile.mkdtemp(prefix="stablax-fuzz-")
-    base = argv
-    for option in ("--jobs", "--report", "--calls", "--per-function"):
-        base = _drop_option(base, option)
+    base = _drop_option(_drop_option(argv, "--jobs"), "--report")
     shards = []
     for k in range(args.jobs):
         path = os.path.join(out_dir, f"shard{k}.json")
         command = [sys.executable, "-m", "tests.reliability.fuzz_runner", *base]
-        command += ["--calls", str(sum(budgets[k :: args.jobs]))]
-        command += ["--per-function", str(per_function), "--shard", f"{k}/{args.jobs}"]
-        command += ["--report", path]
+        command += ["--shard", f"{k}/{args.jobs}", "--report", path]
         log = open(os.path.join(out_dir, f"shard{k}.log"), "w")
         shards.append((subprocess.Popen(command, cwd=_ROOT, stdout=log, stderr=log), path))
     start = time.monotonic()

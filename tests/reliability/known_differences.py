@@ -32,6 +32,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
     "|".join(
         [
             r"safe_(?:zip|map)\(\) argument",
+            r"safe_zip requires at least 1 argument",
             r"Non-hashable static arguments",
             r"Invalid argument to dtype",
             r"got an unexpected keyword argument",
@@ -341,7 +342,9 @@ def _lax_python_scalars(call, ours, theirs, difference) -> bool:
         or ("array" in a and a.get("as") == "list" and a["array"] == [])  # a 0-d .tolist()
         for a in call["args"]
     )
-    if not (call["fn"].startswith("lax.") and has_scalar and _error(theirs)):
+    # jnp.apply_over_axes(lax.add, a, axes) adds the Python int axis to `a`.
+    lax_callable = call["fn"] == "jnp.apply_over_axes" and call["args"][0] == {"fn": "add"}
+    if not ((call["fn"].startswith("lax.") and has_scalar or lax_callable) and _error(theirs)):
         return False
     jax_overflow = theirs["type"] == "OverflowError" and "too large to convert" in theirs["message"]
     if not (_SAME_DTYPES.search(theirs["message"]) or jax_overflow):
@@ -596,12 +599,16 @@ def _checked_arguments(call, ours, theirs, difference) -> bool:
     axes given as a str (TypeError, as NumPy's reductions; JAX tries len('a')), isin's
     method (JAX reads it only when both inputs are non-empty), trim_zeros' trim (JAX returns
     a 0-d input without reading it; NumPy fails on None.lower()) and a dynamic slice's
-    allow_negative_indices that is no bool (JAX takes its truth value)."""
+    allow_negative_indices that is no bool (JAX takes its truth value), and the shapes given to
+    conv_dimension_numbers (JAX reads only their lengths when dimension_numbers is None)."""
     if not _error(ours):
         return False
     fn, message = call["fn"], ours["message"]
     return (
-        (fn == "lax.padtype_to_pads" and "must be a sequence of integers" in message)
+        (
+            fn in ("lax.padtype_to_pads", "lax.conv_dimension_numbers")
+            and "must be a sequence of integers" in message
+        )
         or (fn == "lax.index_take" and "needs one 1-D integer index array per axis" in message)
         or (
             "truth value of an array with more than one element is ambiguous" in message
@@ -1431,6 +1438,45 @@ def _index_take_clamps(call, ours, theirs, difference) -> bool:
     return call["fn"] == "lax.index_take" and _value_difference(difference)
 
 
+def _broadcast_dimensions_order(call, ours, theirs, difference) -> bool:
+    """lax.broadcast_in_dim with broadcast_dimensions that are not strictly increasing, or
+    empty for an operand of the target's rank: stablax raises TypeError; JAX 0.10.2 emits a
+    transposing broadcast (its transpose rule ignores the permutation, so gradients are wrong)
+    and returns the operand untouched, dimensions unread, when the shapes are equal."""
+    return (
+        call["fn"] == "lax.broadcast_in_dim"
+        and _error(ours)
+        and bool(
+            re.search(r"must be strictly increasing|must have one entry per", ours["message"])
+        )
+        and theirs["kind"] == "value"
+    )
+
+
+def _array_as_shape(call, ours, theirs, difference) -> bool:
+    """lax.broadcast_shapes of shapes given as arrays: JAX returns the first argument as it is
+    when all are one shape or there is one (an Array, or under vmap a tracer); stablax reads
+    each as a shape, a tuple of ints, and refuses an array that is not 1-D."""
+    return (
+        call["fn"] == "lax.broadcast_shapes"
+        and any("array" in a for a in call["args"])
+        and (difference[0] == "diverge-structure" or _error(ours))
+    )
+
+
+def _padtype_to_pads_checks(call, ours, theirs, difference) -> bool:
+    """lax.padtype_to_pads with in_shape, window_shape and window_strides of different lengths,
+    or a stride that is not positive: stablax raises ValueError; JAX 0.10.2 broadcasts the
+    lengths through NumPy and divides by the stride, returning pads for whatever that gives."""
+    return (
+        call["fn"] == "lax.padtype_to_pads"
+        and _error(ours)
+        and ours["type"] == "ValueError"
+        and bool(re.search(r"must have the same length|must be positive", ours["message"]))
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1524,6 +1570,13 @@ RULES: list[Rule] = [
     ("lenient-jax-slice", _lenient_jax_slice, _lenient_jax_slice.__doc__),
     ("dce-sink-flag", _dce_sink_flag, _dce_sink_flag.__doc__),
     ("index-take-clamps", _index_take_clamps, _index_take_clamps.__doc__),
+    (
+        "broadcast-dimensions-order",
+        _broadcast_dimensions_order,
+        _broadcast_dimensions_order.__doc__,
+    ),
+    ("array-as-shape", _array_as_shape, _array_as_shape.__doc__),
+    ("padtype-to-pads-checks", _padtype_to_pads_checks, _padtype_to_pads_checks.__doc__),
 ]
 
 

@@ -37,6 +37,8 @@ def int_sequence(values: Any, what: str, name: str) -> tuple[int, ...]:
     try:
         if isinstance(values, (str, bytes, bytearray)) or not hasattr(values, "__iter__"):
             raise TypeError
+        if getattr(values, "ndim", 1) != 1:  # an array's rows are not integers
+            raise TypeError
         return tuple(operator.index(v) for v in values)
     except TypeError as error:
         if type(error) is not TypeError:  # a tracer's concretization error says more
@@ -68,3 +70,17 @@ def sequence(values: Any, what: str, name: str) -> list[Any]:
         if type(failure) is not TypeError:
             raise
         raise error from None
+
+
+def static_shapes(shapes: Any, name: str, ints: bool = False) -> list[tuple[int, ...]]:
+    """Shapes for broadcast_shapes: integer sequences (with `ints`, an int is a 1-D shape, as
+    jnp's takes) without negative sizes (TypeError, as JAX)."""
+    convert = int_or_int_sequence if ints else int_sequence
+    result = [convert(s, "each shape", name) for s in shapes]
+    for shape in result:
+        if any(d < 0 for d in shape):
+            raise TypeError(
+                "Only non-negative indices are allowed when broadcasting static shapes, but got "
+                f"shape {shape}.{mlir.where_suffix()}"
+            )
+    return result

@@ -91,7 +91,9 @@ def conv_dimension_numbers(
             "dimension_numbers must be a tuple/list or None, got "
             f"{type(dimension_numbers).__name__}",
         )
-    if ndim < 2:
+    # The public function, as JAX's, gives the default numbers for any rank; a convolution
+    # needs rank 2 or more.
+    if ndim < 2 and not (dimension_numbers is None and opname == "conv_dimension_numbers"):
         raise _error(opname, f"operands must have rank at least 2, got shape {tuple(lhs_shape)}")
     if dimension_numbers is None:
         default = tuple(range(ndim))

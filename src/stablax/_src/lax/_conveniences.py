@@ -139,9 +139,9 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     """
     if not shapes:
         return ()
-    from stablax._src.lax._argcheck import int_sequence
+    from stablax._src.lax._argcheck import static_shapes
 
-    shapes = [int_sequence(s, "each shape", "lax.broadcast_shapes") for s in shapes]
+    shapes = static_shapes(shapes, "lax.broadcast_shapes")
     ndim = max(len(s) for s in shapes)
     padded = [(1,) * (ndim - len(s)) + s for s in shapes]
     result = []

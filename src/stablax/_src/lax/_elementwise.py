@@ -16,6 +16,7 @@ from stablax._src.lax._argcheck import int_arg
 from stablax._src.lax._elementwise_common import (
     ANY,
     BOOL,
+    COMPLEX,
     FLOAT,
     INEXACT,
     INT,
@@ -496,12 +497,20 @@ def sign(x):
     return unary("sign", x)
 
 
+# As JAX: a real operand must be float32 or float64, the real parts of complex64/complex128.
+_CONJ_DTYPES = (
+    ("float32", lambda dt: dt == np.float32),
+    COMPLEX,
+    ("float64", lambda dt: dt == np.float64),
+)
+
+
 def conj(x):
     """Complex conjugate; real inputs are returned unchanged (as JAX does)."""
     (x,) = _prepare("conj", x)
     aval = aval_or_none(x)
     dt = aval.dtype if aval is not None else dtypes.dtype_of(x)
-    check_dtype("conj", dt, INEXACT)
+    check_dtype("conj", dt, _CONJ_DTYPES)
     if dt.kind != "c":  # a real operand becomes complex (weak if it was), as in JAX
         from stablax._src.lax._shapes import convert_element_type
 

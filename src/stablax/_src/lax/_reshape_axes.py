@@ -76,9 +76,9 @@ def collapse(operand: Any, start_dimension: int, stop_dimension: int | None = No
       The reshaped array (`stablehlo.reshape`).
     """
     shape = aval_of(operand).shape
-    lo = canonicalize_axis(start_dimension, len(shape), "collapse")
-    hi = len(shape) if stop_dimension is None else operator.index(stop_dimension)
-    hi = min(hi + len(shape) if hi < 0 else hi, len(shape))
+    # Python slice bounds, as JAX: out-of-range bounds clip, and an empty range inserts an
+    # axis of size 1 (collapse(x, 3) of a rank-3 x appends one).
+    lo, hi, _ = slice(start_dimension, stop_dimension).indices(len(shape))
     if hi < lo:
         raise ValueError(
             f"lax.collapse: invalid dimension range {shape}[{lo}:{hi}]{mlir.where_suffix()}"

@@ -69,6 +69,14 @@ def padtype_to_pads(
     'SAME' pads so that the output has ceil(in / stride) elements, with the extra element of an
     odd total on the high side; 'SAME_LOWER' puts it on the low side; 'VALID' pads nothing.
     """
+    if not isinstance(padding, str):
+        raise TypeError(f"lax.{opname}: unknown padding type {padding!r}{mlir.where_suffix()}")
+    kind = padding.upper()
+    if kind not in ("VALID", "SAME", "SAME_LOWER"):
+        raise ValueError(
+            f"lax.{opname}: unrecognized padding type {padding!r}; expected 'VALID',"
+            f" 'SAME', 'SAME_LOWER' or (low, high) pairs{mlir.where_suffix()}"
+        )
     in_shape = _ints(in_shape, "in_shape", opname)
     window_shape = _ints(window_shape, "window_shape", opname)
     window_strides = _ints(window_strides, "window_strides", opname)
@@ -77,14 +85,8 @@ def padtype_to_pads(
             f"lax.{opname}: in_shape {in_shape}, window_shape {window_shape} and window_strides "
             f"{window_strides} must have the same length{mlir.where_suffix()}"
         )
-    kind = padding.upper() if isinstance(padding, str) else padding
     if kind == "VALID":
         return [(0, 0)] * len(in_shape)
-    if kind not in ("SAME", "SAME_LOWER"):
-        raise ValueError(
-            f"lax.{opname}: unrecognized padding type {padding!r}; expected 'VALID',"
-            f" 'SAME', 'SAME_LOWER' or (low, high) pairs{mlir.where_suffix()}"
-        )
     if any(stride <= 0 for stride in window_strides):
         raise ValueError(
             f"lax.{opname}: window_strides must be positive, got {window_strides}"

@@ -313,6 +313,15 @@ def histogram2d(
         given = 1
     if given not in (1, 2):
         bins = [bins, bins]
+    if x.shape != y.shape:  # TypeError, as JAX's concatenation of the two
+        raise TypeError(
+            f"jnp.histogram2d: x and y must have the same shape, got {x.shape} and {y.shape}"
+            f"{mlir.where_suffix()}"
+        )
+    if x.ndim != 1:
+        raise ValueError(
+            f"jnp.histogram2d: x and y must be 1-D, got shape {x.shape}{mlir.where_suffix()}"
+        )
     sample = lax.concatenate([lax.expand_dims(x, (1,)), lax.expand_dims(y, (1,))], 1)
     counts, (x_edges, y_edges) = histogramdd(sample, bins, range, weights, density)
     return counts, x_edges, y_edges

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes
-from stablax._src.lax._argcheck import int_or_int_sequence
+from stablax._src.lax._argcheck import int_or_int_sequence, static_shapes
 from stablax._src.numpy._promotion import broadcast_shapes as _broadcast_shapes
 
 
@@ -106,7 +106,7 @@ _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
     """The shape NumPy's broadcasting gives `shapes` (ints count as 1-D shapes)."""
-    shapes = [int_or_int_sequence(s, "each shape", "jnp.broadcast_shapes") for s in shapes]
+    shapes = static_shapes(shapes, "jnp.broadcast_shapes", ints=True)
     if not shapes:
         return ()
     return _broadcast_shapes("jnp.broadcast_shapes", *shapes)

@@ -216,10 +216,16 @@ def multi_dot(arrays: Sequence[Any], *, precision: Any = None) -> Any:
             "and last array which may be 1 or 2 dimensional. Got array shapes "
             f"{[a.shape for a in arrays]}{mlir.where_suffix()}"
         )
+    shapes = [a.shape for a in arrays]
     if first_vector:
         arrays[0] = lax.expand_dims(arrays[0], (0,))
     if last_vector:
         arrays[-1] = lax.expand_dims(arrays[-1], (1,))
+    if any(a.shape[1] != b.shape[0] for a, b in zip(arrays, arrays[1:])):
+        raise ValueError(
+            "jnp.linalg.multi_dot: last dimension of each array must match first dimension of "
+            f"following array. Got array shapes {shapes}{mlir.where_suffix()}"
+        )
     dims = [a.shape[0] for a in arrays] + [arrays[-1].shape[1]]
     count = len(arrays)
     cost = [[0] * count for _ in range(count)]

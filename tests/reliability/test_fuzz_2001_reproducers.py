@@ -1,0 +1,86 @@
+"""Findings of the 100,000-call comparison fuzz with seed 2001 (`fuzz_runner --calls 100000
+--seed 2001 --compare-jax`), one row each, with JAX 0.10.2's answer (or NumPy's, where JAX's is
+an artefact) as the expected outcome: (id, call, expected value or exception class).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import stablax
+import stablax.numpy as jnp
+from stablax import lax
+
+
+def _value(x):
+    return np.asarray(x).tolist()
+
+
+def _grad_of_sum(f, x):
+    return stablax.grad(lambda v: jnp.sum(jnp.real(f(v))))(x)
+
+
+_FINDINGS = [
+    # lax.collapse takes Python slice bounds: clipped, and an empty range inserts a 1.
+    ("collapse past the rank", lambda: lax.collapse(jnp.ones((2, 3)), 3).shape, [2, 3, 1]),
+    ("collapse empty range of a 0-d array", lambda: lax.collapse(jnp.ones(()), 0, 0).shape, [1]),
+    ("collapse empty range inside", lambda: lax.collapse(jnp.ones((2, 3)), 1, 1).shape, [2, 1, 3]),
+    ("collapse start below -rank", lambda: lax.collapse(jnp.ones((2, 3)), -5).shape, [6]),
+    ("collapse reversed range", lambda: lax.collapse(jnp.ones((2, 3)), 1, 0), ValueError),
+    # lax.conj of a real operand takes float32 and float64 only.
+    ("conj bfloat16", lambda: lax.conj(jnp.ones(2, jnp.bfloat16)), TypeError),
+    (
+        "conj float16 under grad",
+        lambda: _grad_of_sum(lax.conj, jnp.ones(2, jnp.float16)),
+        TypeError,
+    ),
+    ("conj float32", lambda: lax.conj(jnp.ones(1)), [1 + 0j]),
+    # broadcast_shapes: negative sizes, and arrays that are not 1-D, are no shapes.
+    ("lax.broadcast_shapes negative", lambda: lax.broadcast_shapes((-1,), (1,)), TypeError),
+    ("jnp.broadcast_shapes negative", lambda: jnp.broadcast_shapes((-2,), (1,)), TypeError),
+    ("broadcast_shapes 2-D array", lambda: lax.broadcast_shapes(jnp.ones((0, 3))), TypeError),
+    ("jnp.broadcast_shapes ints", lambda: jnp.broadcast_shapes(2, (3, 1)), [3, 2]),
+    # padtype_to_pads reads the padding type first.
+    ("padtype_to_pads None", lambda: lax.padtype_to_pads((2, 1), (2,), (1,), None), TypeError),
+    ("padtype_to_pads lower case", lambda: lax.padtype_to_pads((4,), (2,), (2,), "same"), [[0, 0]]),
+    ("histogram2d unequal shapes", lambda: jnp.histogram2d(jnp.ones(4), jnp.ones(3)), TypeError),
+    ("histogram2d 0-d y", lambda: jnp.histogram2d(jnp.ones((4, 2)), 3.0), TypeError),
+    ("histogram2d 2-D", lambda: jnp.histogram2d(jnp.ones((4, 2)), jnp.ones((4, 2))), ValueError),
+    (
+        "histogram2d counts",
+        lambda: jnp.histogram2d(jnp.arange(4.0), jnp.arange(4.0), bins=2)[0],
+        [[2, 0], [0, 2]],
+    ),
+    (
+        "multi_dot chain mismatch",
+        lambda: jnp.linalg.multi_dot([jnp.ones((3, 1)), jnp.ones((3, 1))]),
+        ValueError,
+    ),
+    (
+        "multi_dot vectors mismatch",
+        lambda: jnp.linalg.multi_dot([jnp.ones(3), jnp.ones(2)]),
+        ValueError,
+    ),
+    ("apply_over_axes no axes", lambda: jnp.apply_over_axes(None, 1 + 2j, ()), 1 + 2j),
+    ("apply_over_axes no func", lambda: jnp.apply_over_axes(None, jnp.ones(2), 0), TypeError),
+    (
+        "conv_dimension_numbers rank 1",
+        lambda: tuple(lax.conv_dimension_numbers((1,), (1,), None)),
+        [[0], [0], [0]],
+    ),
+    (
+        "conv_general_dilated rank 1",
+        lambda: lax.conv_general_dilated(jnp.ones(3), jnp.ones(3), (), "VALID"),
+        TypeError,
+    ),
+]
+
+
+@pytest.mark.parametrize("name, call, expected", _FINDINGS, ids=[c[0] for c in _FINDINGS])
+def test_fuzz_2001_finding(name, call, expected):
+    if isinstance(expected, type):
+        with pytest.raises(expected):
+            call()
+        return
+    assert _value(call()) == expected
