@@ -1446,9 +1446,7 @@ def _broadcast_dimensions_order(call, ours, theirs, difference) -> bool:
     return (
         call["fn"] == "lax.broadcast_in_dim"
         and _error(ours)
-        and bool(
-            re.search(r"must be strictly increasing|must have one entry per", ours["message"])
-        )
+        and bool(re.search(r"must be strictly increasing|must have one entry per", ours["message"]))
         and theirs["kind"] == "value"
     )
 
