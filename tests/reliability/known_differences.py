@@ -11,6 +11,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from tests.reliability import fuzz_values
+
 Rule = tuple[str, Callable[[dict, dict, dict, tuple[str, str]], bool], str]
 
 # Exception classes JAX lets escape from its internals on bad input (never documented API errors).
@@ -266,7 +270,7 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
     gives -1 or 0, and its divmod by zero the rest),
     pad with a non-integer pad_width (NumPy's TypeError; JAX truncates it), histogram bins of 0
     or of an N-D array, h/v/dsplit into negative sections, choose among no choices, interp
-    with no sample points; rounding
+    with no sample points, lexsort of scalar keys along an axis they do not have; rounding
     integers to negative decimals works (JAX raises NotImplementedError)."""
     fn = call["fn"]
     numpy_messages = {
@@ -296,6 +300,8 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
         "jnp.quantile": "does not support complex input",
         # NumPy: "mode 'bogus' is not supported" (ValueError); JAX's NotImplementedError.
         "jnp.pad": "unimplemented padding mode",
+        # NumPy's AxisError for scalar keys and an axis other than 0/-1; JAX returns 0.
+        "jnp.lexsort": "out of bounds for keys of dimension 0",
     }
     for prefix, messages in numpy_messages.items():
         messages = (messages,) if isinstance(messages, str) else messages
@@ -867,6 +873,26 @@ def _quantile_of_nothing(call, ours, theirs, difference) -> bool:
             )
         )
     )
+
+
+def _quantile_outside_range(call, ours, theirs, difference) -> bool:
+    """Quantiles at q outside [0, 1] (percentiles outside [0, 100]) or not finite: NumPy raises
+    ValueError; JAX and stablax both interpolate past the ends, with infinities in the data
+    giving different NaN/inf patterns."""
+    if call["fn"] not in _QUANTILE_FNS or not _value_difference(difference):
+        return False
+    spec = call["kwargs"].get("q", call["args"][1] if len(call["args"]) > 1 else None)
+    if not isinstance(spec, dict):
+        return False
+    if "array" in spec:
+        q = fuzz_values.host_data(spec["array"], spec["dtype"], spec["seed"], spec.get("fill"))
+    elif isinstance(spec.get("py"), (int, float)):
+        q = spec["py"]
+    else:
+        return False
+    top = 100 if "percentile" in call["fn"] else 1
+    q = np.asarray(q, np.float64)
+    return bool(np.any(~np.isfinite(q) | (q < 0) | (q > top)))
 
 
 def _quantile_weights(call, ours, theirs, difference) -> bool:
@@ -1575,6 +1601,7 @@ RULES: list[Rule] = [
     ),
     ("array-as-shape", _array_as_shape, _array_as_shape.__doc__),
     ("padtype-to-pads-checks", _padtype_to_pads_checks, _padtype_to_pads_checks.__doc__),
+    ("quantile-outside-range", _quantile_outside_range, _quantile_outside_range.__doc__),
 ]
 
 

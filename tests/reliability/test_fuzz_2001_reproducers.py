@@ -77,6 +77,120 @@ _FINDINGS = [
 ]
 
 
+_FINDINGS += [
+    # random_gamma_grad broadcasts as JAX's (NumPy's shape, each operand's axes leading).
+    (
+        "random_gamma_grad broadcasts",
+        lambda: lax.random_gamma_grad(jnp.ones(1), jnp.ones((3, 4))).shape,
+        [3, 4],
+    ),
+    (
+        "random_gamma_grad incompatible",
+        lambda: lax.random_gamma_grad(jnp.ones((5, 3, 4)), jnp.ones((1, 5))),
+        ValueError,
+    ),
+    (
+        "random_gamma_grad trailing-only broadcast",
+        lambda: lax.random_gamma_grad(jnp.ones(4), jnp.ones((3, 4))),
+        TypeError,
+    ),
+    (
+        "nonzero of nothing ignores fill",
+        lambda: jnp.nonzero(jnp.zeros(0), size=2, fill_value=jnp.ones(2)),
+        [[0, 0]],
+    ),
+    ("ravel_multi_index float dtype", lambda: jnp.ravel_multi_index((1.0, 2), (3, 4)), ValueError),
+    (
+        "ravel_multi_index dtype too small",
+        lambda: jnp.ravel_multi_index(jnp.ones((2, 2), jnp.int8), (20, 20), mode="wrap"),
+        ValueError,
+    ),
+    (
+        "ravel_multi_index mode ignore",
+        lambda: jnp.ravel_multi_index((1, 2), (3, 4), mode="ignore"),
+        6,
+    ),
+    (
+        "dynamic_update_slice_in_dim str start",
+        lambda: lax.dynamic_update_slice_in_dim(jnp.int8(0), jnp.int8(1), "2", 0),
+        TypeError,
+    ),
+    ("irfft2 axes before the array", lambda: jnp.fft.irfft2(None, axes=()), ValueError),
+    (
+        "householder_product taus checked first",
+        lambda: lax.linalg.householder_product(jnp.ones((2, 1), bool), jnp.ones(5, jnp.float16)),
+        ValueError,
+    ),
+    ("pmin of a str", lambda: lax.pmin("a", "a"), TypeError),
+    ("psum of no leaves", lambda: lax.psum(None, "i") is None, True),
+    ("pmean of no leaves needs the axis", lambda: lax.pmean({}, "i"), NameError),
+]
+
+# (id, call, value, dtype, weak_type) as JAX 0.10.2 gives.
+_TYPES = [
+    (
+        "random_gamma_grad bfloat16 a",
+        lambda: lax.random_gamma_grad(np.array(1.9, jnp.bfloat16), jnp.zeros(1, jnp.uint32)),
+        [0.0],
+        "bfloat16",
+        False,
+    ),
+    (
+        "nonzero float fill",
+        lambda: jnp.nonzero(jnp.array([0.0, 1.0, 2.0]), size=4, fill_value=1.5)[0],
+        [1.0, 2.0, 1.5, 1.5],
+        "float32",
+        True,
+    ),
+    (
+        "argwhere of a 0-d with a float fill",
+        lambda: jnp.argwhere(jnp.array(-1.6), fill_value=jnp.float32(0)),
+        [[]],
+        "float32",
+        False,
+    ),
+    (
+        "ravel_multi_index uint32 coordinates",
+        lambda: jnp.ravel_multi_index(jnp.ones((3, 2), jnp.uint32), (3, 3, 3), mode="wrap"),
+        [13, 13],
+        "uint32",
+        False,
+    ),
+    ("logical_or 0-d int and float", lambda: jnp.logical_or(np.int32(0), 1.5), True, "bool", True),
+    ("logical_or bool and int", lambda: jnp.logical_or(True, 0), True, "bool", True),
+    (
+        "logical_or int array and float",
+        lambda: jnp.logical_or(jnp.ones(2, int), 1.5),
+        [True, True],
+        "bool",
+        False,
+    ),
+    ("tensorsolve of Python ints", lambda: jnp.linalg.tensorsolve(7, 7), 1.0, "float32", True),
+    (
+        "solve weak operands",
+        lambda: jnp.linalg.solve(jnp.full((1, 1), 2.0), jnp.full((1,), 2.0)),
+        [1.0],
+        "float32",
+        True,
+    ),
+    (
+        "solve one strong operand",
+        lambda: jnp.linalg.solve(jnp.full((1, 1), 2.0), jnp.ones(1)),
+        [0.5],
+        "float32",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize("name, call, value, dtype, weak", _TYPES, ids=[c[0] for c in _TYPES])
+def test_fuzz_2001_result_type(name, call, value, dtype, weak):
+    out = call()
+    assert isinstance(out, stablax.Array), type(out)
+    assert (str(out.dtype), out.weak_type) == (dtype, weak)
+    assert _value(out) == value
+
+
 @pytest.mark.parametrize("name, call, expected", _FINDINGS, ids=[c[0] for c in _FINDINGS])
 def test_fuzz_2001_finding(name, call, expected):
     if isinstance(expected, type):

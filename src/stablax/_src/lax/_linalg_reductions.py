@@ -96,7 +96,9 @@ def _same_batch(name: str, *avals: ShapedArray, ranks: tuple[int, ...]) -> tuple
 
 def _householder_product_rule(a: ShapedArray, taus: ShapedArray) -> ShapedArray:
     name = "householder_product"
-    _same_batch(name, a, taus, ranks=(2, 1))
+    if a.ndim < 2 or taus.ndim < 1:
+        _same_batch(name, a, taus, ranks=(2, 1))  # raises the rank error
+    # The core shapes first, then batch dimensions and dtypes, as JAX.
     m, n = a.shape[-2:]
     if m < n:
         raise linalg_error(
@@ -108,6 +110,7 @@ def _householder_product_rule(a: ShapedArray, taus: ShapedArray) -> ShapedArray:
             f"taus must not be longer than min(m, n), got {a.str_short()} and {taus.str_short()}",
             ValueError,
         )
+    _same_batch(name, a, taus, ranks=(2, 1))
     return a.strip_weak_type()
 
 

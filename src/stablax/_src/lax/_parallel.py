@@ -310,6 +310,23 @@ def _as_operand(x: Any) -> Any:
     return to_tracer(trace, x)
 
 
+def _check_leaves(fname: str, x: Any) -> bool:
+    """TypeError for a leaf that is no array (before the axis names are looked at, as JAX);
+    whether `x` has leaves at all (JAX returns a tree of none as it is)."""
+    leaves = tree_util.tree_leaves(x)
+    for leaf in leaves:
+        if not (
+            hasattr(leaf, "aval")
+            or dtypes.is_python_scalar(leaf)
+            or isinstance(leaf, (np.ndarray, np.generic))
+        ):
+            raise TypeError(
+                f"lax.{fname}: argument {leaf!r} of type {type(leaf).__name__} is not a valid "
+                f"array{mlir.where_suffix()}"
+            )
+    return bool(leaves)
+
+
 def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     """Sums `x` (a pytree) over the named vmap axis (or axes): every instance gets the total.
 
@@ -323,6 +340,8 @@ def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
 
     A marker op that vmap rewrites into `stablehlo.reduce` over the batch dimension.
     """
+    if not _check_leaves("psum", x):
+        return x
     names = _axis_names(axis_name)
     _check_groups("psum", axis_index_groups)
     size = math.prod(bound_axis_size(n) for n in names)
@@ -349,6 +368,7 @@ def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     Returns:
       `psum(x, axis_name) / axis size`.
     """
+    _check_leaves("pmean", x)  # a tree of no leaves still needs the axis (its size), as JAX
     names = _axis_names(axis_name)
     _check_groups("pmean", axis_index_groups)
     size = math.prod(bound_axis_size(n) for n in names)
@@ -366,6 +386,8 @@ def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
 
 
 def _extremum(fname: str, key: str, x: Any, axis_name: Any, axis_index_groups: Any) -> Any:
+    if not _check_leaves(fname, x):
+        return x
     names = _axis_names(axis_name)
     _check_groups(fname, axis_index_groups)
     for n in names:

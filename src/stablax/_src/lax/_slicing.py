@@ -471,6 +471,11 @@ def dynamic_update_slice(
 
 
 def _starts_in_dim(opname: str, ndim: int, axis: int, start_index: Any) -> tuple[int, list]:
+    if start_index is None or isinstance(start_index, (str, bytes)):  # before the axis, as JAX
+        raise TypeError(
+            f"lax.{opname}: the start index must be an integer scalar, got {start_index!r}"
+            f"{mlir.where_suffix()}"
+        )
     axis = canonicalize_axis(axis, ndim, opname)
     starts: list[Any] = [0] * ndim
     starts[axis] = start_index

@@ -16,6 +16,7 @@ import numpy as np
 from stablax._src import dtypes
 from stablax._src.jit import jit
 from stablax._src.lax._control_flow_while import while_loop
+from stablax._src.lax._conveniences import broadcast_shapes
 from stablax._src.lax._elementwise import (
     _binary_rule,
     bitwise_and,
@@ -32,6 +33,7 @@ from stablax._src.lax._elementwise import (
 from stablax._src.lax._elementwise_common import (
     FLOAT,
     _prepare,
+    aval_or_none,
 )
 from stablax._src.lax._elementwise_unary import abs as _abs
 from stablax._src.lax._elementwise_unary import (
@@ -43,7 +45,7 @@ from stablax._src.lax._elementwise_unary import (
     neg,
 )
 from stablax._src.lax._reductions import reduce_or
-from stablax._src.lax._shapes import aval_of, convert_element_type, full_like
+from stablax._src.lax._shapes import aval_of, broadcast_in_dim, convert_element_type, full_like
 from stablax._src.transforms.custom_derivatives import custom_jvp
 
 _VALUE, _GRAD_A, _SAMPLE_GRAD = "value", "grad_a", "sample_grad"
@@ -297,5 +299,19 @@ def random_gamma_grad(a: Any, x: Any) -> Any:
 
     Holding the CDF value P(a, x) fixed, dx/da = -(dP/da) / (dP/dx); computed without forming
     dP/dx, which underflows for large x.
+
+    As JAX's: the operands broadcast to NumPy's common shape, each one's axes leading; a 16-bit
+    float `a` computes in float32, with `x` converted whatever its dtype.
     """
-    return _in_float32_if_narrow(_random_gamma_grad, *_operands("random_gamma_grad", a, x))
+    shapes = [np.shape(v) if aval_or_none(v) is None else v.aval.shape for v in (a, x)]
+    shape = broadcast_shapes(*shapes)
+    a, x = (
+        v if s in (shape, ()) else broadcast_in_dim(v, shape, tuple(range(len(s))))
+        for v, s in zip((a, x), shapes, strict=True)
+    )
+    a, x = _prepare("random_gamma_grad", a, x)
+    dtype = aval_of(a).dtype
+    if dtype in (dtypes.bfloat16, np.float16):
+        wide = _random_gamma_grad(*(convert_element_type(v, np.float32) for v in (a, x)))
+        return convert_element_type(wide, dtype)
+    return _random_gamma_grad(*_operands("random_gamma_grad", a, x))

@@ -141,7 +141,9 @@ def _transform(
     kind: str,
     name: str,
 ) -> Any:
-    a = asarray(a)  # the array first, as JAX
+    if axes is not None and hasattr(axes, "__len__"):
+        _check_two_axes(axes, name)  # the 2-D transforms' check comes first in JAX
+    a = asarray(a)  # then the array
     _check_norm(norm)
     axes, lengths = _axes_and_lengths(a, s, axes, name)
     if not axes:

@@ -6,6 +6,7 @@ Functions that only make sense as in-place updates in NumPy (`put`, `place`, `pu
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -14,6 +15,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import ConcretizationTypeError, Tracer
+from stablax._src.dtype_promotion import result_type
 from stablax._src.lax._argcheck import check_callable, int_arg, int_or_int_sequence, sequence
 from stablax._src.numpy import _shape, _ufuncs
 from stablax._src.numpy._creation import asarray, zeros
@@ -512,6 +514,20 @@ def ravel_multi_index(
         )
     if order not in ("C", "F"):
         raise ValueError("only 'C' or 'F' order is permitted")
+    # As JAX: the result dtype (by default the coordinates' promoted with a weak int) is
+    # checked before the coordinates are.
+    multi_index = [asarray(c) for c in multi_index]
+    if dtype is None:
+        dtype = result_type(int, *multi_index)
+    else:
+        dtype = dtypes.check_user_dtype(dtype, "jnp.ravel_multi_index", warn=True)
+    if dtypes.KIND.get(dtype) not in ("i", "u"):
+        raise ValueError(f"jnp.ravel_multi_index: dtype={dtype!r} is not an integer type.")
+    if math.prod(dims) - 1 > dtypes.iinfo(dtype).max:
+        raise ValueError(
+            f"jnp.ravel_multi_index: dtype={dtype!r} not large enough to hold flattened index "
+            f"for dims={dims}. Use the dtype argument to pass a suitable dtype."
+        )
     coords = [_check_int_indices("ravel_multi_index", c) for c in multi_index]
     if mode == "raise":
         for c, d in zip(coords, dims, strict=True):
@@ -527,9 +543,8 @@ def ravel_multi_index(
         coords = [_ufuncs.remainder(c, d) for c, d in zip(coords, dims, strict=True)]
     elif mode == "clip":
         coords = [_ufuncs.clip(c, 0, d - 1) for c, d in zip(coords, dims, strict=True)]
-    else:
-        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
-    dtype = dtypes.default_int_dtype() if dtype is None else dtype
+    elif mode != "ignore":
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip' or 'ignore'")
     order_dims = range(len(dims)) if order == "F" else reversed(range(len(dims)))
     result, stride = None, 1
     for i in order_dims:

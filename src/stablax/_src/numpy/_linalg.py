@@ -304,7 +304,10 @@ def solve(a: Any, b: Any) -> Any:
     b = broadcast_to_shape(b, (*batch, *b.aval.shape[-2:]))
     factors, _, permutation = ll.lu(a)
     x = lu_solve_matrices(factors, permutation, b)
-    return lax.squeeze(x, (x.aval.ndim - 1,)) if vector else x
+    x = lax.squeeze(x, (x.aval.ndim - 1,)) if vector else x
+    # As JAX (its linear solve keeps the operands' type): weak when both operands are.
+    weak = a.aval.weak_type and b.aval.weak_type
+    return lax.convert_element_type(x, x.aval.dtype, weak_type=True) if weak else x
 
 
 @_eager

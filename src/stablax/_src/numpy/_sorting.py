@@ -384,7 +384,8 @@ def _nonzero_impl(a, fill_value, size):
         extent = lax.full((size,), builtins.max(shape[axis], 1), dtype)
         coord = lax.rem(lax.div(flat, lax.full((size,), stride, dtype)), extent)
         stride *= builtins.max(shape[axis], 1)
-        fill = lax.convert_element_type(asarray(fills[axis]), dtype)
+        # As JAX: the indices promote with the fill (a float fill gives float indices).
+        coord, fill = promote_dtypes(coord, asarray(fills[axis]))
         coords.append(lax.select(valid, coord, lax.broadcast_in_dim(fill, (size,), ())))
     return tuple(coords[::-1])
 
@@ -415,7 +416,7 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
     if size is None:
         size = _count_for(a, "jnp.nonzero")
     size = operator.index(size)
-    if fill_value is None or size == 0:  # nothing to pad
+    if fill_value is None or size == 0 or a.aval.size == 0:  # nothing to pad, as JAX
         fill_value = 0
     elif np.ndim(fill_value) != 0 and not isinstance(fill_value, (tuple, list)):
         raise ValueError(

@@ -390,16 +390,21 @@ def reciprocal(x):
 
 def _logical(lax_fn, name):
     def fn(x, y):
-        # Each operand to bool first, then promote, as JAX: the result is weak only when both
-        # operands are (an int array with a Python float is no weak bool).
+        # As JAX: promote, then each operand to bool. A weak 0-d operand is compared with a
+        # weak zero (JAX takes it for a Python scalar), so its bool stays weak; a weak array's
+        # is strong. The result is weak when both bools are.
         check_arraylike(name, x, y)
-        x, y = _to_bool_any(x), _to_bool_any(y)
-        weak = x.aval.weak_type and y.aval.weak_type
-        out = lax_fn(*promote_args(name, x, y))
-        return lax.convert_element_type(out, np.bool_, weak_type=True) if weak else out
+        x, y = promote_dtypes(x, y)
+        weak = all(_bool_stays_weak(v) for v in (x, y))
+        out = lax_fn(*promote_args(name, _to_bool(x), _to_bool(y)))
+        return lax.convert_element_type(out, np.bool_, weak_type=weak)
 
     fn.__name__ = name
     return _eager(fn)
+
+
+def _bool_stays_weak(x):
+    return x.aval.weak_type and (x.aval.dtype == np.bool_ or x.aval.ndim == 0)
 
 
 def _to_bool(x):
