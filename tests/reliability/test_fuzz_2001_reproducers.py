@@ -126,6 +126,38 @@ _FINDINGS += [
     ("pmean of no leaves needs the axis", lambda: lax.pmean({}, "i"), NameError),
 ]
 
+_FINDINGS += [
+    ("cumsum to bool", lambda: jnp.cumsum(jnp.array([2, 0, 1]), dtype=bool), [True, True, True]),
+    (
+        "cumprod to bool",
+        lambda: jnp.cumprod(jnp.array([2, 0, 1]), dtype=bool),
+        [True, False, False],
+    ),
+    (
+        "nancumsum to bool",
+        lambda: jnp.nancumsum(jnp.array([np.nan, 0, 1]), dtype=bool),
+        [False, False, True],
+    ),
+    (
+        "take checks its mode first",
+        lambda: jnp.take(jnp.ones(0), jnp.array(1), mode="promise_in_bounds"),
+        ValueError,
+    ),
+    (
+        "conv_transpose feature sizes before dtypes",
+        lambda: lax.conv_transpose(jnp.ones((1, 1), jnp.int16), jnp.ones((3, 1)), (), "SAME"),
+        ValueError,
+    ),
+    (
+        "conv_transpose feature sizes before strides",
+        lambda: lax.conv_transpose(jnp.ones((1, 2, 1)), jnp.ones((3, 2, 1)), (1, 1, 1), "SAME"),
+        ValueError,
+    ),
+    ("mean of None before where", lambda: jnp.mean(None, where=jnp.ones(3)), TypeError),
+    ("nanmean of None before where", lambda: jnp.nanmean(None, where=jnp.ones(3)), TypeError),
+    ("can_cast reads to first", lambda: jnp.can_cast(jnp.int16, 3, casting="bogus"), TypeError),
+]
+
 # (id, call, value, dtype, weak_type) as JAX 0.10.2 gives.
 _TYPES = [
     (

@@ -84,8 +84,18 @@ def conv_transpose(
             )
         dimension_numbers = _TRANSPOSE_DEFAULT_LAYOUTS[len(lhs_shape)]
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers, op)
+    # JAX's order: the feature sizes, then the dtypes, then the strides.
+    lhs_features = lhs_shape[dn.lhs_spec[1]]
+    rhs_features = rhs_shape[dn.rhs_spec[0 if transpose_kernel else 1]]
+    if lhs_features != rhs_features:
+        raise _error(
+            op,
+            f"lhs feature dimension size must equal the rhs input feature dimension size, but "
+            f"{lhs_features} != {rhs_features}",
+            ValueError,
+        )
     lhs_aval, rhs_aval = aval_of(lhs), aval_of(rhs)
-    if lhs_aval.dtype != rhs_aval.dtype:  # before the strides, in JAX's order
+    if lhs_aval.dtype != rhs_aval.dtype:
         raise _error(
             op,
             f"lhs and rhs must have the same dtype, got {lhs_aval.str_short()} and "

@@ -73,6 +73,8 @@ def take(
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
+    if mode not in (None, "fill", "clip", "wrap", "raise"):  # before the arrays, as JAX
+        _mode_and_indices("take", None, 0, mode)
     a = asarray(a)
     indices = asarray(indices)
     if indices.aval.dtype == np.bool_:  # NumPy and JAX take booleans as 0 and 1

@@ -85,7 +85,9 @@ def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
             "can_cast() does not support Python ints, floats, and complex because the result "
             "used to depend on the value."
         )
-    if casting not in _CASTINGS:  # NumPy's check (JAX's can_cast is NumPy's), made first
+    if to is not None and not isinstance(to, (type, str, np.dtype)) and not hasattr(to, "dtype"):
+        raise TypeError(f"jnp.can_cast: cannot interpret {to!r} as a data type")  # JAX's first
+    if casting not in _CASTINGS:  # NumPy's check (JAX's can_cast is NumPy's)
         raise ValueError(
             f"jnp.can_cast: casting must be one of {', '.join(map(repr, _CASTINGS))} "
             f"(got {casting!r})"

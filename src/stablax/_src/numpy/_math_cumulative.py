@@ -45,8 +45,15 @@ def _cumulative(name: str, lax_fn, nan_fill: float | None):
         axis = _axis(axis, a.aval.ndim, name)
         if nan_fill is not None and dtypes.issubdtype(a.aval.dtype, np.inexact):
             a = lax.select(lax.ne(a, a), lax.full_like(a, nan_fill), a)
-        a = lax.convert_element_type(a, _cumulative_dtype(a.aval.dtype, dtype, name))
-        return lax_fn(a, axis)
+        target = _cumulative_dtype(a.aval.dtype, dtype, name)
+        if target != np.bool_:
+            a = lax.convert_element_type(a, target)
+            return lax_fn(a, axis)
+        # As JAX: a boolean running total is the integer one of the truth values, as bool.
+        if a.aval.dtype != np.bool_:
+            a = lax.ne(a, lax.full_like(a, 0))
+        out = lax_fn(lax.convert_element_type(a, dtypes.default_int_dtype()), axis)
+        return lax.convert_element_type(out, np.bool_)
 
     fn.__name__ = name
     return _eager(fn, static_argnames=_STATIC)

@@ -103,7 +103,7 @@ def nanmax(
     where: Any = None,
 ) -> Any:
     """Largest non-NaN element over `axis` (NaN where all are NaN)."""
-    red._check_where(where, "nanmax")
+    red._check_where(where, "nanmax", a)
     red._check_out(out, "nanmax")
     return _nanmax(a, axis, keepdims, initial, where)
 
@@ -117,7 +117,7 @@ def nanmin(
     where: Any = None,
 ) -> Any:
     """Smallest non-NaN element over `axis` (NaN where all are NaN)."""
-    red._check_where(where, "nanmin")
+    red._check_where(where, "nanmin", a)
     red._check_out(out, "nanmin")
     return _nanmin(a, axis, keepdims, initial, where)
 
@@ -164,7 +164,7 @@ def nanmean(
     where: Any = None,
 ) -> Any:
     """Mean of the non-NaN elements over `axis` (NaN where there are none)."""
-    red._check_where(where, "nanmean")
+    red._check_where(where, "nanmean", a)
     red._check_out(out, "nanmean")
     return _nanmean_jit(a, axis, dtype, keepdims, where)
 
@@ -201,7 +201,7 @@ def nanvar(
     mean: Any = None,
 ) -> Any:
     """Variance of the non-NaN elements over `axis`."""
-    red._check_where(where, "nanvar")
+    red._check_where(where, "nanvar", a)
     red._check_out(out, "nanvar")
     ddof = red._static_ddof(ddof, "nanvar")
     return _nanvar(a, axis, dtype, ddof, keepdims, where, mean)
@@ -218,7 +218,7 @@ def nanstd(
     mean: Any = None,
 ) -> Any:
     """Standard deviation of the non-NaN elements over `axis`."""
-    red._check_where(where, "nanstd")
+    red._check_where(where, "nanstd", a)
     red._check_out(out, "nanstd")
     ddof = red._static_ddof(ddof, "nanstd")
     if dtype is not None and not dtypes.issubdtype(

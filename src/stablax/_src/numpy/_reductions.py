@@ -12,7 +12,7 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
-from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape
+from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, check_arraylike
 from stablax._src.numpy._ufuncs import _to_bool
 
 _STATIC = ("axis", "dtype", "keepdims", "ddof", "correction", "promote_integers")
@@ -86,9 +86,12 @@ def _check_out(out: Any, name: str) -> None:
         )
 
 
-def _check_where(where: Any, name: str) -> None:
-    """where's dtype, checked before the other arguments as JAX's mean, var, std and
-    nan-reductions do (the shape is checked with the array's, in `_mask`)."""
+def _check_where(where: Any, name: str, *arrays: Any) -> None:
+    """where's dtype, checked before the other arguments (but after `arrays` are found to be
+    arrays) as JAX's mean, var, std and nan-reductions do (the shape is checked with the
+    array's, in `_mask`)."""
+    if arrays:
+        check_arraylike(name, *arrays)
     if where is None:
         return
     try:
@@ -345,7 +348,7 @@ def mean(
     where: Any = None,
 ) -> Any:
     """Arithmetic mean over `axis`; integers average as floats (NumPy's `mean`)."""
-    _check_where(where, "mean")
+    _check_where(where, "mean", a)
     _check_out(out, "mean")
     return _mean(a, axis, dtype, keepdims, where)
 
@@ -504,7 +507,7 @@ def var(
 ) -> Any:
     """Variance over `axis`, dividing by N - ddof (or N - correction)."""
     ddof = _ddof_or_correction(ddof, correction, "var")
-    _check_where(where, "var")
+    _check_where(where, "var", a)
     _check_out(out, "var")
     ddof = _static_ddof(ddof, "var")
     return _var(a, axis, dtype, ddof, keepdims, where, mean)
@@ -524,7 +527,7 @@ def std(
 ) -> Any:
     """Standard deviation over `axis`: sqrt of `var`."""
     ddof = _ddof_or_correction(ddof, correction, "std")
-    _check_where(where, "std")
+    _check_where(where, "std", a)
     _check_out(out, "std")
     ddof = _static_ddof(ddof, "std")
     if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):  # JAX's check and class
