@@ -158,6 +158,14 @@ _FINDINGS += [
     ("can_cast reads to first", lambda: jnp.can_cast(jnp.int16, 3, casting="bogus"), TypeError),
 ]
 
+_FINDINGS += [
+    (
+        "scatter_apply func checked",
+        lambda: lax.scatter_apply(jnp.ones(2), jnp.zeros((1, 1), int), None, None),
+        TypeError,
+    ),
+]
+
 # (id, call, value, dtype, weak_type) as JAX 0.10.2 gives.
 _TYPES = [
     (
@@ -194,6 +202,14 @@ _TYPES = [
         "logical_or int array and float",
         lambda: jnp.logical_or(jnp.ones(2, int), 1.5),
         [True, True],
+        "bool",
+        False,
+    ),
+    ("rev of a Python bool is strong", lambda: lax.rev(True, ()), True, "bool", False),
+    (
+        "convert of a Python bool under jit",
+        lambda: stablax.jit(lambda: lax.convert_element_type(True, bool))(),
+        True,
         "bool",
         False,
     ),

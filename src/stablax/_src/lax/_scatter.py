@@ -14,6 +14,7 @@ from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import bind, def_op, weak_scalar
 from stablax._src.ir import ir
+from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._elementwise import (
     add,
@@ -472,6 +473,7 @@ def scatter_apply(
     """
     aval = aval_of(operand)
     update_shape = _ints(update_shape, "update_shape", "scatter_apply")
+    check_callable("lax.scatter_apply", func, "func")
     applied = func(operand)  # first, as JAX traces func before it looks at the rest
     if applied is None or isinstance(applied, (tuple, list, dict)):  # JAX's class
         raise ValueError(

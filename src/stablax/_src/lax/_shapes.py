@@ -134,7 +134,7 @@ def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) 
     )
     aval = aval_of(operand)
     if dtypes.is_python_scalar(operand):
-        operand = weak_scalar(operand, aval.dtype)
+        operand = weak_scalar(operand, aval.dtype, weak_type=aval.weak_type)  # bools: strong
     old = aval.dtype
     if old == new_dtype and aval.weak_type == weak_type and hasattr(operand, "aval"):
         return operand
