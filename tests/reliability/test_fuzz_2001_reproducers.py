@@ -166,6 +166,26 @@ _FINDINGS += [
     ),
 ]
 
+_FINDINGS += [
+    # diff joins prepend/append as JAX's concatenation does: the axis is read against the
+    # first part, and parts that do not join are a TypeError.
+    (
+        "diff append of another rank",
+        lambda: jnp.diff(jnp.ones((2, 2)), append=jnp.ones(3)),
+        TypeError,
+    ),
+    (
+        "diff prepend without the axis",
+        lambda: jnp.diff(jnp.ones((2, 2)), prepend=jnp.ones(3)),
+        ValueError,
+    ),
+    (
+        "diff prepend of another rank",
+        lambda: jnp.diff(jnp.ones((2, 2)), axis=0, prepend=jnp.ones(3)),
+        TypeError,
+    ),
+]
+
 # (id, call, value, dtype, weak_type) as JAX 0.10.2 gives.
 _TYPES = [
     (

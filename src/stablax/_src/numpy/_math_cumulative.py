@@ -160,8 +160,8 @@ def _as_slab(value: Any, like: Any, axis: int) -> Any:
     if (
         value.aval.ndim != like.aval.ndim
         or [d for i, d in enumerate(value.aval.shape) if i != axis] != other
-    ):  # NumPy's class (its concatenate's)
-        raise ValueError(
+    ):  # JAX's class (its concatenation's, as stablax's jnp.concatenate)
+        raise TypeError(
             f"jnp.diff: prepend/append of shape {value.aval.shape} does not join an array of "
             f"shape {like.aval.shape} along axis {axis}{mlir.where_suffix()}"
         )
@@ -181,6 +181,9 @@ def _diff_impl(a, n=1, axis=-1, prepend=None, append=None):
         return a
     parts = [a]
     if prepend is not None:
+        prepend = asarray(prepend)
+        if prepend.aval.ndim:  # first in JAX's concatenation, which reads the axis against it
+            _axis(axis, prepend.aval.ndim, "diff")
         parts.insert(0, _as_slab(prepend, a, axis))
     if append is not None:
         parts.append(_as_slab(append, a, axis))
