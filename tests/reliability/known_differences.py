@@ -1516,6 +1516,63 @@ def _padtype_to_pads_checks(call, ours, theirs, difference) -> bool:
     )
 
 
+def _reshape_empty_batch(call, ours, theirs, difference) -> bool:
+    """lax.reshape under vmap into a shape of another size: stablax checks each example's size
+    (the TypeError lax.reshape raises outside vmap); JAX's batching rule reshapes the whole
+    batched operand, so an empty batch (0 elements either way) passes its check."""
+    return (
+        call["fn"] == "lax.reshape"
+        and call["mode"] == "vmap"
+        and _error(ours)
+        and ours["message"].startswith("lax.reshape: cannot reshape")
+        and theirs["kind"] == "value"
+        and theirs["value"]["shape"][:1] == [0]
+    )
+
+
+def _update_slice_vmap_float_index(call, ours, theirs, difference) -> bool:
+    """lax.dynamic_update_slice* under vmap with a float start index: stablax raises the
+    TypeError JAX raises outside vmap; JAX's batching rule turns the op into a scatter, whose
+    index check raises ValueError instead."""
+    return (
+        call["fn"].startswith("lax.dynamic_update_")
+        and call["mode"] == "vmap"
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and "start indices must be integer scalars" in ours["message"]
+        and _error(theirs)
+        and theirs["message"] == "indices must have an integer type"
+    )
+
+
+def _random_gamma_grad_reverse(call, ours, theirs, difference) -> bool:
+    """Derivatives of lax.random_gamma_grad: stablax has no rule for them (NotImplementedError,
+    in either mode); JAX's reverse mode fails inside the while_loop of its series (ValueError),
+    an accident of its implementation rather than a check."""
+    return (
+        call["fn"] == "lax.random_gamma_grad"
+        and call["mode"] == "grad"
+        and _error(ours)
+        and ours["type"] == "NotImplementedError"
+        and "'lax.random_gamma_grad' not implemented" in ours["message"]
+        and _error(theirs)
+        and theirs["message"].startswith("Reverse-mode differentiation does not work for lax.")
+    )
+
+
+def _eigh_integer_symmetrize(call, ours, theirs, difference) -> bool:
+    """lax.linalg.eigh of an integer matrix: JAX symmetrizes (x + x^H) / 2 adding in the
+    integer dtype, which wraps around (int16 -31239 + -8729), and decomposes that; stablax
+    converts to float first, giving the eigenpairs of the matrix converted to float (JAX's own
+    answer for the float matrix)."""
+    return (
+        call["fn"] == "lax.linalg.eigh"
+        and _value_difference(difference)
+        and call["kwargs"].get("symmetrize_input", {}).get("py", True) is not False
+        and call["args"][0].get("dtype", "").startswith(("int", "uint"))
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1617,6 +1674,14 @@ RULES: list[Rule] = [
     ("array-as-shape", _array_as_shape, _array_as_shape.__doc__),
     ("padtype-to-pads-checks", _padtype_to_pads_checks, _padtype_to_pads_checks.__doc__),
     ("quantile-outside-range", _quantile_outside_range, _quantile_outside_range.__doc__),
+    ("reshape-empty-batch", _reshape_empty_batch, _reshape_empty_batch.__doc__),
+    (
+        "update-slice-vmap-float-index",
+        _update_slice_vmap_float_index,
+        _update_slice_vmap_float_index.__doc__,
+    ),
+    ("random-gamma-grad-reverse", _random_gamma_grad_reverse, _random_gamma_grad_reverse.__doc__),
+    ("eigh-integer-symmetrize", _eigh_integer_symmetrize, _eigh_integer_symmetrize.__doc__),
 ]
 
 

@@ -27,13 +27,6 @@ from stablax._src.lax._shapes import (
 
 
 def _bitcast_rule(x: ShapedArray, *, new_dtype: np.dtype) -> ShapedArray:
-    kinds = {x.dtype.kind, new_dtype.kind}
-    if x.dtype != new_dtype and ("b" in kinds or "c" in kinds):
-        raise _error(
-            "bitcast_convert_type",
-            f"bool and complex values are not supported unless the operand and destination "
-            f"types match, got {x.dtype.name} to {new_dtype.name}; use arr.view() instead",
-        )
     old_size, new_size = dtypes.itemsize_bits(x.dtype), dtypes.itemsize_bits(new_dtype)
     if old_size == new_size:
         shape = x.shape
@@ -46,6 +39,14 @@ def _bitcast_rule(x: ShapedArray, *, new_dtype: np.dtype) -> ShapedArray:
                 f"the last dimension must be {new_size // old_size}{mlir.where_suffix()}"
             )
         shape = x.shape[:-1]
+    # JAX checks the sizes first, then the kinds
+    kinds = {x.dtype.kind, new_dtype.kind}
+    if x.dtype != new_dtype and ("b" in kinds or "c" in kinds):
+        raise _error(
+            "bitcast_convert_type",
+            f"bool and complex values are not supported unless the operand and destination "
+            f"types match, got {x.dtype.name} to {new_dtype.name}; use arr.view() instead",
+        )
     return ShapedArray(shape, new_dtype, False)
 
 

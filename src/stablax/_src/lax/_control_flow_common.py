@@ -146,6 +146,19 @@ def check_body_inputs(what: str, fn: Any, avals: Sequence[ShapedArray]) -> None:
 # --- user-facing helpers -----------------------------------------------------------------------
 
 
+def check_leaf_types(opname: str, leaves: Sequence[Any]) -> None:
+    """TypeError, JAX's message, for a leaf that is no array: a str, bytes, None or another
+    object NumPy only wraps (JAX takes every argument's type before its other checks)."""
+    for leaf in leaves:
+        if hasattr(leaf, "aval") or hasattr(leaf, "__jax_array__"):
+            continue
+        if isinstance(leaf, (str, bytes)) or np.asarray(leaf).dtype.kind in "OSUMm":
+            raise TypeError(
+                f"lax.{opname}: argument {leaf!r} of type {type(leaf).__name__} is not a valid "
+                f"JAX type{mlir.where_suffix()}"
+            )
+
+
 def check_avals(
     what: str, expected: Sequence[ShapedArray], got: Sequence[ShapedArray], paths, message: str
 ) -> None:

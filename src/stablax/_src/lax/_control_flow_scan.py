@@ -310,7 +310,10 @@ def scan(
       (final carry, stacked ys).
     """
     check_callable("lax.scan", f, "f")
+    init_leaves, init_tree = tree_util.tree_flatten(init)
     x_leaves, x_tree = tree_util.tree_flatten(xs)
+    # the types first, then the lengths, as JAX
+    cf.check_leaf_types("scan", [*init_leaves, *x_leaves])
     x_avals = [aval_of(x) for x in x_leaves]
     for a in x_avals:
         if a.ndim == 0:
@@ -334,7 +337,6 @@ def scan(
         )
     else:
         length = lengths[0]
-    init_leaves, init_tree = tree_util.tree_flatten(init)
     n_c = len(init_leaves)
     box: dict[str, Any] = {}
 

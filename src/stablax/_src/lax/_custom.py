@@ -45,16 +45,17 @@ dispatch.def_op(
 
 def stop_gradient_op(x: Any) -> Any:
     """The identity with zero derivative (one array)."""
+    from stablax._src.core import current_trace
     from stablax._src.dispatch import to_array
     from stablax._src.lax._shapes import aval_of
 
     aval = aval_of(x)
     if aval.dtype.kind in "biu":
         return x
+    if current_trace() is None and type(x) in (float, complex):
+        return x  # as JAX: the Python scalar itself, no array, outside any transformation
     if not hasattr(x, "aval"):
         x = to_array(x)
-    from stablax._src.core import current_trace
-
     if current_trace() is None:
         return x  # a concrete array has no derivative to stop
     return dispatch.bind(STOP_GRADIENT, x)

@@ -368,17 +368,18 @@ def eigh(
       `(v, w)`: eigenvectors in the columns of v, real eigenvalues w in ascending order.
     """
     del sort_eigenvalues  # LAPACK returns them sorted
-    if implementation == EighImplementation.QDWH:
-        raise NotImplementedError("QDWH implementation is only supported on TPU")
-    if implementation == EighImplementation.JACOBI:
-        raise NotImplementedError("Jacobi implementation is not supported on CPU")
-    n = u.shape(x)[-1] if aval_of(x).ndim else 0
+    # JAX's order: the symmetrization, the operand's shape, subset_by_index, the algorithm
+    if symmetrize_input:
+        x = symmetrize(x)
+    _, n = check_matrix("eigh", aval_of(x), square=True)
     if subset_by_index is not None and tuple(
         sequence(subset_by_index, "subset_by_index", "lax.linalg.eigh")
     ) != (0, n):
         raise NotImplementedError("subset_by_index not supported on CPU and GPU")
-    if symmetrize_input:
-        x = symmetrize(x)
+    if implementation == EighImplementation.QDWH:
+        raise NotImplementedError("QDWH implementation is only supported on TPU")
+    if implementation == EighImplementation.JACOBI:
+        raise NotImplementedError("Jacobi implementation is not supported on CPU")
     return bind(EIGH, x, lower=bool(lower))
 
 

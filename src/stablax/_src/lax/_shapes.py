@@ -275,6 +275,7 @@ def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | 
         dimensions = _ints(dimensions, "dimensions", "reshape")
         if dimensions != tuple(range(aval.ndim)):
             operand = transpose(operand, dimensions)
+            aval = aval_of(operand)  # the permuted operand's shape is the one compared below
     if aval.shape == new_sizes and hasattr(operand, "aval"):
         return operand
     return bind("stablehlo.reshape", operand, new_sizes=new_sizes)

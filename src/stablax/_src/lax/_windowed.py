@@ -479,19 +479,30 @@ def reduce_window(
     strides = (
         ones if window_strides is None else _ints(window_strides, "window_strides", "reduce_window")
     )
-    if len(window_dimensions) != ndim or len(strides) != ndim:
-        raise TypeError(
-            f"lax.reduce_window: window_dimensions {window_dimensions} and "
-            f"window_strides {strides} must have one entry per dimension of the "
-            f"operand {aval.str_short()}{mlir.where_suffix()}"
-        )
     base = ones if base_dilation is None else _ints(base_dilation, "base_dilation", "reduce_window")
     dilation = (
         ones
         if window_dilation is None
         else _ints(window_dilation, "window_dilation", "reduce_window")
     )
+    if isinstance(padding, str) and any(d <= 0 for d in dilation):
+        # JAX dilates the window for a padding string before any other check (its TypeError)
+        raise TypeError(
+            f"lax.reduce_window: window_dilation must be strictly positive, got "
+            f"{dilation}{mlir.where_suffix()}"
+        )
+    if len(window_dimensions) != ndim or len(strides) != ndim:
+        raise TypeError(
+            f"lax.reduce_window: window_dimensions {window_dimensions} and "
+            f"window_strides {strides} must have one entry per dimension of the "
+            f"operand {aval.str_short()}{mlir.where_suffix()}"
+        )
     if isinstance(padding, str):  # 'SAME' and friends see the dilated operand and window
+        if any(s <= 0 for s in strides):  # the shape rule's TypeError, not padtype_to_pads'
+            raise TypeError(
+                f"lax.reduce_window: window_strides must be strictly positive, got "
+                f"{strides}{mlir.where_suffix()}"
+            )
         if len(base) != ndim or len(dilation) != ndim:
             raise TypeError(
                 f"lax.reduce_window: base_dilation {base} and window_dilation "
