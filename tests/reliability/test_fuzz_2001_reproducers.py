@@ -186,6 +186,15 @@ _FINDINGS += [
     ),
 ]
 
+_FINDINGS += [
+    # 'SAME' padding of reduce_window reads the undilated operand, as JAX.
+    (
+        "reduce_window SAME with base dilation",
+        lambda: lax.reduce_window(jnp.ones(4), 0.0, lax.add, (3,), (2,), "SAME", (2,), (2,)),
+        [0.0, 0.0, 0.0],
+    ),
+]
+
 # (id, call, value, dtype, weak_type) as JAX 0.10.2 gives.
 _TYPES = [
     (

@@ -497,7 +497,8 @@ def reduce_window(
             f"window_strides {strides} must have one entry per dimension of the "
             f"operand {aval.str_short()}{mlir.where_suffix()}"
         )
-    if isinstance(padding, str):  # 'SAME' and friends see the dilated operand and window
+    if isinstance(padding, str):  # 'SAME' and friends see the dilated window, but (as JAX)
+        # the operand's own shape, undilated
         if any(s <= 0 for s in strides):  # the shape rule's TypeError, not padtype_to_pads'
             raise TypeError(
                 f"lax.reduce_window: window_strides must be strictly positive, got "
@@ -510,7 +511,7 @@ def reduce_window(
                 f"{aval.str_short()}{mlir.where_suffix()}"
             )
         padding = padtype_to_pads(
-            [dilate_dim(n, b) for n, b in zip(aval.shape, base, strict=True)],
+            aval.shape,
             [dilate_dim(w, d) for w, d in zip(window_dimensions, dilation, strict=True)],
             strides,
             padding,
