@@ -1573,6 +1573,18 @@ def _eigh_integer_symmetrize(call, ours, theirs, difference) -> bool:
     )
 
 
+def _gradient_edge_order_one(call, ours, theirs, difference) -> bool:
+    """jnp.gradient with edge_order=1: stablax accepts it (NumPy's default, the one-sided edge
+    differences it computes); JAX 0.10.2 refuses any edge_order with NotImplementedError."""
+    return (
+        call["fn"] == "jnp.gradient"
+        and call["kwargs"].get("edge_order") == {"py": 1}
+        and _error(theirs)
+        and theirs["type"] == "NotImplementedError"
+        and "'edge_order' argument to jnp.gradient is not supported" in theirs["message"]
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1674,6 +1686,7 @@ RULES: list[Rule] = [
     ("array-as-shape", _array_as_shape, _array_as_shape.__doc__),
     ("padtype-to-pads-checks", _padtype_to_pads_checks, _padtype_to_pads_checks.__doc__),
     ("quantile-outside-range", _quantile_outside_range, _quantile_outside_range.__doc__),
+    ("gradient-edge-order-one", _gradient_edge_order_one, _gradient_edge_order_one.__doc__),
     ("reshape-empty-batch", _reshape_empty_batch, _reshape_empty_batch.__doc__),
     (
         "update-slice-vmap-float-index",

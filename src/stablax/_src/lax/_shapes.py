@@ -393,6 +393,10 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     if hasattr(fill_value, "aval"):
         scalar = convert_element_type(fill_value, dtype, weak_type=weak)
     else:
+        if isinstance(fill_value, complex) and np.dtype(dtype).kind != "c":  # Python's rule
+            raise _error(
+                "full", f"a complex fill_value {fill_value!r} cannot be converted to {dtype}"
+            )
         scalar = (
             weak_scalar(_host_number(fill_value).item(), dtype)
             if weak
