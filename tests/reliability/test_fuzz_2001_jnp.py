@@ -1,0 +1,112 @@
+"""Findings in jnp functions of the seed-2001 comparison fuzz (`fuzz_runner --calls 100000
+--seed 2001 --compare-jax`, report findings-g2), one row each, with JAX 0.10.2's answer (or
+NumPy's, where JAX's is an artefact) as the expected outcome: (id, call, expected value or
+exception class), and (id, call, value, dtype, weak) where the result type is the finding.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import stablax
+import stablax.numpy as jnp
+
+
+def _value(x):
+    return np.asarray(x).tolist()
+
+
+def _x64(call):
+    def run():
+        with stablax.enable_x64():
+            return call()
+
+    return run
+
+
+_FINDINGS = [
+    # cov checks the weights as JAX does: fweights integer, 1-D, one per observation, after m
+    # and y have been promoted; negative weights count by their magnitude.
+    ("cov float fweights", lambda: jnp.cov(jnp.arange(3.0), fweights=jnp.ones(3)), TypeError),
+    (
+        "cov bfloat16 fweights",
+        lambda: jnp.cov(jnp.ones(3), fweights=jnp.ones(3, jnp.bfloat16), ddof=0),
+        TypeError,
+    ),
+    (
+        "cov 2-D aweights",
+        lambda: jnp.cov(jnp.arange(3.0), aweights=jnp.ones((1, 3))),
+        RuntimeError,
+    ),
+    ("cov aweights too many", lambda: jnp.cov(jnp.arange(3.0), aweights=jnp.ones(4)), RuntimeError),
+    (
+        "cov promotes m and y before reading a list of aweights",
+        lambda: jnp.cov(
+            jnp.ones((2, 2), ml_dtypes.float8_e5m2),
+            y=np.ones((), ml_dtypes.bfloat16),
+            aweights=[[1.0, 2.0]],
+        ),
+        stablax.dtypes.TypePromotionError,
+    ),
+    ("cov list fweights", lambda: jnp.cov(jnp.arange(3.0), fweights=[1, 2, 3]), TypeError),
+    (
+        "cov no observations, weights unread",
+        lambda: (
+            jnp.cov(jnp.zeros((0, 4), int), rowvar=False, fweights=jnp.zeros((0, 4), int)).shape
+        ),
+        [4, 4],
+    ),
+    ("cov rowvar=False of one row", lambda: jnp.cov(jnp.ones((1, 3)), rowvar=False).shape, [3, 3]),
+]
+
+_TYPES = [
+    (
+        "cov bias=None is a bias",
+        lambda: jnp.cov(np.array([7, 4, 0], np.uint16), bias=None),
+        8.222222328186035,
+        "float32",
+        False,
+    ),
+    (
+        "cov negative fweights",
+        lambda: jnp.cov(jnp.arange(3.0), fweights=jnp.array([1, -2, 3])),
+        0.6666666865348816,
+        "float32",
+        False,
+    ),
+    (
+        "cov negative aweights",
+        lambda: jnp.cov(jnp.arange(3.0), aweights=jnp.array([1.0, -2.0, 3.0])),
+        0.9090909361839294,
+        "float32",
+        False,
+    ),
+    (
+        "cov weights widen the result",
+        lambda: jnp.cov(
+            jnp.arange(3, dtype=jnp.float16), aweights=jnp.arange(3.0), dtype=jnp.float16
+        ),
+        0.4998779296875,
+        "float32",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize("name, call, value, dtype, weak", _TYPES, ids=[c[0] for c in _TYPES])
+def test_fuzz_2001_jnp_result_type(name, call, value, dtype, weak):
+    out = call()
+    assert isinstance(out, stablax.Array), type(out)
+    assert (str(out.dtype), out.weak_type) == (dtype, weak)
+    assert _value(out) == value
+
+
+@pytest.mark.parametrize("name, call, expected", _FINDINGS, ids=[c[0] for c in _FINDINGS])
+def test_fuzz_2001_jnp_finding(name, call, expected):
+    if isinstance(expected, type):
+        with pytest.raises(expected):
+            call()
+        return
+    assert _value(call()) == expected
