@@ -92,6 +92,22 @@ _TYPES = [
         "float32",
         False,
     ),
+    # unwrap of no elements along the axis returns the promoted input as it is (weak here).
+    (
+        "unwrap empty ints, Python period",
+        lambda: jnp.unwrap(jnp.zeros((0, 0), int), axis=0, period=1.0),
+        [],
+        "float32",
+        True,
+    ),
+    (
+        "unwrap empty ints under vmap",
+        lambda: stablax.vmap(lambda x: jnp.unwrap(x, axis=0, period=0.0))(jnp.zeros((1, 0), int)),
+        [[]],
+        "float32",
+        True,
+    ),
+    ("unwrap one element", lambda: jnp.unwrap(jnp.zeros(1, int), period=1.0), [0.0], "float32", 0),
 ]
 
 
