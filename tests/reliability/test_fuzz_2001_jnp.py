@@ -107,7 +107,13 @@ _TYPES = [
         "float32",
         True,
     ),
-    ("unwrap one element", lambda: jnp.unwrap(jnp.zeros(1, int), period=1.0), [0.0], "float32", 0),
+    (
+        "unwrap one element",
+        lambda: jnp.unwrap(jnp.zeros(1, int), period=1.0),
+        [0.0],
+        "float32",
+        False,
+    ),
 ]
 
 
