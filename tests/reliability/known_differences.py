@@ -1514,6 +1514,18 @@ def _cov_no_observations_dtype(call, ours, theirs, difference) -> bool:
     )
 
 
+def _fromfunction_negative_shape(call, ours, theirs, difference) -> bool:
+    """jnp.fromfunction of a shape with a negative size: stablax raises TypeError (as JAX's
+    zeros and indices do, NumPy a ValueError); JAX 0.10.2 calls the function on the empty
+    indices of arange(-1), an array of no elements along that axis."""
+    return (
+        call["fn"] == "jnp.fromfunction"
+        and _error(ours)
+        and "shape must have every element be nonnegative" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1619,6 +1631,11 @@ RULES: list[Rule] = [
         "cov-no-observations-dtype",
         _cov_no_observations_dtype,
         _cov_no_observations_dtype.__doc__,
+    ),
+    (
+        "fromfunction-negative-shape",
+        _fromfunction_negative_shape,
+        _fromfunction_negative_shape.__doc__,
     ),
 ]
 

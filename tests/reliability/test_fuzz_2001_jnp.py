@@ -59,6 +59,8 @@ _FINDINGS = [
         [4, 4],
     ),
     ("cov rowvar=False of one row", lambda: jnp.cov(jnp.ones((1, 3)), rowvar=False).shape, [3, 3]),
+    # fromfunction: a negative size is refused (JAX gives an empty axis; NumPy refuses it).
+    ("fromfunction negative size", lambda: jnp.fromfunction(jnp.add, (-1, 2)), TypeError),
 ]
 
 _TYPES = [
@@ -112,6 +114,21 @@ _TYPES = [
         lambda: jnp.unwrap(jnp.zeros(1, int), period=1.0),
         [0.0],
         "float32",
+        False,
+    ),
+    # fromfunction with dtype=None: arange's default for integer sizes.
+    (
+        "fromfunction dtype=None",
+        lambda: jnp.fromfunction(lambda x: x * 2, (3,), dtype=None),
+        [0, 2, 4],
+        "int32",
+        False,
+    ),
+    (
+        "fromfunction dtype=None x64",
+        _x64(lambda: jnp.fromfunction(lambda x, y: x + y, (2, 2), dtype=None)),
+        [[0, 1], [1, 2]],
+        "int64",
         False,
     ),
 ]
