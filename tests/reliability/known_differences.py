@@ -1526,6 +1526,18 @@ def _fromfunction_negative_shape(call, ours, theirs, difference) -> bool:
     )
 
 
+def _fftfreq_non_integer_n(call, ours, theirs, difference) -> bool:
+    """jnp.fft.fftfreq/rfftfreq of a non-integer n: stablax raises TypeError, as NumPy
+    refuses it ("n should be an integer"); JAX 0.10.2 builds its frequencies from arange(n)
+    of the float, e.g. fftfreq(1.5) = [0, 0.667]."""
+    return (
+        call["fn"] in ("jnp.fft.fftfreq", "jnp.fft.rfftfreq")
+        and _error(ours)
+        and "n must be an integer" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1637,6 +1649,7 @@ RULES: list[Rule] = [
         _fromfunction_negative_shape,
         _fromfunction_negative_shape.__doc__,
     ),
+    ("fftfreq-non-integer-n", _fftfreq_non_integer_n, _fftfreq_non_integer_n.__doc__),
 ]
 
 

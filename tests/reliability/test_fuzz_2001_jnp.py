@@ -61,6 +61,10 @@ _FINDINGS = [
     ("cov rowvar=False of one row", lambda: jnp.cov(jnp.ones((1, 3)), rowvar=False).shape, [3, 3]),
     # fromfunction: a negative size is refused (JAX gives an empty axis; NumPy refuses it).
     ("fromfunction negative size", lambda: jnp.fromfunction(jnp.add, (-1, 2)), TypeError),
+    # fftfreq/rfftfreq of a non-integer n: refused, as NumPy (JAX takes arange(1.5)).
+    ("fftfreq float n", lambda: jnp.fft.fftfreq(1.5, d=2), TypeError),
+    ("rfftfreq float n", lambda: jnp.fft.rfftfreq(1.5), TypeError),
+    ("fftfreq 0-d integer array n", lambda: jnp.fft.fftfreq(jnp.array(4)), [0, 0.25, -0.5, -0.25]),
 ]
 
 _TYPES = [
