@@ -65,6 +65,18 @@ _FINDINGS = [
     ("fftfreq float n", lambda: jnp.fft.fftfreq(1.5, d=2), TypeError),
     ("rfftfreq float n", lambda: jnp.fft.rfftfreq(1.5), TypeError),
     ("fftfreq 0-d integer array n", lambda: jnp.fft.fftfreq(jnp.array(4)), [0, 0.25, -0.5, -0.25]),
+    # array_repr of NumPy values is NumPy's (JAX's array_repr is NumPy's).
+    (
+        "array_repr NumPy float16 scalar",
+        lambda: jnp.array_repr(np.float16(0.8833)),
+        "float16(0.8833, dtype=float16)",
+    ),
+    ("array_repr NumPy array", lambda: jnp.array_repr(np.array([1.0, 2.0])), "array([1., 2.])"),
+    (
+        "array_repr stablax array",
+        lambda: jnp.array_repr(jnp.arange(2.0)),
+        "Array([0., 1.], dtype=float32)",
+    ),
 ]
 
 _TYPES = [
