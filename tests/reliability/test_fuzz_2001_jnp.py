@@ -65,6 +65,18 @@ _FINDINGS = [
     ("fftfreq float n", lambda: jnp.fft.fftfreq(1.5, d=2), TypeError),
     ("rfftfreq float n", lambda: jnp.fft.rfftfreq(1.5), TypeError),
     ("fftfreq 0-d integer array n", lambda: jnp.fft.fftfreq(jnp.array(4)), [0, 0.25, -0.5, -0.25]),
+    # partition: the first kth + 1 ascending, the rest descending, as JAX's top_k halves.
+    (
+        "partition int8",
+        lambda: jnp.partition(jnp.array([4, -2, -1, 2, 2], jnp.int8), 2, axis=0),
+        [-2, -1, 2, 4, 2],
+    ),
+    ("partition kth 0", lambda: jnp.partition(jnp.array([3.0, 1, 2, 5]), 0), [1, 5, 3, 2]),
+    (
+        "partition axis 0 of 2-D",
+        lambda: jnp.partition(jnp.array([[3, 0], [1, 2], [2, 1], [0, 3]]), -3, axis=0),
+        [[0, 0], [1, 1], [3, 3], [2, 2]],
+    ),
     # array_repr of NumPy values is NumPy's (JAX's array_repr is NumPy's).
     (
         "array_repr NumPy float16 scalar",
