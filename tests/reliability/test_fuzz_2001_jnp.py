@@ -144,6 +144,28 @@ _TYPES = [
         "float32",
         False,
     ),
+    # heaviside: JAX's 0 and 1 are weak only beside a 0-d weak x1.
+    (
+        "heaviside int8 array, Python float",
+        lambda: jnp.heaviside(jnp.array([3, 0, -3], jnp.int8), 0.0),
+        [1.0, 0.0, 0.0],
+        "float32",
+        False,
+    ),
+    (
+        "heaviside Python x1, int array x2",
+        lambda: jnp.heaviside(0.0, jnp.array([1, 2])),
+        [1.0, 2.0],
+        "float32",
+        True,
+    ),
+    (
+        "heaviside 0-d int, Python float",
+        lambda: jnp.heaviside(jnp.array(0), 0.5),
+        0.5,
+        "float32",
+        True,
+    ),
     # fromfunction with dtype=None: arange's default for integer sizes.
     (
         "fromfunction dtype=None",
