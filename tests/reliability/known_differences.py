@@ -1538,6 +1538,20 @@ def _fftfreq_non_integer_n(call, ours, theirs, difference) -> bool:
     )
 
 
+def _power_python_int_overflow(call, ours, theirs, difference) -> bool:
+    """jnp.pow/power of a Python int base outside the integer type it takes (2**63 with x64,
+    2**40 without) and a concrete integer exponent: stablax raises OverflowError, as every
+    other jnp function and JAX's own pow with a float exponent do; JAX 0.10.2's integer_pow
+    path wraps the base modulo 2**bits and returns a number."""
+    return (
+        call["fn"] in ("jnp.pow", "jnp.power")
+        and _error(ours)
+        and ours["type"] == "OverflowError"
+        and bool(re.search(r"Python int -?\d+ too large to convert to u?int", ours["message"]))
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1650,6 +1664,11 @@ RULES: list[Rule] = [
         _fromfunction_negative_shape.__doc__,
     ),
     ("fftfreq-non-integer-n", _fftfreq_non_integer_n, _fftfreq_non_integer_n.__doc__),
+    (
+        "power-python-int-overflow",
+        _power_python_int_overflow,
+        _power_python_int_overflow.__doc__,
+    ),
 ]
 
 

@@ -77,6 +77,11 @@ _FINDINGS = [
         lambda: jnp.partition(jnp.array([[3, 0], [1, 2], [2, 1], [0, 3]]), -3, axis=0),
         [[0, 0], [1, 1], [3, 3], [2, 2]],
     ),
+    # pow of a Python int base that does not fit its integer type: OverflowError, as every
+    # other jnp function (JAX's integer_pow path wraps it).
+    ("pow Python int over int32", lambda: jnp.pow(2**40, 2), OverflowError),
+    ("pow Python int over int64", _x64(lambda: jnp.pow(2**63, 2**63)), OverflowError),
+    ("pow Python int that fits", _x64(lambda: jnp.pow(2**40, 2)), 0),
     # array_repr of NumPy values is NumPy's (JAX's array_repr is NumPy's).
     (
         "array_repr NumPy float16 scalar",
