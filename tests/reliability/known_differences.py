@@ -1552,6 +1552,29 @@ def _power_python_int_overflow(call, ours, theirs, difference) -> bool:
     )
 
 
+def _cov_ddof_beyond_count(call, ours, theirs, difference) -> bool:
+    """jnp.cov with ddof at or beyond the number of observations (or their weight): stablax
+    divides by max(N - ddof, 0) as NumPy does (inf, or NaN for a zero sum), as its var and std
+    do; JAX 0.10.2 divides by the negative count, a negative or -0.0 covariance."""
+    return (
+        call["fn"] == "jnp.cov"
+        and "ddof" in call["kwargs"]
+        and _value_difference(difference)
+        and bool(re.search(r"element \d+: -?(?:nan|inf) vs JAX", difference[1]))
+    )
+
+
+def _partition_bool_kth(call, ours, theirs, difference) -> bool:
+    """jnp.partition/argpartition with a bool kth: stablax raises TypeError, as NumPy refuses
+    it ("Booleans unacceptable as partition index"); JAX 0.10.2 reads True as 1."""
+    return (
+        call["fn"] in ("jnp.partition", "jnp.argpartition")
+        and _error(ours)
+        and bool(re.search(r"kth must be an integer, got (?:True|False)\b", ours["message"]))
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1669,6 +1692,8 @@ RULES: list[Rule] = [
         _power_python_int_overflow,
         _power_python_int_overflow.__doc__,
     ),
+    ("cov-ddof-beyond-count", _cov_ddof_beyond_count, _cov_ddof_beyond_count.__doc__),
+    ("partition-bool-kth", _partition_bool_kth, _partition_bool_kth.__doc__),
 ]
 
 

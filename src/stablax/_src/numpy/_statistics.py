@@ -288,10 +288,11 @@ def _cov_weights(given: Any, kind: str, n: int) -> Any:
             f"{mlir.where_suffix()}"
         )
     given = asarray(given)
-    if given.aval.ndim > 1:  # NumPy's (and JAX's) RuntimeError
-        raise RuntimeError(f"jnp.cov: cannot handle multidimensional {kind}{mlir.where_suffix()}")
+    # NumPy and JAX raise RuntimeError here; stablax raises its documented ValueError.
+    if given.aval.ndim > 1:
+        raise ValueError(f"jnp.cov: cannot handle multidimensional {kind}{mlir.where_suffix()}")
     if given.aval.ndim == 0 or given.aval.shape[0] != n:
-        raise RuntimeError(
+        raise ValueError(
             f"jnp.cov: incompatible numbers of samples and {kind}{mlir.where_suffix()}"
         )
     kind_char = given.aval.dtype.kind
