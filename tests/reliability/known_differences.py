@@ -1585,6 +1585,80 @@ def _gradient_edge_order_one(call, ours, theirs, difference) -> bool:
     )
 
 
+def _cov_no_observations_dtype(call, ours, theirs, difference) -> bool:
+    """jnp.cov of variables with no observations, given a dtype: stablax returns NaNs in that
+    dtype, as NumPy does; JAX 0.10.2 returns them early in the inputs' promoted dtype, the
+    requested one unread."""
+    values = [outcome.get("value", {}).get("values", {}).get("flat") for outcome in (ours, theirs)]
+    return (
+        call["fn"] == "jnp.cov"
+        and difference[0] == "diverge-dtype"
+        and call["kwargs"].get("dtype") is not None
+        and all(flat is not None and all(v == "nan" for v in flat) for flat in values)
+    )
+
+
+def _fromfunction_negative_shape(call, ours, theirs, difference) -> bool:
+    """jnp.fromfunction of a shape with a negative size: stablax raises TypeError (as JAX's
+    zeros and indices do, NumPy a ValueError); JAX 0.10.2 calls the function on the empty
+    indices of arange(-1), an array of no elements along that axis."""
+    return (
+        call["fn"] == "jnp.fromfunction"
+        and _error(ours)
+        and "shape must have every element be nonnegative" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
+def _fftfreq_non_integer_n(call, ours, theirs, difference) -> bool:
+    """jnp.fft.fftfreq/rfftfreq of a non-integer n: stablax raises TypeError, as NumPy
+    refuses it ("n should be an integer"); JAX 0.10.2 builds its frequencies from arange(n)
+    of the float, e.g. fftfreq(1.5) = [0, 0.667]."""
+    return (
+        call["fn"] in ("jnp.fft.fftfreq", "jnp.fft.rfftfreq")
+        and _error(ours)
+        and "n must be an integer" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
+def _power_python_int_overflow(call, ours, theirs, difference) -> bool:
+    """jnp.pow/power of a Python int base outside the integer type it takes (2**63 with x64,
+    2**40 without) and a concrete integer exponent: stablax raises OverflowError, as every
+    other jnp function and JAX's own pow with a float exponent do; JAX 0.10.2's integer_pow
+    path wraps the base modulo 2**bits and returns a number."""
+    return (
+        call["fn"] in ("jnp.pow", "jnp.power")
+        and _error(ours)
+        and ours["type"] == "OverflowError"
+        and bool(re.search(r"Python int -?\d+ too large to convert to u?int", ours["message"]))
+        and theirs["kind"] == "value"
+    )
+
+
+def _cov_ddof_beyond_count(call, ours, theirs, difference) -> bool:
+    """jnp.cov with ddof at or beyond the number of observations (or their weight): stablax
+    divides by max(N - ddof, 0) as NumPy does (inf, or NaN for a zero sum), as its var and std
+    do; JAX 0.10.2 divides by the negative count, a negative or -0.0 covariance."""
+    return (
+        call["fn"] == "jnp.cov"
+        and "ddof" in call["kwargs"]
+        and _value_difference(difference)
+        and bool(re.search(r"element \d+: -?(?:nan|inf) vs JAX", difference[1]))
+    )
+
+
+def _partition_bool_kth(call, ours, theirs, difference) -> bool:
+    """jnp.partition/argpartition with a bool kth: stablax raises TypeError, as NumPy refuses
+    it ("Booleans unacceptable as partition index"); JAX 0.10.2 reads True as 1."""
+    return (
+        call["fn"] in ("jnp.partition", "jnp.argpartition")
+        and _error(ours)
+        and bool(re.search(r"kth must be an integer, got (?:True|False)\b", ours["message"]))
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1695,6 +1769,24 @@ RULES: list[Rule] = [
     ),
     ("random-gamma-grad-reverse", _random_gamma_grad_reverse, _random_gamma_grad_reverse.__doc__),
     ("eigh-integer-symmetrize", _eigh_integer_symmetrize, _eigh_integer_symmetrize.__doc__),
+    (
+        "cov-no-observations-dtype",
+        _cov_no_observations_dtype,
+        _cov_no_observations_dtype.__doc__,
+    ),
+    (
+        "fromfunction-negative-shape",
+        _fromfunction_negative_shape,
+        _fromfunction_negative_shape.__doc__,
+    ),
+    ("fftfreq-non-integer-n", _fftfreq_non_integer_n, _fftfreq_non_integer_n.__doc__),
+    (
+        "power-python-int-overflow",
+        _power_python_int_overflow,
+        _power_python_int_overflow.__doc__,
+    ),
+    ("cov-ddof-beyond-count", _cov_ddof_beyond_count, _cov_ddof_beyond_count.__doc__),
+    ("partition-bool-kth", _partition_bool_kth, _partition_bool_kth.__doc__),
 ]
 
 

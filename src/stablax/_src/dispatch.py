@@ -368,7 +368,12 @@ def weak_scalar(value: Any, dtype: np.dtype, weak_type: bool = True) -> Any:
     """A 0-d operand of `dtype` (weakly typed by default): a constant when tracing, else a cached
     Array."""
     trace = current_trace()
-    host = np.asarray(value, dtype=dtype)
+    try:
+        host = np.asarray(value, dtype=dtype)
+    except OverflowError:  # NumPy's "Python int too large to convert to C long" names no type
+        raise OverflowError(
+            f"Python int {value} too large to convert to {np.dtype(dtype).name}"
+        ) from None
     if trace is not None and not compile_time_eval.active:
         # During linearize, constants belong to the primal function (trace_state.target).
         return (trace_state.target or trace).constant(host, weak_type=weak_type)

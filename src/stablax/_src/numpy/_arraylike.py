@@ -30,6 +30,9 @@ ALSO_CHECKED = {
     "histogram_bin_edges": frozenset({"bins"}),
 }
 
+# Array parameters a function checks itself, later in JAX's order of checks than the others.
+CHECKED_LATER = {"cov": frozenset({"fweights", "aweights"})}
+
 # Parameters taking a sequence of arrays: the sequence may be a list, its elements may not.
 SEQUENCE_PARAMS = frozenset("arrays tup keys condlist choicelist choices".split())
 
@@ -92,8 +95,10 @@ def checked(name: str, fun: Callable) -> Callable:
 
     also = ALSO_CHECKED.get(name, frozenset())
 
+    later = CHECKED_LATER.get(name, frozenset())
+
     def is_array_param(param: str) -> bool:
-        return param not in NON_ARRAY or param in also
+        return (param not in NON_ARRAY or param in also) and param not in later
 
     def check(value: Any, param: str | None, position: int) -> Any:
         if type(value) is not list and type(value) is not tuple:

@@ -155,6 +155,13 @@ def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float
 
     check_callable("jnp.fromfunction", function, "function")
     shape = int_or_int_sequence(shape, "shape", "jnp.fromfunction")
+    if any(n < 0 for n in shape):  # JAX's arange gives no indices; NumPy refuses them too
+        raise TypeError(
+            f"jnp.fromfunction: shape must have every element be nonnegative, got {shape}"
+            f"{mlir.where_suffix()}"
+        )
+    # dtype=None is arange's default for integer sizes, as in JAX: the default integer type.
+    dtype = dtypes.default_int_dtype() if dtype is None else dtype
     dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "jnp.fromfunction"))
     mapped = functools.partial(function, **kwargs)
     for i in reversed(range(len(shape))):

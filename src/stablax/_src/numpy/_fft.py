@@ -343,10 +343,20 @@ def _complex(a: Any) -> Any:
     return lax.convert_element_type(a, np.complex128 if dtype.itemsize >= 8 else np.complex64)
 
 
+def _sample_count(n: Any, name: str) -> int:
+    """n as an integer. NumPy refuses other values; JAX 0.10.2 takes the arange of a float."""
+    try:
+        return operator.index(n)
+    except TypeError:
+        raise TypeError(
+            f"jnp.fft.{name}: n must be an integer, got {n!r}{mlir.where_suffix()}"
+        ) from None
+
+
 def fftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> Any:
     """The sample frequencies of `fft` for `n` samples spaced `d` apart: `[0, 1, ..., -1] / (d*n)`
     (NumPy's `fft.fftfreq`)."""
-    n = operator.index(n)
+    n = _sample_count(n, "fftfreq")
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
     return _frequencies(k, n, d, dtype, device, cast_back=True)
 
@@ -354,7 +364,7 @@ def fftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> A
 def rfftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> Any:
     """The sample frequencies of `rfft`: `[0, 1, ..., n // 2] / (d*n)` (NumPy's
     `fft.rfftfreq`)."""
-    n = operator.index(n)
+    n = _sample_count(n, "rfftfreq")
     return _frequencies(np.arange(0, n // 2 + 1), n, d, dtype, device, cast_back=False)
 
 

@@ -23,7 +23,13 @@ def array_repr(
     precision: int | None = None,
     suppress_small: bool | None = None,
 ) -> str:
-    """`np.array_repr` of the array's values, named `Array` as stablax (and JAX) print arrays."""
+    """`np.array_repr` of the array's values, named `Array` as stablax (and JAX) print arrays.
+
+    NumPy arrays and scalars keep NumPy's own repr (`array(...)`, `float16(...)`), as in JAX,
+    whose `array_repr` is NumPy's.
+    """
+    if isinstance(arr, (np.ndarray, np.generic)):
+        return np.array_repr(arr, max_line_width, precision, suppress_small)
     text = np.array_repr(np.asarray(arr), max_line_width, precision, suppress_small)
     # "array(" and "Array(" have one length: NumPy's line continuations stay aligned.
     return "Array(" + text[len("array(") :] if text.startswith("array(") else text

@@ -378,7 +378,9 @@ def _unwrap_impl(p, discont=None, axis=-1, period=2 * math.pi):
     if p.aval.dtype.kind == "c":
         raise ValueError(f"jnp.unwrap does not support complex inputs{mlir.where_suffix()}")
     axis = _axis(axis, p.aval.ndim, "unwrap")
-    if p.aval.shape[axis] < 2:
+    if p.aval.shape[axis] == 0:  # the promoted p as it is: weak for ints and a Python period
+        return p
+    if p.aval.shape[axis] == 1:
         return lax.convert_element_type(p, p.aval.dtype, weak_type=False)  # strong, as JAX
     half = _ufuncs.floor_divide(period, 2) if p.aval.dtype.kind in "iub" else lax.div(period, 2.0)
     discont = _ufuncs.true_divide(period, 2) if discont is None else discont

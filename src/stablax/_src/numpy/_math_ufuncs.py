@@ -82,10 +82,16 @@ def copysign(x1, x2):
 @_eager
 def heaviside(x1, x2):
     """Step function: 0 for x1 < 0, x2 where x1 == 0, 1 for x1 > 0 (NaN stays NaN)."""
+    scalar_x1 = np.ndim(x1) == 0  # its rank before broadcasting
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
     _reject_complex("heaviside", x1)
     step = lax.select(lax.gt(x1, 0.0), lax.full_like(x1, 1), lax.select(lax.eq(x1, 0.0), x2, x1))
-    return lax.select(lax.lt(x1, 0.0), lax.full_like(x1, 0), step)
+    out = lax.select(lax.lt(x1, 0.0), lax.full_like(x1, 0), step)
+    # JAX's 0 and 1 are weak only beside a weak 0-d x1: a weak x1 of any other rank (integers
+    # promoted by a Python float) gives a strong result.
+    if out.aval.weak_type and not scalar_x1:
+        out = lax.convert_element_type(out, out.aval.dtype, weak_type=False)
+    return out
 
 
 def _inf_test(sign: float, name: str):

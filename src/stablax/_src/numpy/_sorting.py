@@ -209,10 +209,19 @@ def _check_kth(kth: int, a: Any, axis: int, name: str) -> None:
 
 def partition(a: Any, kth: int, axis: int = -1) -> Any:
     """`a` rearranged so that the element at `kth` is where a sort would put it, smaller ones
-    before and larger ones after (NumPy's `partition`; here a full sort, a valid partition)."""
+    before and larger ones after (NumPy's `partition`). As JAX's, the first kth + 1 come in
+    ascending order and the rest in descending order (JAX takes the two ends by top_k)."""
     a = asarray(a)
     _check_kth(kth, a, axis, "partition")
-    return _sort(a, axis=axis, stable=True, descending=False)
+    out = _sort(a, axis=axis, stable=True, descending=False)
+    axis = normalize_axis(axis, a.aval.ndim, "jnp.partition")
+    n = a.aval.shape[axis]
+    kth = operator.index(kth) % n
+    if n - kth - 1 < 2:  # nothing to reverse
+        return out
+    bottom = lax.slice_in_dim(out, 0, kth + 1, axis=axis)
+    top = lax.rev(lax.slice_in_dim(out, kth + 1, n, axis=axis), (axis,))
+    return lax.concatenate([bottom, top], axis)
 
 
 def argpartition(a: Any, kth: int, axis: int = -1) -> Any:

@@ -11,7 +11,6 @@ from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import (
-    broadcast_to_shape,
     promote_dtypes,
     promote_dtypes_inexact,
 )
@@ -271,26 +270,57 @@ def average(
     return _average(a, axis, weights, bool(returned), keepdims)
 
 
-def _as_rows(x: Any, rowvar: bool) -> Any:
-    x = asarray(x)
-    if x.aval.ndim > 2:
-        raise ValueError(f"jnp.cov: m has more than 2 dimensions{mlir.where_suffix()}")
+def _as_rows(x: Any, rowvar: bool, rank: int | None = None) -> Any:
+    """x as (variables, observations). Without `rowvar`, JAX transposes an m of `rank` (its
+    rank promoted to y's) other than 1, even of one row; y keeps NumPy's test of the rows."""
     if x.aval.ndim < 2:
         x = lax.reshape(x, (1, x.aval.size))
-    if not rowvar and x.aval.shape[0] != 1:
+    if not rowvar and (rank != 1 if rank is not None else x.aval.shape[0] != 1):
         x = lax.transpose(x, (1, 0))
     return x
+
+
+def _cov_weights(given: Any, kind: str, n: int) -> Any:
+    """fweights or aweights checked as JAX checks them (after m, y and dtype), made positive."""
+    if isinstance(given, (list, tuple)):  # JAX's ensure_arraylike, at its place in the order
+        raise TypeError(
+            f"cov requires ndarray or scalar arguments, got {type(given)} at position 0."
+            f"{mlir.where_suffix()}"
+        )
+    given = asarray(given)
+    # NumPy and JAX raise RuntimeError here; stablax raises its documented ValueError.
+    if given.aval.ndim > 1:
+        raise ValueError(f"jnp.cov: cannot handle multidimensional {kind}{mlir.where_suffix()}")
+    if given.aval.ndim == 0 or given.aval.shape[0] != n:
+        raise ValueError(
+            f"jnp.cov: incompatible numbers of samples and {kind}{mlir.where_suffix()}"
+        )
+    kind_char = given.aval.dtype.kind
+    if kind == "fweights" and kind_char not in "iu":
+        raise TypeError(f"jnp.cov: fweights must be integer{mlir.where_suffix()}")
+    # Negative weights count by their magnitude, as in JAX (NumPy raises for them).
+    return given if kind_char in "bu" else lax.abs(given)
 
 
 def _cov_impl(
     m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None
 ):
+    # JAX's order: m and y promoted together, their ranks, the dtype, then the weights.
+    m = asarray(m)
+    if y is not None:
+        m, y = promote_dtypes_inexact(m, asarray(y))
+        if y.aval.ndim > 2:
+            raise ValueError(f"jnp.cov: y has more than 2 dimensions{mlir.where_suffix()}")
+    else:
+        (m,) = promote_dtypes_inexact(m)
+    if m.aval.ndim > 2:
+        raise ValueError(f"jnp.cov: m has more than 2 dimensions{mlir.where_suffix()}")
     if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):  # JAX's class
         raise ValueError(
             f"jnp.cov: dtype must be a floating or complex type, got {np.dtype(dtype).name}"
             f"{mlir.where_suffix()}"
         )
-    x = _as_rows(m, rowvar)
+    x = _as_rows(m, rowvar, max(m.aval.ndim, 0 if y is None else y.aval.ndim))
     if x.aval.shape[0] == 0:  # no variables: NumPy's (and JAX's) empty default-float result
         return lax.full((0, 0), 0, dtypes.default_float_dtype())
     if y is not None:
@@ -300,41 +330,64 @@ def _cov_impl(
                 f"jnp.cov: m and y must have the same number of observations, got shapes "
                 f"{np.shape(m)} and {np.shape(y)} with rowvar={rowvar}{mlir.where_suffix()}"
             )
-        x = lax.concatenate(promote_dtypes(x, rows), 0)
-    (x,) = promote_dtypes_inexact(x)
-    if dtype is not None:
-        x = lax.convert_element_type(x, dtypes.check_user_dtype(dtype, "cov"))
-    x = lax.convert_element_type(x, x.aval.dtype)
-    n = x.aval.shape[1]
+        x = lax.concatenate([x, rows], 0)
+    x = lax.convert_element_type(x, x.aval.dtype)  # results are strongly typed, as in JAX
+    variables, n = x.aval.shape
+    if n == 0:  # no observations: NaNs, the weights unchecked (as in JAX), in the asked dtype
+        out = x.aval.dtype if dtype is None else dtypes.check_user_dtype(dtype, "cov")
+        return lax.full(() if variables == 1 else (variables, variables), np.nan, out)
     if ddof is None:
-        ddof = 0 if bias else 1
-    w = None
-    for given in (fweights, aweights):
-        if given is not None:
-            given = lax.convert_element_type(asarray(given), x.aval.dtype)
-            w = given if w is None else lax.mul(w, given)
+        ddof = 1 if bias == 0 else 0  # NumPy's test: bias=None counts as a bias
+    w = f = a = None
+    if fweights is not None:
+        w = _cov_weights(fweights, "fweights", n)
+    if aweights is not None:
+        a = _cov_weights(aweights, "aweights", n)
+        w = a if w is None else lax.mul(*promote_dtypes(w, a))
+    if dtype is not None:
+        dtype = dtypes.check_user_dtype(dtype, "cov")
+        x = lax.convert_element_type(x, dtype)
+        w = None if w is None else lax.convert_element_type(w, dtype)
     if w is None:
-        total = lax.reduce_sum(x, (1,))
-        mean = lax.div(total, lax.full_like(total, n))
-        fact = lax.full((), max(n - ddof, 0), x.aval.dtype)
+        mean = lax.div(lax.reduce_sum(x, (1,)), lax.full((variables,), n, x.aval.dtype))
+        # NumPy's factor: no fewer than 0 degrees of freedom (JAX's goes negative).
+        f = lax.full((), max(n - ddof, 0), x.aval.dtype)
     else:
-        w_sum = lax.reduce_sum(w, (0,))
-        mean = lax.div(lax.reduce_sum(lax.mul(x, broadcast_to_shape(w, x.aval.shape)), (1,)), w_sum)
+        # The weighted mean in the common type of x and the weights (JAX's average).
+        xw, ww = promote_dtypes_inexact(x, w)
+        ww = lax.convert_element_type(ww, ww.aval.dtype)
+        xw = lax.convert_element_type(xw, ww.aval.dtype)
+        w_sum = lax.reduce_sum(ww, (0,))
+        total = lax.reduce_sum(lax.mul(xw, lax.broadcast_in_dim(ww, xw.aval.shape, (1,))), (1,))
+        mean = lax.div(total, lax.broadcast_in_dim(w_sum, total.aval.shape, ()))
         if ddof == 0:
-            fact = w_sum
-        elif aweights is None:
-            fact = lax.sub(w_sum, lax.full_like(w_sum, ddof))
-        else:
-            a = lax.convert_element_type(asarray(aweights), x.aval.dtype)
-            spread = lax.div(lax.reduce_sum(lax.mul(w, a), (0,)), w_sum)
-            fact = lax.sub(w_sum, lax.mul(spread, lax.full_like(spread, ddof)))
-        if fact.aval.dtype.kind != "c":
-            fact = lax.max(fact, lax.full_like(fact, 0))
+            f = w_sum
+        elif a is None:
+            f = lax.sub(*promote_dtypes(w_sum, ddof))
+        else:  # the aweights as given (not in `dtype`) take part in the spread's type
+            product = lax.mul(*promote_dtypes(w, a))
+            if product.aval.dtype.kind in "biu":  # jnp.sum's integer promotion
+                wide = dtypes.default_uint_dtype() if product.aval.dtype.kind == "u" else None
+                product = lax.convert_element_type(product, wide or dtypes.default_int_dtype())
+            spread = lax.reduce_sum(product, (0,))
+            spread = lax.div(*promote_dtypes(lax.mul(*promote_dtypes(ddof, spread)), w_sum))
+            f = lax.sub(*promote_dtypes(w_sum, spread))
+        if f.aval.dtype.kind != "c":
+            f = lax.max(f, lax.full_like(f, 0))
+    x, mean = promote_dtypes(x, mean)
     centered = lax.sub(x, lax.broadcast_in_dim(mean, x.aval.shape, (0,)))
-    weighted = centered if w is None else lax.mul(centered, broadcast_to_shape(w, x.aval.shape))
-    other = lax.conj(centered) if centered.aval.dtype.kind == "c" else centered
-    c = lax.dot_general(weighted, other, (((1,), (1,)), ((), ())), precision=lax.Precision.HIGHEST)
-    c = lax.div(c, broadcast_to_shape(fact, c.aval.shape))
+    weighted = centered
+    if w is not None:
+        weighted, w = promote_dtypes(centered, w)
+        weighted = lax.mul(weighted, lax.broadcast_in_dim(w, weighted.aval.shape, (1,)))
+    centered, weighted = promote_dtypes(centered, weighted)
+    if weighted.aval.dtype.kind == "c":
+        weighted = lax.conj(weighted)
+    c = lax.dot_general(
+        centered, weighted, (((1,), (1,)), ((), ())), precision=lax.Precision.HIGHEST
+    )
+    c, f = promote_dtypes(c, f)
+    c = lax.div(c, lax.broadcast_in_dim(f, c.aval.shape, ()))
     return lax.reshape(c, ()) if c.aval.shape == (1, 1) else c
 
 
@@ -352,7 +405,8 @@ def cov(
     dtype: Any = None,
 ) -> Any:
     """Covariance matrix of the variables in the rows of m (columns if not `rowvar`)."""
-    return _cov(m, y, bool(rowvar), bool(bias), ddof, fweights, aweights, dtype)
+    bias = bias if bias is None else bool(bias)  # NumPy tests bias == 0: None is a bias
+    return _cov(m, y, bool(rowvar), bias, ddof, fweights, aweights, dtype)
 
 
 def _corrcoef_impl(x, y=None, rowvar=True, dtype=None):
