@@ -114,7 +114,8 @@ def _list_input(call: dict, ours: dict, theirs: dict, difference: tuple[str, str
             r"|Cannot determine dtype of \[(?:JitTracer|BatchTracer)"
             r"|Error interpreting argument to \w+ as a JAX value\. The problematic value is of "
             r"type <class '(?:list|tuple)'>"
-            r"|^Cannot determine dtype of [\[(]",
+            r"|^Cannot determine dtype of [\[(]"
+            r"|of type '<class '(?:list|tuple)'>' is not a valid JAX type",
             theirs["message"],
         )
     )

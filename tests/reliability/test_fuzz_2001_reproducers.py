@@ -201,6 +201,40 @@ _FINDINGS += [
     ("full of a NumPy complex into ints", lambda: lax.full(2, np.complex64(1j), jnp.int32), [0, 0]),
 ]
 
+_FINDINGS += [
+    ("reshape order None", lambda: jnp.reshape(jnp.ones(4), (2, 2), order=None), ValueError),
+    ("reshape order A", lambda: jnp.reshape(jnp.ones(4), (2, 2), order="A"), NotImplementedError),
+    ("ravel order K", lambda: jnp.ravel(jnp.ones(4), order="K"), NotImplementedError),
+    (
+        "ravel order F",
+        lambda: jnp.ravel(jnp.arange(6).reshape(2, 3), order="F"),
+        [0, 3, 1, 4, 2, 5],
+    ),
+    # float8_e4m3fn has no infinity: max/min reduce from its extreme finite values.
+    ("min of float8_e4m3fn", lambda: jnp.min(jnp.array([1.0, 2.0], jnp.float8_e4m3fn)), 1.0),
+    (
+        "max of float8_e4m3fn",
+        lambda: lax.reduce_max(jnp.array([1.0, 2.0], jnp.float8_e4m3fn), (0,)),
+        2.0,
+    ),
+    # Masked-out booleans take min's identity True, max's False.
+    ("min of masked bools", lambda: jnp.min(False, initial=True, where=False), True),
+    (
+        "max of masked bools",
+        lambda: jnp.max(jnp.array([True, False]), initial=False, where=jnp.array([False, True])),
+        False,
+    ),
+    # fmax/fmin give a tie to x2, value and gradient, as JAX.
+    ("fmax tie gradient", lambda: stablax.grad(lambda x: jnp.fmax(x, 0.0))(0.0), 0.0),
+    ("fmax tie gradient of x2", lambda: stablax.grad(lambda y: jnp.fmax(0.0, y))(0.0), 1.0),
+    ("fmax signed zeros", lambda: np.signbit(jnp.fmax(0.0, -0.0)).item(), True),
+    (
+        "hypot complex before shapes",
+        lambda: jnp.hypot(jnp.ones((4, 4), complex), jnp.ones((5, 4))),
+        ValueError,
+    ),
+]
+
 # (id, call, value, dtype, weak_type) as JAX 0.10.2 gives.
 _TYPES = [
     (

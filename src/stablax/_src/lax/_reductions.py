@@ -69,7 +69,12 @@ def identity_element(computation: str, dtype: np.dtype) -> np.ndarray:
     if dtypes.KIND.get(dtype) in ("i", "u"):  # int4's numpy kind is "V"
         info = dtypes.iinfo(dtype)
         return np.asarray(info.min if is_max else info.max, dtype)
-    return np.asarray(-np.inf if is_max else np.inf, dtype)
+    infinity = np.asarray(-np.inf if is_max else np.inf, dtype)
+    if np.isinf(infinity):
+        return infinity
+    # A float without infinities (float8_e4m3fn and kin): its most extreme finite value, as JAX.
+    info = dtypes.finfo(dtype)
+    return np.asarray(info.min if is_max else info.max, dtype)
 
 
 def _normalize_axes(axes: Sequence[int], ndim: int, opname: str) -> tuple[int, ...]:

@@ -15,7 +15,12 @@ from stablax._src import ir as mlir
 from stablax._src.dispatch import weak_scalar
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy import _ufuncs
-from stablax._src.numpy._promotion import promote_args, promote_args_inexact, promote_dtypes
+from stablax._src.numpy._promotion import (
+    promote_args,
+    promote_args_inexact,
+    promote_dtypes,
+    promote_dtypes_inexact,
+)
 from stablax._src.transforms.custom_derivatives import custom_jvp
 
 
@@ -294,8 +299,9 @@ def hypot(x1, x2):
     """sqrt(x1**2 + x2**2) without overflow or underflow; inf if either is infinite."""
     # Weakly typed only when both legs are (JAX's result is strong as soon as one is).
     weak = dtypes.is_weakly_typed(x1) and dtypes.is_weakly_typed(x2)
+    x1, x2 = promote_dtypes_inexact(x1, x2)
+    _reject_complex("hypot", x1, error=ValueError)  # before the shapes, as JAX
     x1, x2 = promote_args_inexact("hypot", x1, x2)
-    _reject_complex("hypot", x1, error=ValueError)
     a, b = lax.abs(x1), lax.abs(x2)
     big, small = lax.max(a, b), lax.min(a, b)
     safe_big = lax.select(lax.eq(big, 0.0), lax.full_like(big, 1), big)
@@ -457,22 +463,24 @@ def float_power(x1, x2):
     return lax.pow(*promote_args_inexact("float_power", x1, x2))
 
 
-def _nan_ignoring(lax_fn, name: str):
+def _nan_ignoring(lax_fn, wins, name: str):
     def fn(x1, x2):
         x1, x2 = promote_args(name, x1, x2)
-        out = lax_fn(x1, x2)
-        if not dtypes.issubdtype(x1.aval.dtype, np.inexact):
-            return out
-        out = lax.select(lax.ne(x2, x2), x1, out)
-        return lax.select(lax.ne(x1, x1), x2, out)
+        if x1.aval.dtype.kind == "c":  # ordered lexicographically by lax.max/min
+            out = lax_fn(x1, x2)
+            out = lax.select(lax.ne(x2, x2), x1, out)
+            return lax.select(lax.ne(x1, x1), x2, out)
+        # As JAX: x1 where it wins or x2 is NaN, else x2, so a tie (and its gradient) goes
+        # to x2.
+        return lax.select(lax.bitwise_or(wins(x1, x2), lax.ne(x2, x2)), x1, x2)
 
     fn.__name__ = name
     fn.__doc__ = f"Elementwise {name[1:]} that ignores a NaN when the other value is not NaN."
     return _eager(fn)
 
 
-fmax = _nan_ignoring(lax.max, "fmax")
-fmin = _nan_ignoring(lax.min, "fmin")
+fmax = _nan_ignoring(lax.max, lax.gt, "fmax")
+fmin = _nan_ignoring(lax.min, lax.lt, "fmin")
 
 
 # --- integers ------------------------------------------------------------------------------------

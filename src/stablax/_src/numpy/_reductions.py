@@ -11,6 +11,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._reductions import identity_element
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, check_arraylike
 from stablax._src.numpy._ufuncs import _to_bool
@@ -205,16 +206,7 @@ def prod(
     return _prod(a, axis, dtype, keepdims, initial, where, promote_integers)
 
 
-def _lowest(dt: np.dtype, sign: int) -> Any:
-    if dt == np.bool_:
-        return sign < 0
-    if dtypes.KIND.get(dt) in ("i", "u"):  # int4's numpy kind is "V"
-        info = dtypes.iinfo(dt)
-        return int(info.max if sign > 0 else info.min)
-    return sign * np.inf
-
-
-def _extremum(name: str, lax_reduce, combine, sign: int):
+def _extremum(name: str, lax_reduce, combine):
     def fn(a, axis=None, keepdims=False, initial=None, where=None):
         a = asarray(a)
         axes = _axes(axis, a.aval.ndim, name)
@@ -228,7 +220,8 @@ def _extremum(name: str, lax_reduce, combine, sign: int):
                 f"jnp.{name}: zero-size array to reduction operation {name} which has no "
                 f"identity{mlir.where_suffix()}"
             )
-        identity = _lowest(a.aval.dtype, sign) if a.aval.dtype.kind != "c" else 0
+        # Masked-out elements take the reduction's identity (complex: 0, as JAX).
+        identity = identity_element(name, a.aval.dtype) if a.aval.dtype.kind != "c" else 0
         out = lax_reduce(_masked(a, where, identity, name), axes)
         out = _with_initial(out, initial, combine, name)
         return _finish(out, a.aval.shape, axes, keepdims)
@@ -237,8 +230,8 @@ def _extremum(name: str, lax_reduce, combine, sign: int):
     return _eager(fn, static_argnames=_STATIC)
 
 
-_max = _extremum("max", lax.reduce_max, lax.max, -1)
-_min = _extremum("min", lax.reduce_min, lax.min, 1)
+_max = _extremum("max", lax.reduce_max, lax.max)
+_min = _extremum("min", lax.reduce_min, lax.min)
 
 
 def max(  # noqa: A001

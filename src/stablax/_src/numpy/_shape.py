@@ -59,6 +59,10 @@ def reshape(
             f"jnp.reshape: cannot reshape array of shape {a.aval.shape} (size "
             f"{a.aval.size}) into shape {shape}{mlir.where_suffix()}"
         )
+    if order == "A":  # JAX's classes: "A" (NumPy's memory order) is not implemented
+        raise NotImplementedError("np.reshape order=A is not implemented.")
+    if order not in ("C", "F"):
+        raise ValueError(f"Unexpected value for 'order' argument: {order}.")
     if order == "F":
         rev = tuple(range(a.aval.ndim))[::-1]
         return transpose(
@@ -68,6 +72,9 @@ def reshape(
 
 
 def ravel(a: Any, order: str = "C") -> Any:
+    a = asarray(a)
+    if order == "K":
+        raise NotImplementedError("Ravel not implemented for order='K'.")
     return reshape(a, (-1,), order)
 
 
