@@ -235,6 +235,29 @@ _FINDINGS += [
     ),
 ]
 
+_FINDINGS += [
+    (
+        "average weights of another shape, no axis",
+        lambda: jnp.average(jnp.ones(3), weights=jnp.ones(2)),
+        ValueError,
+    ),
+    (
+        "intersect1d of nothing common pads zeros",
+        lambda: jnp.intersect1d(jnp.array([5, 6, 1, 7]), jnp.array([8]), size=3),
+        [0, 0, 0],
+    ),
+    (
+        "intersect1d of an empty array",
+        lambda: jnp.intersect1d(jnp.zeros(0, jnp.uint8), jnp.array([1, -5], jnp.int8), size=2),
+        [0, 0],
+    ),
+    (
+        "intersect1d pads with the smallest common value",
+        lambda: jnp.intersect1d(jnp.array([5, 6, 1, 7]), jnp.array([1, 9]), size=3),
+        [1, 1, 1],
+    ),
+]
+
 # (id, call, value, dtype, weak_type) as JAX 0.10.2 gives.
 _TYPES = [
     (
@@ -280,6 +303,13 @@ _TYPES = [
         lambda: stablax.jit(lambda: lax.convert_element_type(True, bool))(),
         True,
         "bool",
+        False,
+    ),
+    (
+        "intersect1d with size is strong",
+        lambda: jnp.intersect1d(3, 3, size=2),
+        [3, 3],
+        "int32",
         False,
     ),
     ("tensorsolve of Python ints", lambda: jnp.linalg.tensorsolve(7, 7), 1.0, "float32", True),

@@ -401,8 +401,18 @@ def intersect1d(
     `return_indices`, also the first index of each in `ar1` and in `ar2`."""
     del assume_unique
     ar1, ar2 = promote_dtypes(_flat(ar1), _flat(ar2))
+    if size is not None:
+        # As JAX: with a size the values come out strongly typed, and with no fill_value an
+        # empty intersection pads with zeros (a non-empty one with its smallest value).
+        ar1, ar2 = (lax.convert_element_type(a, a.aval.dtype) for a in (ar1, ar2))
+        if fill_value is None and ar1.aval.shape[0] == 0:
+            fill_value = 0
     valid = []
     values = _keep_distinct(ar1, isin(ar1, ar2), size, fill_value, "intersect1d", valid)
+    if size is not None and fill_value is None:
+        nothing = lax.bitwise_not(lax.reduce_or(valid[0], (0,)))
+        zeros = lax.full_like(values, 0)
+        values = lax.select(lax.broadcast_in_dim(nothing, values.aval.shape, ()), zeros, values)
     if not return_indices:
         return values
     indices = [_first_index(ar1, values), _first_index(ar2, values)]

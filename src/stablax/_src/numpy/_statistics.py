@@ -241,7 +241,7 @@ def _average_impl(a, axis=None, weights=None, returned=False, keepdims=False):
         a, w = (lax.convert_element_type(v, v.aval.dtype) for v in (a, w))
         if w.aval.shape != shape:
             if axis is None or len(axes) != 1:
-                raise TypeError(
+                raise ValueError(  # JAX's class (NumPy: TypeError)
                     "jnp.average: axis must be specified when shapes of a and weights differ"
                     f"{mlir.where_suffix()}"
                 )
