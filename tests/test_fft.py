@@ -223,8 +223,13 @@ def test_lax_errors(make, kind, text):
 def test_fft_type_spellings():
     x = np.arange(4.0, dtype=np.float32)
     expected = np.fft.rfft(x)
-    for spelling in ("rfft", "RFFT", lax.FftType.RFFT, 2):
+    for spelling in ("rfft", "RFFT", lax.FftType.RFFT):
         _check(lax.fft(x, spelling, (4,)), expected, np.complex64)
+    # As JAX: a plain int is not a spelling (TypeError), nor a mixed-case name (ValueError).
+    with pytest.raises(TypeError, match="lax.fft: fft_type"):
+        lax.fft(x, 2, (4,))
+    with pytest.raises(ValueError, match="unknown FFT type"):
+        lax.fft(x, "Rfft", (4,))
 
 
 # --- transforms ---------------------------------------------------------------------------------

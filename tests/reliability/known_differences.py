@@ -1660,6 +1660,20 @@ def _partition_bool_kth(call, ours, theirs, difference) -> bool:
     )
 
 
+def _split_list_operand(call, ours, theirs, difference) -> bool:
+    """lax.split of a list operand: stablax converts it with asarray's rules, as every other
+    stablax lax function does (see list-input); JAX 0.10.2's split calls its asarray first,
+    which refuses a list (TypeError "expected ArrayLike")."""
+    return (
+        call["fn"] == "lax.split"
+        and any(a.get("as") == "list" for a in call["args"])
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and theirs["type"] == "TypeError"
+        and theirs["message"].startswith("asarray: expected ArrayLike, got ")
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1788,6 +1802,7 @@ RULES: list[Rule] = [
     ),
     ("cov-ddof-beyond-count", _cov_ddof_beyond_count, _cov_ddof_beyond_count.__doc__),
     ("partition-bool-kth", _partition_bool_kth, _partition_bool_kth.__doc__),
+    ("split-list-operand", _split_list_operand, _split_list_operand.__doc__),
 ]
 
 

@@ -4,7 +4,6 @@ broadcast_shapes, broadcast_like, empty, dtype, shape_as_value, stage, axis_size
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,9 +35,16 @@ def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list[Any]:
     Returns:
       A list of `len(sizes)` arrays (`stablehlo.slice` each).
     """
+    from stablax._src.lax._argcheck import int_sequence
+
     aval = aval_of(operand)
+    # As JAX: sizes must be iterable before the axis is checked, and integers after it.
+    if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
+        raise TypeError(
+            f"lax.split: sizes must be a sequence of integers, got {sizes!r}{mlir.where_suffix()}"
+        )
     axis = canonicalize_axis(axis, aval.ndim, "split")
-    sizes = tuple(operator.index(s) for s in sizes)
+    sizes = int_sequence(sizes, "sizes", "lax.split")
     if any(s < 0 for s in sizes):
         raise ValueError(f"lax.split: sizes must be nonnegative, got {sizes}{mlir.where_suffix()}")
     if sum(sizes) != aval.shape[axis]:

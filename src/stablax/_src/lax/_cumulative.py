@@ -12,15 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dispatch
+from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
 from stablax._src.dispatch import bind
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._argcheck import int_arg
 from stablax._src.lax._control_flow_misc import associative_scan
-from stablax._src.lax._elementwise_common import FLOAT, NUMBER, check_dtype
-from stablax._src.lax._reductions import identity_element, init_operand
+from stablax._src.lax._elementwise_common import NUMBER, check_dtype
+from stablax._src.lax._reductions import complex_extremum, identity_element, init_operand
 from stablax._src.lax._shapes import aval_of, convert_element_type, full_like
 
 # --- the ops -----------------------------------------------------------------------------------
@@ -34,10 +34,19 @@ def _cumulative(computation: str, opname: str, operand: Any, axis: int, reverse:
             f"lax.{opname}: axis {axis} is out of bounds for an array of shape "
             f"{aval.shape}{mlir.where_suffix()}"
         )
-    check_dtype(opname, aval.dtype, (FLOAT,) if computation == "logaddexp" else NUMBER)
+    check_dtype(opname, aval.dtype, NUMBER)
     axis %= aval.ndim
     n = aval.shape[axis]
-    if n <= 1:  # the identity, as in JAX: -0.0 stays, and so do derivatives at inf and NaN
+    if computation == "logaddexp" and n and not dtypes.issubdtype(aval.dtype, np.inexact):
+        # JAX takes any number dtype but has no -inf to start an integer window from (its
+        # OverflowError); only an empty axis, returned as it is, passes there.
+        raise TypeError(
+            f"lax.{opname} does not accept dtype {aval.dtype.name} along a non-empty axis. "
+            f"Accepted dtypes are subtypes of inexact.{mlir.where_suffix()}"
+        )
+    # n <= 1 is the identity, as in JAX: -0.0 stays, and so do derivatives at inf and NaN; but a
+    # lone complex element still has its imaginary part wrapped by logaddexp.
+    if n == 0 or (n == 1 and not (computation == "logaddexp" and aval.dtype.kind == "c")):
         if hasattr(operand, "aval"):
             return operand
         return convert_element_type(operand, aval.dtype, weak_type=aval.weak_type)
@@ -89,12 +98,35 @@ def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
 
 
 def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Running log(sum(exp(x))) along `axis`, computed stably (see `cumsum`); floats only."""
+    """Running log(sum(exp(x))) along `axis`, computed stably (see `cumsum`).
+
+    Floating and complex operands (a complex result's imaginary part wrapped into [-pi, pi], as
+    JAX); an integer operand only along an empty axis, which it returns unchanged.
+    """
     return _cumulative("logaddexp", "cumlogsumexp", operand, axis, reverse)
 
 
-def logaddexp(a: Any, b: Any) -> Any:
-    """log(e^a + e^b) as max + log1p(e^-|a - b|); a - b is NaN for equal infinities (or a NaN)."""
+def logaddexp(a: Any, b: Any, const: Any = None) -> Any:
+    """log(e^a + e^b) as max + log1p(e^-|a - b|); a - b is NaN for equal infinities (or a NaN).
+
+    Complex: the lexicographic max m, then m + log1p(e^(a + b - 2m)) with the imaginary part
+    wrapped into [-pi, pi], as JAX. `const(like, value)` makes its scalar constants (a region
+    body passes one that emits them inside the region).
+    """
+    if aval_of(a).dtype.kind == "c":
+        if const is None:
+
+            def const(like, value):
+                return full_like(like, value)
+
+        larger = complex_extremum("max")(a, b)[0]
+        delta = ew.sub(ew.add(a, b), ew.mul(larger, const(larger, 2)))
+        out = ew.add(larger, unary.log1p(unary.exp(delta)))
+        imag = unary.imag(out)
+        pi, two_pi = const(imag, np.pi), const(imag, 2 * np.pi)
+        wrapped = ew.rem(ew.add(imag, pi), two_pi)
+        wrapped = ew.select(ew.lt(wrapped, const(imag, 0)), ew.add(wrapped, two_pi), wrapped)
+        return ew.complex(unary.real(out), ew.sub(wrapped, pi))
     larger = ew.max(a, b)
     delta = ew.sub(a, b)
     stable = ew.add(larger, unary.log1p(unary.exp(unary.neg(unary.abs(delta)))))

@@ -59,9 +59,12 @@ def _fft_rule(x: ShapedArray, *, fft_type: FftType, fft_lengths: tuple[int, ...]
             f"lax.fft: {name} input {x.str_short()} must have at least as many dimensions as "
             f"fft_lengths {fft_lengths}{where}"
         )
-    # The half-spectrum of length n has n // 2 + 1 entries, so n = 0 has no real transform.
-    if fft_type in (FftType.RFFT, FftType.IRFFT) and fft_lengths[-1] <= 0:
+    # The half-spectrum of length n has n // 2 + 1 entries, so n = 0 has no real transform; but
+    # an IRFFT to zero samples is an empty result, as in JAX (from a last dimension of 0 or 1).
+    if fft_type == FftType.RFFT and fft_lengths[-1] <= 0:
         raise ValueError(f"lax.fft: {name} needs a positive length, got {fft_lengths}{where}")
+    if fft_type == FftType.IRFFT and fft_lengths[-1] < 0:
+        raise ValueError(f"lax.fft: {name} needs a non-negative length, got {fft_lengths}{where}")
     if fft_type == FftType.RFFT:
         if x.dtype not in _COMPLEX_OF:
             raise ValueError(
@@ -75,6 +78,8 @@ def _fft_rule(x: ShapedArray, *, fft_type: FftType, fft_lengths: tuple[int, ...]
     expected = fft_lengths
     if fft_type == FftType.IRFFT:
         expected = (*fft_lengths[:-1], fft_lengths[-1] // 2 + 1)
+        if fft_lengths[-1] == 0 and minor[-1:] == (0,):
+            expected = (*fft_lengths[:-1], 0)
     if minor != expected:
         raise ValueError(
             f"lax.fft: {name} input {x.str_short()} must end in dimensions {expected} for "
@@ -115,6 +120,8 @@ def _fft_transpose(ct, x, *, fft_type, fft_lengths):
         return [bind("stablehlo.fft", ct, fft_type=fft_type, fft_lengths=fft_lengths)]
     if fft_type == FftType.RFFT:
         return [_rfft_transpose(ct, fft_lengths)]
+    if fft_lengths[-1] == 0:  # no samples: nothing flows back to the (empty or 1-wide) input
+        return [full(x.aval.shape, 0, x.aval.dtype)]
     return [_irfft_transpose(ct, fft_lengths)]
 
 
@@ -169,14 +176,21 @@ batch_rules["stablehlo.fft"] = _fft_batch
 
 
 def _fft_type(fft_type: Any) -> FftType:
+    # As JAX: an FftType, or its name in lower or upper case (ValueError for another string);
+    # anything else, a plain int included, is a TypeError.
     if isinstance(fft_type, FftType):
         return fft_type
-    if isinstance(fft_type, str) and fft_type.upper() in FftType.__members__:
-        return FftType[fft_type.upper()]
-    if isinstance(fft_type, (int, np.integer)) and not isinstance(fft_type, bool):
-        if int(fft_type) in FftType._value2member_map_:
-            return FftType(int(fft_type))
-    raise ValueError(f"lax.fft: unknown FFT type {fft_type!r}{mlir.where_suffix()}")
+    if isinstance(fft_type, str):
+        if (
+            fft_type in FftType.__members__
+            or fft_type.upper() in FftType.__members__
+            and (fft_type == fft_type.lower())
+        ):
+            return FftType[fft_type.upper()]
+        raise ValueError(f"lax.fft: unknown FFT type {fft_type!r}{mlir.where_suffix()}")
+    raise TypeError(
+        f"lax.fft: fft_type must be an FftType or its name, got {fft_type!r}{mlir.where_suffix()}"
+    )
 
 
 def fft(x: Any, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Any:
@@ -194,7 +208,6 @@ def fft(x: Any, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Any:
       for IRFFT. IFFT and IRFFT are scaled by 1/prod(fft_lengths).
     """
     fft_type = _fft_type(fft_type)
-    fft_lengths = int_sequence(fft_lengths, "fft_lengths", "lax.fft")
     dtype = aval_of(x).dtype
     # As JAX: 64-bit inputs transform in double precision, narrower ones in single.
     real = np.dtype(np.float64 if dtype.itemsize >= 8 and dtype.kind != "c" else np.float32)
@@ -207,6 +220,8 @@ def fft(x: Any, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Any:
             x = convert_element_type(x, real)
     elif dtype.kind != "c":
         x = convert_element_type(x, _COMPLEX_OF[real])
+    # The lengths after the input's dtype, in JAX's order.
+    fft_lengths = int_sequence(fft_lengths, "fft_lengths", "lax.fft")
     if not fft_lengths:
         return x
     return bind("stablehlo.fft", x, fft_type=fft_type, fft_lengths=fft_lengths)

@@ -114,7 +114,7 @@ def emit_monoid_body(block: ir.Block, computation: str, dtype: np.dtype) -> None
     `stablehlo.maximum`, so they are spelled as a lexicographic compare and select, as in JAX.
     """
     if dtype.kind == "c" and computation in ("max", "min"):
-        emit_region_body(block, _complex_extremum(computation))
+        emit_region_body(block, complex_extremum(computation))
         return
     with ir.InsertionPoint(block):
         scalar = mlir.tensor_type((), dtype)
@@ -122,7 +122,7 @@ def emit_monoid_body(block: ir.Block, computation: str, dtype: np.dtype) -> None
         mlir.emit("stablehlo.return", list(body.results), [])
 
 
-def _complex_extremum(computation: str):
+def complex_extremum(computation: str):
     beats = ew.gt if computation == "max" else ew.lt
 
     def body(a, b):

@@ -11,13 +11,13 @@ from typing import Any
 import numpy as np
 
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray
+from stablax._src.core import ShapedArray, Tracer, current_trace
 from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._argcheck import int_sequence
 from stablax._src.lax._cumulative import cumulative_tangent, logaddexp
-from stablax._src.lax._elementwise_common import FLOAT, check_dtype
+from stablax._src.lax._elementwise_common import INEXACT, check_dtype
 from stablax._src.lax._reductions import (
     MONOID_COMBINE,
     MONOIDS,
@@ -51,7 +51,7 @@ from stablax._src.lax._slice_pad import slice as slice_op
 # computation -> accepted dtypes; the monoids' bodies are one op, "logaddexp" a short formula.
 WINDOW_COMPUTATIONS: dict[str, tuple] = {
     **{name: groups for name, (_, groups) in MONOIDS.items()},
-    "logaddexp": (FLOAT,),
+    "logaddexp": INEXACT,
 }
 
 # --- padding helpers ---------------------------------------------------------------------------
@@ -262,10 +262,17 @@ def _reduce_window_lowering(
     scalar = mlir.tensor_type((), dtype)
     block = op.regions[0].blocks.append(scalar, scalar)
     if computation == "logaddexp":
-        emit_region_body(block, lambda a, b: (logaddexp(a, b),))
+        emit_region_body(block, lambda a, b: (logaddexp(a, b, region_constant),))
     else:
         emit_monoid_body(block, computation, dtype)
     return list(op.results)
+
+
+def region_constant(like: Any, value: Any) -> Any:
+    """A scalar constant of `like`'s dtype emitted at the insertion point (inside a region body,
+    where a trace's own constants, emitted outside the region, cannot be used)."""
+    dtype = aval_of(like).dtype
+    return Tracer(current_trace(), ShapedArray((), dtype), mlir.constant(np.asarray(value, dtype)))
 
 
 def _reduce_window_decode(op: Any) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from stablax._src.dtype_promotion import result_type
 from stablax._src.lax._argcheck import check_callable, int_arg, int_or_int_sequence, sequence
 from stablax._src.numpy import _shape, _ufuncs
 from stablax._src.numpy._creation import asarray, zeros
+from stablax._src.numpy._promotion import check_arraylike
 
 
 def _axis(axis: int, ndim: int, name: str) -> int:
@@ -253,6 +254,8 @@ def compress(
     The result's length depends on `condition`, so it must be concrete unless `size` is given:
     then the first `size` selected slices are kept and missing ones are `fill_value`.
     """
+    # The three array arguments first (TypeError for a list, a string, an object), as JAX.
+    check_arraylike("compress", condition, a, fill_value)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
     a, condition = asarray(a), asarray(condition)
@@ -293,11 +296,15 @@ def compress(
         positions = np.flatnonzero(concrete[:bound])
         positions = np.concatenate([positions[:size], np.full(size, bound)])[:size]
         positions = asarray(positions.astype(np.int32))
-    # Missing slots take fill_value, which broadcasts against the slots (axis first), as JAX's.
+    # Missing slots take fill_value, which broadcasts with the slices (axis first) both ways, as
+    # JAX's where: a (3,) fill widens slices of size 1 along the last axis to 3.
     fill = lax.convert_element_type(asarray(fill_value), a.aval.dtype)
     slots = take(_shape.moveaxis(a, axis, 0), positions, axis=0, mode="clip")
-    if fill.aval.ndim > slots.aval.ndim or any(
-        f not in (1, s) for f, s in zip(fill.aval.shape[::-1], slots.aval.shape[::-1])
+    pairs = list(zip(fill.aval.shape[::-1], slots.aval.shape[::-1]))
+    if (
+        fill.aval.ndim > slots.aval.ndim
+        or any(f != s and 1 not in (f, s) for f, s in pairs[: slots.aval.ndim - 1])
+        or (fill.aval.ndim == slots.aval.ndim and fill.aval.shape[0] != 1)
     ):
         raise ValueError(
             f"jnp.compress: fill_value of shape {fill.aval.shape} does not broadcast to the "

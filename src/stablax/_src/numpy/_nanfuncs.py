@@ -127,6 +127,10 @@ def _nan_arg_extremum(name: str, arg_fn, sign: int):
         a = asarray(a)
         if not _is_inexact(a):
             return arg_fn(a, axis, keepdims)
+        if a.aval.dtype.kind == "c" and a.aval.size == 0:
+            # JAX compares no complex elements here: an empty result is an empty index array
+            # (an empty axis still raises ValueError); non-empty complex input is a TypeError.
+            return arg_fn(lax.real(a), axis, keepdims)
         index = arg_fn(_replace_nan(a, sign * np.inf), axis, keepdims)
         all_nan = red._all(lax.ne(a, a), axis, keepdims)
         return lax.select(all_nan, lax.full_like(index, -1), index)

@@ -533,8 +533,6 @@ def std(
 def _arg_extremum(name: str, lax_fn):
     def fn(a, axis=None, keepdims=False):
         a = asarray(a)
-        if a.aval.dtype.kind == "c":
-            raise TypeError(f"jnp.{name} does not support complex inputs{mlir.where_suffix()}")
         shape = a.aval.shape
         if axis is None:
             a = lax.reshape(a, (int(np.prod(shape, dtype=np.int64)),))
@@ -547,6 +545,8 @@ def _arg_extremum(name: str, lax_fn):
             raise ValueError(
                 f"jnp.{name}: attempt to get {name} of an empty sequence{mlir.where_suffix()}"
             )
+        if a.aval.dtype.kind == "c":  # after the empty axis, in JAX's order
+            raise TypeError(f"jnp.{name} does not support complex inputs{mlir.where_suffix()}")
         out = lax_fn(a, reduce_axis, dtypes.default_int_dtype())
         return _finish(out, shape, axes, keepdims)
 
