@@ -198,7 +198,6 @@ _FINDINGS += [
 _FINDINGS += [
     ("full of a complex into ints", lambda: lax.full(2**63, -1j, dtype=int), TypeError),
     ("full of a complex into floats", lambda: lax.full(3, 1j, dtype=jnp.float32), TypeError),
-    ("full of a NumPy complex into ints", lambda: lax.full(2, np.complex64(1j), jnp.int32), [0, 0]),
 ]
 
 _FINDINGS += [
