@@ -443,6 +443,14 @@ def _reduce_window_batch(values, dims, *, axis_size, **params):
 batch_rules["stablehlo.reduce_window"] = _reduce_window_batch
 
 
+def _strictly_positive(values: tuple[int, ...], what: str) -> None:
+    if any(v <= 0 for v in values):
+        raise TypeError(
+            f"lax.reduce_window: {what} must be strictly positive, got {values}"
+            f"{mlir.where_suffix()}"
+        )
+
+
 def reduce_window(
     operand: Any,
     init_value: Any,
@@ -492,12 +500,9 @@ def reduce_window(
         if window_dilation is None
         else _ints(window_dilation, "window_dilation", "reduce_window")
     )
-    if isinstance(padding, str) and any(d <= 0 for d in dilation):
+    if isinstance(padding, str):
         # JAX dilates the window for a padding string before any other check (its TypeError)
-        raise TypeError(
-            f"lax.reduce_window: window_dilation must be strictly positive, got "
-            f"{dilation}{mlir.where_suffix()}"
-        )
+        _strictly_positive(dilation, "window_dilation")
     if len(window_dimensions) != ndim or len(strides) != ndim:
         raise TypeError(
             f"lax.reduce_window: window_dimensions {window_dimensions} and "
@@ -506,11 +511,7 @@ def reduce_window(
         )
     if isinstance(padding, str):  # 'SAME' and friends see the dilated window, but (as JAX)
         # the operand's own shape, undilated
-        if any(s <= 0 for s in strides):  # the shape rule's TypeError, not padtype_to_pads'
-            raise TypeError(
-                f"lax.reduce_window: window_strides must be strictly positive, got "
-                f"{strides}{mlir.where_suffix()}"
-            )
+        _strictly_positive(strides, "window_strides")  # the shape rule's TypeError
         if len(base) != ndim or len(dilation) != ndim:
             raise TypeError(
                 f"lax.reduce_window: base_dilation {base} and window_dilation "
