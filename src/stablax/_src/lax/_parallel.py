@@ -18,6 +18,7 @@ import numpy as np
 
 from stablax._src import core, dispatch, dtypes, tree_util
 from stablax._src import ir as mlir
+from stablax._src.arraylike import is_arraylike
 from stablax._src.bodies import PAYLOAD_ATTRIBUTE
 from stablax._src.core import ShapedArray, current_trace, to_tracer
 from stablax._src.ir import ir
@@ -315,11 +316,7 @@ def _check_leaves(fname: str, x: Any) -> bool:
     whether `x` has leaves at all (JAX returns a tree of none as it is)."""
     leaves = tree_util.tree_leaves(x)
     for leaf in leaves:
-        if not (
-            hasattr(leaf, "aval")
-            or dtypes.is_python_scalar(leaf)
-            or isinstance(leaf, (np.ndarray, np.generic))
-        ):
+        if not is_arraylike(leaf):
             raise TypeError(
                 f"lax.{fname}: argument {leaf!r} of type {type(leaf).__name__} is not a valid "
                 f"array{mlir.where_suffix()}"
