@@ -1660,6 +1660,24 @@ def _partition_bool_kth(call, ours, theirs, difference) -> bool:
     )
 
 
+def _polyfit_exact_x(call, ours, theirs, difference) -> bool:
+    """jnp.polyfit with integer or bool x and no rcond: stablax fits in the default float type
+    as NumPy does (x is promoted to inexact first); JAX 0.10.2 takes finfo of x's own dtype for
+    the default rcond and raises "data type ... not inexact", an accident of its order (so
+    stablax may instead reach its later check of the weights' shape, JAX's TypeError)."""
+    return (
+        call["fn"] == "jnp.polyfit"
+        and _error(theirs)
+        and theirs["type"] == "ValueError"
+        and bool(re.search(r"^data type <class 'numpy\.\w+'> not inexact", theirs["message"]))
+        and (
+            ours["kind"] == "value"
+            or ours["type"] == "TypeError"
+            and ours["message"].startswith("jnp.polyfit: expected 1-D weights")
+        )
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1788,6 +1806,7 @@ RULES: list[Rule] = [
     ),
     ("cov-ddof-beyond-count", _cov_ddof_beyond_count, _cov_ddof_beyond_count.__doc__),
     ("partition-bool-kth", _partition_bool_kth, _partition_bool_kth.__doc__),
+    ("polyfit-exact-x", _polyfit_exact_x, _polyfit_exact_x.__doc__),
 ]
 
 
