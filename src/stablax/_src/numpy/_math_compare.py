@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
+from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import promote_args, promote_args_inexact
@@ -68,6 +69,10 @@ _all_equal = _eager(_all_equal_impl, static_argnames="equal_nan")
 
 def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
     """True if the arrays have the same shape and elements (NaNs equal if `equal_nan`)."""
+    if a1 is None or a2 is None:  # JAX's class (its jnp.asarray refuses None so)
+        raise ValueError(
+            f"jnp.array_equal: None is not a valid value for jnp.array{mlir.where_suffix()}"
+        )
     a1, a2 = asarray(a1), asarray(a2)
     if a1.aval.shape != a2.aval.shape:
         return asarray(False)
