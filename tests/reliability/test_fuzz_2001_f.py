@@ -75,6 +75,15 @@ _FINDINGS = [
         lambda: stablax.vmap(lambda x: jnp.divmod(-1, x))(jnp.array([3, 7], "uint8")),
         ([85, 36], [0, 3]),
     ),
+    # isclose: equal elements are close whatever the tolerances, as JAX and NumPy.
+    (
+        "isclose negative atol",
+        lambda: jnp.isclose(jnp.array([1.0, 2.0]), jnp.array([1.0, 2.5]), atol=-1.0),
+        [True, False],
+    ),
+    ("isclose infinite a, infinite atol", lambda: jnp.isclose(np.inf, 1.0, atol=np.inf), True),
+    # logspace of exact powers into integers: NumPy's exact values (JAX's XLA pow gives 99999).
+    ("logspace int32 exact", lambda: jnp.logspace(5, 5, 3, dtype=jnp.int32), [100000] * 3),
 ]
 
 _TYPES = [

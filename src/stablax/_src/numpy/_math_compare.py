@@ -27,9 +27,9 @@ def _isclose_impl(a, b, rtol, atol, equal_nan):
     atol = lax.convert_element_type(asarray(atol), real_dt)
     bound = lax.add(atol, lax.mul(rtol, lax.abs(b)))
     close = lax.le(lax.abs(lax.sub(a, b)), bound)
-    # Infinities are close only to themselves; |inf - inf| would be nan.
-    both_finite = lax.bitwise_and(isfinite(a), isfinite(b))
-    out = lax.select(both_finite, close, lax.eq(a, b))
+    # As NumPy and JAX: equal elements are close whatever the tolerances (a negative atol
+    # included), and an infinite b is close only to itself.
+    out = lax.bitwise_or(lax.eq(a, b), lax.bitwise_and(isfinite(b), close))
     if equal_nan:
         out = lax.bitwise_or(out, lax.bitwise_and(lax.ne(a, a), lax.ne(b, b)))
     return _strong_bool(out)
@@ -39,7 +39,7 @@ _isclose = _eager(_isclose_impl, static_argnames="equal_nan")
 
 
 def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> Any:
-    """Elementwise |a - b| <= atol + rtol * |b|; infinities match only themselves."""
+    """Elementwise a == b or |a - b| <= atol + rtol * |b| (for a finite b)."""
     return _isclose(a, b, rtol, atol, bool(equal_nan))
 
 
