@@ -1674,6 +1674,37 @@ def _split_list_operand(call, ours, theirs, difference) -> bool:
     )
 
 
+def _polyfit_exact_x(call, ours, theirs, difference) -> bool:
+    """jnp.polyfit with integer or bool x and no rcond: stablax fits in the default float type
+    as NumPy does (x is promoted to inexact first); JAX 0.10.2 takes finfo of x's own dtype for
+    the default rcond and raises "data type ... not inexact", an accident of its order (so
+    stablax may instead reach its later check of the weights' shape, JAX's TypeError)."""
+    return (
+        call["fn"] == "jnp.polyfit"
+        and _error(theirs)
+        and theirs["type"] == "ValueError"
+        and bool(re.search(r"^data type <class 'numpy\.\w+'> not inexact", theirs["message"]))
+        and (
+            ours["kind"] == "value"
+            or ours["type"] == "TypeError"
+            and ours["message"].startswith("jnp.polyfit: expected 1-D weights")
+        )
+    )
+
+
+def _logspace_integer_rounding(call, ours, theirs, difference) -> bool:
+    """Integer logspace of exact powers: stablax gives base**y exactly (100000, as NumPy's
+    power of the float samples); JAX 0.10.2's XLA pow lands a hair below some of them, which
+    its conversion to the integer dtype truncates to one less (99999)."""
+    found = re.search(r"u?int\d+ values differ: element \d+: (\d+) vs JAX (\d+)", difference[1])
+    return (
+        call["fn"] == "jnp.logspace"
+        and _value_difference(difference)
+        and found is not None
+        and int(found[2]) == int(found[1]) - 1
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1803,6 +1834,12 @@ RULES: list[Rule] = [
     ("cov-ddof-beyond-count", _cov_ddof_beyond_count, _cov_ddof_beyond_count.__doc__),
     ("partition-bool-kth", _partition_bool_kth, _partition_bool_kth.__doc__),
     ("split-list-operand", _split_list_operand, _split_list_operand.__doc__),
+    ("polyfit-exact-x", _polyfit_exact_x, _polyfit_exact_x.__doc__),
+    (
+        "logspace-integer-rounding",
+        _logspace_integer_rounding,
+        _logspace_integer_rounding.__doc__,
+    ),
 ]
 
 

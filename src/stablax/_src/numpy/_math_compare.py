@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
+from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import promote_args, promote_args_inexact
@@ -26,9 +27,9 @@ def _isclose_impl(a, b, rtol, atol, equal_nan):
     atol = lax.convert_element_type(asarray(atol), real_dt)
     bound = lax.add(atol, lax.mul(rtol, lax.abs(b)))
     close = lax.le(lax.abs(lax.sub(a, b)), bound)
-    # Infinities are close only to themselves; |inf - inf| would be nan.
-    both_finite = lax.bitwise_and(isfinite(a), isfinite(b))
-    out = lax.select(both_finite, close, lax.eq(a, b))
+    # As NumPy and JAX: equal elements are close whatever the tolerances (a negative atol
+    # included), and an infinite b is close only to itself.
+    out = lax.bitwise_or(lax.eq(a, b), lax.bitwise_and(isfinite(b), close))
     if equal_nan:
         out = lax.bitwise_or(out, lax.bitwise_and(lax.ne(a, a), lax.ne(b, b)))
     return _strong_bool(out)
@@ -38,7 +39,7 @@ _isclose = _eager(_isclose_impl, static_argnames="equal_nan")
 
 
 def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> Any:
-    """Elementwise |a - b| <= atol + rtol * |b|; infinities match only themselves."""
+    """Elementwise a == b or |a - b| <= atol + rtol * |b| (for a finite b)."""
     return _isclose(a, b, rtol, atol, bool(equal_nan))
 
 
@@ -68,6 +69,10 @@ _all_equal = _eager(_all_equal_impl, static_argnames="equal_nan")
 
 def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
     """True if the arrays have the same shape and elements (NaNs equal if `equal_nan`)."""
+    if a1 is None or a2 is None:  # JAX's class (its jnp.asarray refuses None so)
+        raise ValueError(
+            f"jnp.array_equal: None is not a valid value for jnp.array{mlir.where_suffix()}"
+        )
     a1, a2 = asarray(a1), asarray(a2)
     if a1.aval.shape != a2.aval.shape:
         return asarray(False)

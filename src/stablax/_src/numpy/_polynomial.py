@@ -71,13 +71,25 @@ def _pad_front(p: Any, size: int) -> Any:
 def _add_or_sub(a1: Any, a2: Any, combine, name: str) -> Any:
     a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
     a1, a2 = (lax.reshape(a, (1,)) if a.aval.ndim == 0 else a for a in (a1, a2))
+    if name == "polysub" and a1.aval.dtype == np.bool_:  # JAX negates a2 first: always refused
+        raise TypeError(
+            f"jnp.polysub: coefficients of dtype bool cannot be negated{mlir.where_suffix()}"
+        )
     # As JAX (`longer.at[-k:].add(shorter)`): coefficients run along axis 0, and the shorter
-    # polynomial broadcasts into the last k rows of the longer one.
+    # polynomial broadcasts into the last k rows of the longer one (all of them when k is 0,
+    # as `-0:` selects everything), and an empty longer one comes back unchanged, unchecked.
     longer = a1 if a1.aval.shape[0] >= a2.aval.shape[0] else a2
     shape = longer.aval.shape
+    if 0 in shape:
+        return longer
+    if longer.aval.dtype == np.bool_:  # JAX's scatter-add refuses bool
+        raise TypeError(
+            f"jnp.{name}: add does not accept dtype bool; polynomial coefficients must be "
+            f"numbers{mlir.where_suffix()}"
+        )
     out = []
     for a in (a1, a2):
-        target = (a.aval.shape[0], *shape[1:])
+        target = (a.aval.shape[0] or shape[0], *shape[1:])
         if a.aval.ndim > len(target) or any(
             d not in (1, t) for d, t in zip(a.aval.shape[::-1], target[::-1], strict=False)
         ):
@@ -298,13 +310,21 @@ def _polyfit_impl(x, y, deg, rcond=None, full=False, w=None, cov=False):
             "jnp.polyfit: expected 1-D x and 1-D or 2-D y of the same length, got "
             f"{x.aval.shape} and {y.aval.shape}{mlir.where_suffix()}"
         )
+    if x.aval.shape[0] == 0:  # JAX's check and class
+        raise TypeError(f"jnp.polyfit: expected non-empty vector for x{mlir.where_suffix()}")
     order = deg + 1
     if rcond is None:
         rcond = x.aval.shape[0] * float(dtypes.finfo(x.aval.dtype).eps)
     lhs = _vander_impl(x, order)
     rhs = y
     if w is not None:
-        w = lax.convert_element_type(asarray(w), x.aval.dtype)
+        w = asarray(w)
+        if w.aval.ndim != 1 or w.aval.shape[0] != y.aval.shape[0]:  # JAX's checks and class
+            raise TypeError(
+                f"jnp.polyfit: expected 1-D weights of the same length as y ({y.aval.shape[0]}),"
+                f" got shape {w.aval.shape}{mlir.where_suffix()}"
+            )
+        w = lax.convert_element_type(w, x.aval.dtype)
         lhs = lax.mul(lhs, lax.broadcast_in_dim(w, lhs.aval.shape, (0,)))
         rhs = lax.mul(rhs, lax.broadcast_in_dim(w, rhs.aval.shape, (0,)))
     # Scale the columns to unit norm for a better conditioned least-squares problem.
@@ -327,6 +347,11 @@ def _polyfit_impl(x, y, deg, rcond=None, full=False, w=None, cov=False):
     if cov == "unscaled":
         factor = lax.full_like(residuals, 1)
     else:
+        if x.aval.shape[0] <= order:  # JAX's check and class
+            raise ValueError(
+                "jnp.polyfit: the number of data points must exceed order to scale the "
+                f"covariance matrix{mlir.where_suffix()}"
+            )
         factor = lax.div(residuals, lax.full_like(residuals, x.aval.shape[0] - order))
     if y.aval.ndim == 1:
         return c, lax.mul(base, lax.reshape(factor, ()) if factor.aval.ndim else factor)

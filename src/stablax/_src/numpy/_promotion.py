@@ -10,7 +10,7 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.config import config
 from stablax._src.core import ShapedArray
-from stablax._src.dispatch import weak_scalar
+from stablax._src.dispatch import check_python_int, weak_scalar
 from stablax._src.lax._elementwise_common import aval_or_none
 from stablax._src.lax._shapes import aval_of
 
@@ -77,6 +77,10 @@ def _as_operand(x: Any) -> Any:
 
 
 def _convert(x: Any, dtype: np.dtype, weak: bool) -> Any:
+    if type(x) is int and np.dtype(dtype).kind in "iu":
+        # As JAX (the int as its default integer type, then converted): OverflowError only
+        # past that type, and a narrower integer type wraps, traced or not.
+        x = np.asarray(x, check_python_int(x)).astype(dtype).item()
     if dtypes.is_python_scalar(x):
         return weak_scalar(x, dtype, weak_type=weak)
     if isinstance(x, (np.ndarray, np.generic, list, tuple)):

@@ -81,8 +81,9 @@ exp = _unary_inexact(_special_complex(lax.exp, "exp"))
 
 
 def _exp2(x):
-    if x.aval.dtype.kind == "c":
-        return lax.exp(lax.mul(x, np.asarray(np.log(2), x.aval.dtype)))
+    if x.aval.dtype.kind == "c":  # a weak x stays weak, as JAX's
+        ln2 = complex(np.log(2)) if x.aval.weak_type else np.asarray(np.log(2), x.aval.dtype)
+        return lax.exp(lax.mul(x, ln2))
     return lax.exp2(x)
 
 
@@ -214,7 +215,7 @@ def _int_floor_div(x, y):
     # x // 0 is 0, as in NumPy (JAX gives -2 here, an artefact of XLA's x / 0 = -1).
     zero = lax.full_like(y, 0)
     q = lax.div(x, y)
-    if x.aval.dtype.kind == "i":
+    if dtypes.issubdtype(x.aval.dtype, np.signedinteger):  # int4 and int2 included
         r = lax.rem(x, y)
         fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
         q = lax.select(fix, lax.sub(q, lax.full_like(q, 1)), q)
@@ -227,7 +228,7 @@ def floor_divide(x, y):
     0, as in NumPy (booleans divide as int32, as in JAX)."""
     x, y = promote_args_numeric("floor_divide", x, y)
     dt = x.aval.dtype
-    if dt.kind in "iu":
+    if dtypes.issubdtype(dt, np.integer):  # (u)int4 and (u)int2 included
         return _int_floor_div(x, y)
     if dt.kind == "c":
         raise TypeError("jnp.floor_divide does not support complex inputs")
@@ -277,7 +278,7 @@ def _mod(x, y):
         return _float_divmod(x, y)[1]
     r = lax.rem(x, y)
     zero = lax.full_like(r, 0)
-    if x.aval.dtype.kind == "i":
+    if dtypes.issubdtype(x.aval.dtype, np.signedinteger):  # int4 and int2 included
         fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
         r = lax.select(fix, lax.add(r, y), r)
     return lax.select(lax.eq(y, zero), zero, r)  # x % 0 is 0, as in NumPy and JAX
