@@ -254,6 +254,14 @@ _FINDINGS += [
     ),
 ]
 
+_FINDINGS += [
+    (
+        "fmod of int4 by zero",
+        lambda: jnp.fmod(jnp.array([5, -3], jnp.int4), jnp.array([0, 2], jnp.int4)),
+        [0, -1],
+    ),
+]
+
 # (id, call, value, dtype, weak_type) as JAX 0.10.2 gives.
 _TYPES = [
     (

@@ -304,7 +304,7 @@ def fmod(x, y):
         raise TypeError(f"jnp.fmod does not support complex inputs{mlir.where_suffix()}")
     if x.aval.dtype == np.bool_:
         x, y = (lax.convert_element_type(v, np.int32) for v in (x, y))
-    if x.aval.dtype.kind in "iu":  # x % 0 is 0, as in NumPy and JAX
+    if dtypes.KIND.get(x.aval.dtype) in ("i", "u"):  # x % 0 is 0 (int4 too), as NumPy and JAX
         zero = lax.full_like(y, 0)
         return lax.select(lax.eq(y, zero), zero, lax.rem(x, y))
     return lax.rem(x, y)
