@@ -300,6 +300,8 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
         # NumPy: "Quantiles must be in the range [0, 1]" (ValueError); JAX's floor(complex).
         "jnp.nanquantile": "does not support complex input",
         "jnp.quantile": "does not support complex input",
+        "jnp.percentile": "does not support complex input",
+        "jnp.nanpercentile": "does not support complex input",
         # NumPy: "mode 'bogus' is not supported" (ValueError); JAX's NotImplementedError.
         "jnp.pad": "unimplemented padding mode",
         # NumPy's TypeError for a non-integer ndmin; JAX compares it with the rank.
@@ -1705,6 +1707,45 @@ def _logspace_integer_rounding(call, ours, theirs, difference) -> bool:
     )
 
 
+def _str_axis_name(call, ours, theirs, difference) -> bool:
+    """A reduction's axis given as a str: stablax raises TypeError (an axis is an integer, as
+    NumPy's); JAX 0.10.2 takes the str for a named axis and raises NameError (unbound)."""
+    return (
+        _error(ours)
+        and ours["type"] == "TypeError"
+        and "axis must be an integer, a tuple of integers or None, got '" in ours["message"]
+        and _error(theirs)
+        and theirs["type"] == "NameError"
+    )
+
+
+def _variance_mean_rank(call, ours, theirs, difference) -> bool:
+    """var/nanvar with an axis out of range and a `mean` of another rank: both refuse them;
+    stablax reports the axis (ValueError), JAX the rank mismatch its subtraction meets first
+    (TypeError)."""
+    return (
+        call["fn"] in _VARIANCE_FNS
+        and "mean" in call["kwargs"]
+        and _error(ours)
+        and "is out of bounds for array of dimension" in ours["message"]
+        and _error(theirs)
+        and "arrays must have the same number of dimensions" in theirs["message"]
+    )
+
+
+def _apply_along_axis_extra_args(call, ours, theirs, difference) -> bool:
+    """jnp.apply_along_axis(jnp.sum, axis, arr, *args) passes the extra arrays on as sum's
+    axis, dtype and out: both refuse them, stablax's sum naming `out` (NotImplementedError,
+    checked first), JAX's failing to read the traced axis (ConcretizationTypeError)."""
+    return (
+        call["fn"] == "jnp.apply_along_axis"
+        and _error(ours)
+        and "the 'out' argument is not supported" in ours["message"]
+        and _error(theirs)
+        and theirs["type"] == "ConcretizationTypeError"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1839,6 +1880,13 @@ RULES: list[Rule] = [
         "logspace-integer-rounding",
         _logspace_integer_rounding,
         _logspace_integer_rounding.__doc__,
+    ),
+    ("str-axis-name", _str_axis_name, _str_axis_name.__doc__),
+    ("variance-mean-rank", _variance_mean_rank, _variance_mean_rank.__doc__),
+    (
+        "apply-along-axis-extra-args",
+        _apply_along_axis_extra_args,
+        _apply_along_axis_extra_args.__doc__,
     ),
 ]
 

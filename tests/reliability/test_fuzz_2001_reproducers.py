@@ -262,6 +262,15 @@ _FINDINGS += [
     ),
 ]
 
+_FINDINGS += [
+    (
+        "percentile checks its arrays first",
+        lambda: jnp.percentile(None, jnp.ones(3), weights=jnp.ones(1)),
+        TypeError,
+    ),
+    ("median of None", lambda: jnp.median(None), TypeError),
+]
+
 # (id, call, value, dtype, weak_type) as JAX 0.10.2 gives.
 _TYPES = [
     (

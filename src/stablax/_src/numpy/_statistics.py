@@ -11,6 +11,7 @@ from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import (
+    check_arraylike,
     promote_dtypes,
     promote_dtypes_inexact,
 )
@@ -115,8 +116,14 @@ _quantile = _eager(_quantile_impl, static_argnames=_STATIC)
 
 
 def _check_quantile_args(
-    out: Any, overwrite_input: bool, weights: Any, name: str, method: str = "linear"
+    out: Any,
+    overwrite_input: bool,
+    weights: Any,
+    name: str,
+    method: str = "linear",
+    arrays: tuple = (),
 ) -> None:
+    check_arraylike(name, *arrays)  # the arrays first, as JAX
     if overwrite_input or out is not None:  # JAX's check and class (arrays are immutable)
         raise ValueError(
             f"jnp.{name}: overwrite_input=True and out= are not supported{mlir.where_suffix()}"
@@ -153,7 +160,7 @@ def quantile(
     `method` is one of 'linear', 'lower', 'higher', 'midpoint', 'nearest', 'inverted_cdf' (the
     ones JAX supports). The result has shape q.shape + the shape of the reduced `a`.
     """
-    _check_quantile_args(out, overwrite_input, weights, "quantile", method)
+    _check_quantile_args(out, overwrite_input, weights, "quantile", method, (a, q))
     return _quantile(a, q, axis, method, keepdims, False)
 
 
@@ -169,7 +176,7 @@ def nanquantile(
     weights: Any = None,
 ) -> Any:
     """`quantile` ignoring NaNs (NaN only where a lane is all NaN)."""
-    _check_quantile_args(out, overwrite_input, weights, "nanquantile", method)
+    _check_quantile_args(out, overwrite_input, weights, "nanquantile", method, (a, q))
     return _quantile(a, q, axis, method, keepdims, True)
 
 
@@ -190,7 +197,7 @@ def percentile(
     weights: Any = None,
 ) -> Any:
     """The q-th percentiles (q in [0, 100]); see `quantile`."""
-    _check_quantile_args(out, overwrite_input, weights, "percentile", method)
+    _check_quantile_args(out, overwrite_input, weights, "percentile", method, (a, q))
     return _quantile(a, _hundredths(q), axis, method, keepdims, False)
 
 
@@ -206,7 +213,7 @@ def nanpercentile(
     weights: Any = None,
 ) -> Any:
     """`percentile` ignoring NaNs."""
-    _check_quantile_args(out, overwrite_input, weights, "nanpercentile", method)
+    _check_quantile_args(out, overwrite_input, weights, "nanpercentile", method, (a, q))
     return _quantile(a, _hundredths(q), axis, method, keepdims, True)
 
 
@@ -214,7 +221,7 @@ def median(
     a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, keepdims: bool = False
 ) -> Any:
     """Median over `axis` (the mean of the two middle values for even counts)."""
-    _check_quantile_args(out, overwrite_input, None, "median")
+    _check_quantile_args(out, overwrite_input, None, "median", arrays=(a,))
     return _quantile(a, 0.5, axis, "midpoint", keepdims, False)
 
 
@@ -222,7 +229,7 @@ def nanmedian(
     a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, keepdims: bool = False
 ) -> Any:
     """Median over `axis` ignoring NaNs."""
-    _check_quantile_args(out, overwrite_input, None, "nanmedian")
+    _check_quantile_args(out, overwrite_input, None, "nanmedian", arrays=(a,))
     return _quantile(a, 0.5, axis, "midpoint", keepdims, True)
 
 
