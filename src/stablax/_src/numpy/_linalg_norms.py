@@ -139,8 +139,12 @@ def vector_norm(
     if ord == -np.inf:
         return red.min(uf.abs(x), axis=axis, keepdims=keepdims)
     if ord == 0:
+        # The count is in the real type of the inexact input (float32 for complex64), as JAX;
+        # an integer input counts in its float type, as NumPy (JAX refuses it, see
+        # known_differences' vector-norm-integer-orders).
         (x,) = promote_dtypes_inexact(x)
-        return red.sum(uf.not_equal(x, 0), axis=axis, keepdims=keepdims, dtype=x.aval.dtype)
+        count_dtype = dtypes.finfo(x.aval.dtype).dtype
+        return red.sum(uf.not_equal(x, 0), axis=axis, keepdims=keepdims, dtype=count_dtype)
     if ord == 1:
         return red.sum(uf.abs(x), axis=axis, keepdims=keepdims)
     if isinstance(ord, str):

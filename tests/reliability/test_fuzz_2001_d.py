@@ -1,0 +1,76 @@
+"""Findings of the comparison fuzz with seed 2001 in linalg norms, dots, top_k, cumulative
+reductions and slicing, one row each, with JAX 0.10.2's answer (or NumPy's, where JAX's is an
+artefact) as the expected outcome: (id, call, expected value or exception class).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import stablax
+import stablax.numpy as jnp
+from stablax import lax
+
+
+def _value(x):
+    return np.asarray(x).tolist()
+
+
+_FINDINGS = [
+    # vector_norm of integers with ord 0 or p: NumPy's float norm (JAX's are artefacts).
+    (
+        "vector_norm int16 ord=3",
+        lambda: float(jnp.linalg.vector_norm(jnp.array([3, 4], jnp.int16), ord=3)),
+        pytest.approx(91.0 ** (1 / 3)),
+    ),
+    (
+        "vector_norm bool ord=-1",
+        lambda: jnp.linalg.vector_norm(jnp.array([True, False]), ord=-1),
+        0.0,
+    ),
+    # top_k checks k's sign first, then the axis; complex operands are JAX's ValueError.
+    ("top_k negative k, bad axis", lambda: lax.top_k(jnp.ones((5, 3)), -3, axis="a"), ValueError),
+    ("top_k negative k, complex", lambda: lax.top_k(jnp.ones(4, jnp.complex64), -3), ValueError),
+    ("top_k complex", lambda: lax.top_k(jnp.ones((5, 4), jnp.complex64), 2), ValueError),
+    (
+        "top_k traced k",
+        lambda: stablax.jit(lambda k: lax.top_k(True, k))(np.int32(1)),
+        stablax.errors.TracerBoolConversionError,
+    ),
+    ("top_k values", lambda: lax.top_k(jnp.array([1, 3, 2]), 2)[0], [3, 2]),
+]
+
+_TYPES = [
+    (
+        "vector_norm complex64 ord=0",
+        lambda: jnp.linalg.vector_norm(jnp.array([1, 0, 2], jnp.complex64), ord=0),
+        2.0,
+        "float32",
+        False,
+    ),
+    (
+        "vector_norm uint8 ord=0",
+        lambda: jnp.linalg.vector_norm(jnp.array([1, 0, 2], jnp.uint8), ord=0),
+        2.0,
+        "float32",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize("name, call, value, dtype, weak", _TYPES, ids=[c[0] for c in _TYPES])
+def test_fuzz_2001_d_result_type(name, call, value, dtype, weak):
+    out = call()
+    assert isinstance(out, stablax.Array), type(out)
+    assert (str(out.dtype), out.weak_type) == (dtype, weak)
+    assert _value(out) == value
+
+
+@pytest.mark.parametrize("name, call, expected", _FINDINGS, ids=[c[0] for c in _FINDINGS])
+def test_fuzz_2001_d_finding(name, call, expected):
+    if isinstance(expected, type):
+        with pytest.raises(expected):
+            call()
+        return
+    assert _value(call()) == expected
