@@ -39,6 +39,9 @@ _FINDINGS = [
         stablax.errors.TracerBoolConversionError,
     ),
     ("top_k values", lambda: lax.top_k(jnp.array([1, 3, 2]), 2)[0], [3, 2]),
+    # bessel_i1e of narrow floats: XLA cannot lower it; a TypeError, not a JaxRuntimeError.
+    ("bessel_i1e float8", lambda: lax.bessel_i1e(jnp.ones(2, jnp.float8_e4m3fn)), TypeError),
+    ("bessel_i1e float4", lambda: lax.bessel_i1e(jnp.ones(2, jnp.float4_e2m1fn)), TypeError),
 ]
 
 _TYPES = [
@@ -54,6 +57,13 @@ _TYPES = [
         lambda: jnp.linalg.vector_norm(jnp.array([1, 0, 2], jnp.uint8), ord=0),
         2.0,
         "float32",
+        False,
+    ),
+    (
+        "bessel_i1e bfloat16",
+        lambda: lax.bessel_i1e(jnp.zeros(1, jnp.bfloat16)),
+        [0.0],
+        "bfloat16",
         False,
     ),
 ]
