@@ -42,6 +42,12 @@ _FINDINGS = [
     # bessel_i1e of narrow floats: XLA cannot lower it; a TypeError, not a JaxRuntimeError.
     ("bessel_i1e float8", lambda: lax.bessel_i1e(jnp.ones(2, jnp.float8_e4m3fn)), TypeError),
     ("bessel_i1e float4", lambda: lax.bessel_i1e(jnp.ones(2, jnp.float4_e2m1fn)), TypeError),
+    # Strings and bytes are no array operands: TypeError before the axis or bit checks.
+    ("cumsum bytes", lambda: lax.cumsum(b"ab", axis=-1), TypeError),
+    ("cumprod str", lambda: lax.cumprod("ab"), TypeError),
+    ("reduce_precision bytes, bad bits", lambda: lax.reduce_precision(b"ab", 0, 3), TypeError),
+    ("reduce_precision None, bad bits", lambda: lax.reduce_precision(None, 0, 3), TypeError),
+    ("reduce_precision bad bits", lambda: lax.reduce_precision(1.0, 0, 3), ValueError),
 ]
 
 _TYPES = [
