@@ -48,6 +48,33 @@ _FINDINGS = [
     ("reduce_precision bytes, bad bits", lambda: lax.reduce_precision(b"ab", 0, 3), TypeError),
     ("reduce_precision None, bad bits", lambda: lax.reduce_precision(None, 0, 3), TypeError),
     ("reduce_precision bad bits", lambda: lax.reduce_precision(1.0, 0, 3), ValueError),
+    # dot_general: default dimension numbers read NumPy's shape; out_sharding is checked.
+    ("dot None lhs", lambda: lax.dot(None, jnp.ones(3)), ValueError),
+    ("dot_general None lhs", lambda: lax.dot_general(None, jnp.ones(3), None), ValueError),
+    (
+        "dot_general complex out_sharding",
+        lambda: lax.dot_general(jnp.ones(4), jnp.ones(4), None, out_sharding=1 + 2j),
+        TypeError,
+    ),
+    (
+        "dot_general nan numbers and out_sharding",
+        lambda: lax.dot_general(jnp.ones((2, 0)), jnp.ones((2, 0)), np.nan, out_sharding=np.nan),
+        TypeError,
+    ),
+    (
+        "tensordot complex out_sharding",
+        lambda: jnp.linalg.tensordot(jnp.ones((3, 1)), jnp.ones((3, 1)), out_sharding=1 + 2j),
+        TypeError,
+    ),
+    ("dot_general", lambda: lax.dot_general(jnp.ones(4), jnp.ones(4), None), 4.0),
+    # scaled_dot: a scale's blocks along a contracting dim hold at least 2 entries.
+    (
+        "scaled_dot block of 1",
+        lambda: lax.scaled_dot(
+            jnp.ones((3, 3)), jnp.ones((3, 3)), lhs_scale=jnp.ones((3, 3), jnp.uint16)
+        ),
+        TypeError,
+    ),
 ]
 
 _TYPES = [
