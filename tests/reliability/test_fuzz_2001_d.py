@@ -75,6 +75,31 @@ _FINDINGS = [
         ),
         TypeError,
     ),
+    # dynamic slices: a negative static start refused before the sizes and the update.
+    (
+        "dynamic_slice_in_dim negative start and size",
+        lambda: lax.dynamic_slice_in_dim(
+            jnp.ones((2, 2, 2)), -3, -3, axis=0, allow_negative_indices=False
+        ),
+        ValueError,
+    ),
+    (
+        "dynamic_slice_in_dim negative start, size too big",
+        lambda: lax.dynamic_slice_in_dim(jnp.ones((2, 2)), -1, 4, allow_negative_indices=False),
+        ValueError,
+    ),
+    (
+        "dynamic_slice_in_dim negative start allowed",
+        lambda: lax.dynamic_slice_in_dim(jnp.arange(3), -1, 1),
+        [2],
+    ),
+    (
+        "dynamic_update_slice scalar update of a matrix",
+        lambda: lax.dynamic_update_slice(jnp.ones((3, 0), jnp.uint32), -1, (1, 4)),
+        TypeError,
+    ),
+    # cond of an empty batch of matrices: an empty result.
+    ("cond empty matrix", lambda: jnp.linalg.cond(jnp.ones((2, 0))), ValueError),
 ]
 
 _TYPES = [
@@ -89,6 +114,13 @@ _TYPES = [
         "vector_norm uint8 ord=0",
         lambda: jnp.linalg.vector_norm(jnp.array([1, 0, 2], jnp.uint8), ord=0),
         2.0,
+        "float32",
+        False,
+    ),
+    (
+        "cond empty batch",
+        lambda: jnp.linalg.cond(jnp.ones((2, 0, 2, 2), jnp.int8)),
+        [[], []],
         "float32",
         False,
     ),

@@ -161,7 +161,9 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any: 
 
 def _cond_impl(x, p=None):
     x = matrices("cond", x, square=p not in (None, 2, -2))
-    if x.aval.size == 0:  # JAX's check and class (NumPy raises LinAlgError, a ValueError)
+    # JAX's check and class (NumPy raises LinAlgError, a ValueError); an empty batch of
+    # matrices is no error, its condition numbers an empty array.
+    if 0 in x.aval.shape[-2:]:
         raise ValueError(
             f"jnp.linalg.cond: input array must not be empty, got shape {x.aval.shape}"
             f"{mlir.where_suffix()}"
