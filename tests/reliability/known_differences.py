@@ -1688,6 +1688,21 @@ def _vector_norm_integer_orders(call, ours, theirs, difference) -> bool:
     )
 
 
+def _reduce_vmap_negative_axes(call, ours, theirs, difference) -> bool:
+    """lax.reduce_and/or/xor under vmap with negative axes: stablax checks the operand as
+    unbatched (here a TypeError for its dtype); JAX 0.10.2's batching rule looks the negative
+    axis up in a list of non-negative ones and fails inside with ValueError "0 is not in
+    list"."""
+    return (
+        call["fn"] in ("lax.reduce_and", "lax.reduce_or", "lax.reduce_xor")
+        and call["mode"] == "vmap"
+        and _error(ours)
+        and _error(theirs)
+        and theirs["type"] == "ValueError"
+        and bool(re.fullmatch(r"-?\d+ is not in list", theirs["message"]))
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1820,6 +1835,11 @@ RULES: list[Rule] = [
         "vector-norm-integer-orders",
         _vector_norm_integer_orders,
         _vector_norm_integer_orders.__doc__,
+    ),
+    (
+        "reduce-vmap-negative-axes",
+        _reduce_vmap_negative_axes,
+        _reduce_vmap_negative_axes.__doc__,
     ),
 ]
 

@@ -100,6 +100,21 @@ _FINDINGS = [
     ),
     # cond of an empty batch of matrices: an empty result.
     ("cond empty matrix", lambda: jnp.linalg.cond(jnp.ones((2, 0))), ValueError),
+    # Logical reductions take bool and 8- to 64-bit integers.
+    ("reduce_and int4", lambda: lax.reduce_and(jnp.zeros((3, 3), jnp.int4), (1, 0)), TypeError),
+    ("reduce_or uint4", lambda: lax.reduce_or(jnp.zeros((3, 3), jnp.uint4), (1,)), TypeError),
+    ("reduce_and uint8", lambda: lax.reduce_and(jnp.full(3, 6, jnp.uint8), (0,)), 6),
+    # pmax/pmin over a positional axis with axis_index_groups: JAX's ValueError.
+    (
+        "pmax int axis with groups",
+        lambda: lax.pmax(jnp.ones(3), 2, axis_index_groups=2),
+        ValueError,
+    ),
+    (
+        "pmin int axis with groups",
+        lambda: lax.pmin(jnp.ones(3), 0, axis_index_groups=[[0]]),
+        ValueError,
+    ),
 ]
 
 _TYPES = [
