@@ -1746,6 +1746,49 @@ def _apply_along_axis_extra_args(call, ours, theirs, difference) -> bool:
     )
 
 
+def _vector_norm_integer_orders(call, ours, theirs, difference) -> bool:
+    """jnp.linalg.vector_norm of an integer or bool input with ord 0 or a p other than 1 and 2:
+    stablax computes in the float type, as NumPy (a count for ord=0, (sum |x|**p)**(1/p)
+    otherwise); JAX 0.10.2 takes finfo of the integer type for ord=0 (ValueError "not
+    inexact") and raises to the powers p and 1/p in the integer type, 1/p truncated to 0, so
+    every norm is 1 (or TypeError for negative p, OverflowError for unsigned ones)."""
+    arg = call["args"][0]
+    integer = arg.get("dtype", "").startswith(("int", "uint", "bool")) or (
+        isinstance(arg.get("py"), (bool, int)) and "dtype" not in arg
+    )
+    order = call["kwargs"].get("ord", {}).get("py")
+    jax_artefact = (
+        _error(theirs)
+        and (
+            "not inexact" in theirs["message"]
+            or "Integers cannot be raised to negative powers" in theirs["message"]
+            or bool(re.search(r"Python integer -\d+ out of bounds for uint", theirs["message"]))
+        )
+    ) or (difference[0] == "diverge-dtype" and "int" in theirs["value"]["dtype"])
+    return (
+        call["fn"] == "jnp.linalg.vector_norm"
+        and integer
+        and isinstance(order, int)
+        and order not in (1, 2)
+        and jax_artefact
+    )
+
+
+def _reduce_vmap_negative_axes(call, ours, theirs, difference) -> bool:
+    """lax.reduce_and/or/xor under vmap with negative axes: stablax checks the operand as
+    unbatched (here a TypeError for its dtype); JAX 0.10.2's batching rule looks the negative
+    axis up in a list of non-negative ones and fails inside with ValueError "0 is not in
+    list"."""
+    return (
+        call["fn"] in ("lax.reduce_and", "lax.reduce_or", "lax.reduce_xor")
+        and call["mode"] == "vmap"
+        and _error(ours)
+        and _error(theirs)
+        and theirs["type"] == "ValueError"
+        and bool(re.fullmatch(r"-?\d+ is not in list", theirs["message"]))
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1887,6 +1930,16 @@ RULES: list[Rule] = [
         "apply-along-axis-extra-args",
         _apply_along_axis_extra_args,
         _apply_along_axis_extra_args.__doc__,
+    ),
+    (
+        "vector-norm-integer-orders",
+        _vector_norm_integer_orders,
+        _vector_norm_integer_orders.__doc__,
+    ),
+    (
+        "reduce-vmap-negative-axes",
+        _reduce_vmap_negative_axes,
+        _reduce_vmap_negative_axes.__doc__,
     ),
 ]
 

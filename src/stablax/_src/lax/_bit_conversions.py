@@ -144,6 +144,7 @@ def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> An
       An array of the operand's dtype (`stablehlo.reduce_precision`): round to nearest even,
       overflow to infinity, NaN kept. `reduce_precision(x, 5, 10)` rounds as float16 does.
     """
+    aval_of(operand)  # an operand that is no array (None, bytes) first, as JAX
     exponent_bits, mantissa_bits = operator.index(exponent_bits), operator.index(mantissa_bits)
     _check_bits(exponent_bits, mantissa_bits)  # before the dtype, as JAX
     if dtypes.is_python_scalar(operand):

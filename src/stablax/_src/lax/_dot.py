@@ -54,10 +54,18 @@ def canonicalize_precision(precision: Any) -> tuple[Precision, Precision] | None
     )
 
 
+def _shape(x: Any) -> tuple:
+    # NumPy's shape of what is no array (None: ()), as JAX reads it for the default numbers.
+    try:
+        return aval_of(x).shape
+    except TypeError:
+        return np.shape(x)
+
+
 def _default_dims(lhs: Any, rhs: Any) -> tuple:
     """JAX's dimension numbers when none are given: a plain matrix/vector product, else
     ValueError."""
-    lhs_shape, rhs_shape = aval_of(lhs).shape, aval_of(rhs).shape
+    lhs_shape, rhs_shape = _shape(lhs), _shape(rhs)
     if 1 <= len(lhs_shape) <= 2 and 1 <= len(rhs_shape) <= 2 and lhs_shape[-1] == rhs_shape[0]:
         return (((len(lhs_shape) - 1,), (0,)), ((), ()))
     raise ValueError(
@@ -179,15 +187,19 @@ def dot_general(
     Returns:
       batch dims, then lhs free dims, then rhs free dims.
     """
+    # JAX's order: the default dimension numbers, the sharding, the dimension numbers' form,
+    # then the preferred type.
+    if dimension_numbers is None:  # as JAX (dot_general is dot with dimension numbers)
+        dimension_numbers = _default_dims(lhs, rhs)
+    _check_out_sharding(out_sharding)
+    numbers = _dims(dimension_numbers)
     pet = (
         None
         if preferred_element_type is None
         else dtypes.canonicalize_dtype(preferred_element_type)
     )
-    if dimension_numbers is None:  # as JAX (dot_general is dot with dimension numbers)
-        dimension_numbers = _default_dims(lhs, rhs)
     if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
-        return _dot_with_algorithm(lhs, rhs, _dims(dimension_numbers), precision, pet)
+        return _dot_with_algorithm(lhs, rhs, numbers, precision, pet)
     precision = canonicalize_precision(precision)  # checked before the dtypes, as JAX
     lhs_dtype, rhs_dtype = aval_of(lhs).dtype, aval_of(rhs).dtype
     out_dtype = _result_dtype(lhs_dtype, rhs_dtype, pet)
@@ -201,10 +213,21 @@ def dot_general(
         "stablehlo.dot_general",
         lhs,
         rhs,
-        dimension_numbers=_dims(dimension_numbers),
+        dimension_numbers=numbers,
         precision=precision,
         preferred_element_type=pet,
     )
+
+
+def _check_out_sharding(out_sharding: Any) -> None:
+    """JAX's check of dot_general's `out_sharding`: None, a NamedSharding or a PartitionSpec."""
+    from stablax._compat.sharding import NamedSharding, PartitionSpec
+
+    if out_sharding is not None and not isinstance(out_sharding, (NamedSharding, PartitionSpec)):
+        raise TypeError(
+            "lax.dot_general: out_sharding must be a NamedSharding or a PartitionSpec, got "
+            f"{out_sharding!r} of type {type(out_sharding).__name__}{mlir.where_suffix()}"
+        )
 
 
 def _bit_width(dtype: np.dtype) -> int:

@@ -30,6 +30,13 @@ from stablax._src.lax._elementwise_common import (
 def _unary_rule(opname: str, groups: tuple, result_dtype=None):
     def rule(x: ShapedArray, accuracy: Any = None) -> ShapedArray:
         check_dtype(opname, x.dtype, groups)
+        if opname == "bessel_i1e" and x.dtype.itemsize < 2:
+            # XLA has no lowering of chlo.bessel_i1e for 8- and 4-bit floats: refused here
+            # rather than failing at compile time (JAX lets the JaxRuntimeError through).
+            raise TypeError(
+                f"lax.bessel_i1e does not accept dtype {x.dtype}: it takes 16-, 32- and 64-bit "
+                f"floats{mlir.where_suffix()}"
+            )
         if result_dtype is None:
             return x
         return ShapedArray(x.shape, result_dtype(x.dtype), x.weak_type)

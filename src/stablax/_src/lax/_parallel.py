@@ -383,6 +383,12 @@ def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
 
 
 def _extremum(fname: str, key: str, x: Any, axis_name: Any, axis_index_groups: Any) -> Any:
+    positional = any(isinstance(n, int) for n in _axis_names(axis_name))
+    if positional and axis_index_groups is not None:  # JAX's check, first (ValueError)
+        raise ValueError(
+            f"lax.{fname}: axis_index_groups only supported for reductions over named axes, "
+            f"got axis_name={axis_name!r}{mlir.where_suffix()}"
+        )
     if not _check_leaves(fname, x):
         return x
     names = _axis_names(axis_name)

@@ -223,6 +223,19 @@ def _scale_to(scale: Any, shape: tuple[int, ...], contracting: Sequence[int]) ->
     return scale
 
 
+def _check_block_size(side: str, shape: tuple, scale: Any, contracting: Sequence[int]) -> None:
+    # JAX's check: a given scale covers blocks of at least 2 entries of a contracting dim.
+    if scale is None:
+        return
+    have = aval_of(scale).shape
+    for i in contracting:
+        if have[i] and shape[i] % have[i] == 0 and shape[i] // have[i] < 2:
+            raise TypeError(
+                f"scaled_dot: the ratio of {side} contracting dim {i} (size {shape[i]}) to its "
+                f"scale's size {have[i]} must be at least 2{mlir.where_suffix()}"
+            )
+
+
 def _unit_scale(shape: tuple[int, ...], contracting: Sequence[int]) -> Any:
     scale_shape = tuple(1 if i in contracting else d for i, d in enumerate(shape))
     return convert_element_type(
@@ -269,6 +282,11 @@ def scaled_dot(
         batch = tuple(range(n - 2))
         dimension_numbers = (((n - 1,), (n - 2,)), (batch, batch))
     (lc, rc), _ = _dims(dimension_numbers)
+    for side, operand, scale, contracting in (
+        ("lhs", lhs_aval, lhs_scale, lc),
+        ("rhs", rhs_aval, rhs_scale, rc),
+    ):
+        _check_block_size(side, operand.shape, scale, contracting)
     if lhs_scale is None:
         lhs_scale = _unit_scale(lhs_aval.shape, lc)
     if rhs_scale is None:

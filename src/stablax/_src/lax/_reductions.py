@@ -384,6 +384,13 @@ def _reduce(computation: str, operand: Any, axes: Sequence[int], init: Any = Non
     aval = aval_of(operand)
     if computation in MONOIDS:  # the dtype before the axes, in JAX's order
         check_dtype(f"reduce_{computation}", aval.dtype, MONOIDS[computation][1])
+    logical = computation in ("and", "or", "xor")
+    if logical and aval.dtype != np.bool_ and dtypes.itemsize_bits(aval.dtype) < 8:
+        # JAX's logical reductions take bool and the 8- to 64-bit integers only.
+        raise TypeError(
+            f"lax.reduce_{computation}: logical reductions take bool or 8- to 64-bit integer "
+            f"operands, got {aval.dtype.name}{mlir.where_suffix()}"
+        )
     axes = _normalize_axes(axes, aval.ndim, f"reduce_{computation}")
     if init is None:
         init = identity_element(computation, aval.dtype)

@@ -38,7 +38,8 @@ def aval_of(x: Any) -> ShapedArray:
     if hasattr(x, "__jax_array__"):
         return aval_of(x.__jax_array__())
     array = np.asarray(x)
-    if array.dtype == object:  # None or another object NumPy only wraps (as to_array)
+    # None or another object NumPy only wraps (as to_array), or strings and bytes
+    if array.dtype == object or array.dtype.kind in "SU":
         raise TypeError(
             f"Value {x!r} of type {type(x).__name__} is not a valid stablax array type"
             f"{mlir.where_suffix()}"

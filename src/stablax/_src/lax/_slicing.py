@@ -182,6 +182,26 @@ def _check_start_indices(opname: str, x: ShapedArray, indices: Sequence[ShapedAr
 # arithmetic; the shape rules repeat the checks for the rewrites, which call `bind` directly.
 
 
+def _check_static_negative(
+    opname: str, start_indices: Any, shape: Sequence[int], allow_negative: Any
+) -> None:
+    # A negative static start index where negative ones are not allowed: ValueError, checked
+    # with the indices, before the sizes and the update, as JAX.
+    indices = _split_indices(start_indices, opname)
+    if isinstance(allow_negative, (bool, np.bool_)):
+        allow_negative = (bool(allow_negative),) * len(shape)
+    if not isinstance(allow_negative, (list, tuple)) or len(allow_negative) != len(shape):
+        return  # _start_operands refuses it
+    for i, dim, wrap in zip(indices, shape, allow_negative, strict=True):
+        s = _static_int(i)
+        if s is not None and s < 0 and not wrap:
+            raise _value_error(
+                opname,
+                f"start index {s} is negative (dimension size {dim}) and "
+                "allow_negative_indices is False",
+            )
+
+
 def _check_index_count(opname: str, start_indices: Any, shape: Sequence[int]) -> None:
     # Checked before the sizes and the update, as JAX does (ValueError).
     count = len(_split_indices(start_indices, opname))
@@ -386,6 +406,7 @@ def _dynamic_slice(
 ) -> Any:
     aval = aval_of(operand)
     _check_index_count(opname, start_indices, aval.shape)  # before the sizes, as JAX
+    _check_static_negative(opname, start_indices, aval.shape, allow_negative)
     sizes = _ints(slice_sizes, "slice_sizes", opname)
     _check_slice_sizes(opname, aval, sizes)
     indices = _start_operands(opname, start_indices, aval.shape, sizes, allow_negative)
@@ -402,10 +423,15 @@ def _dynamic_update_slice(
     allow_negative: bool | Sequence[bool],
 ) -> Any:
     aval = aval_of(operand)
+    _check_index_count(opname, start_indices, aval.shape)
+    _check_static_negative(opname, start_indices, aval.shape, allow_negative)
+    if dtypes.is_python_scalar(update) and aval.ndim:
+        # A scalar update of an array: the rank is wrong whatever the scalar's value, so that
+        # is the error (as JAX), not the value's range in the operand's dtype.
+        _check_update(opname, aval, ShapedArray((), aval.dtype))
     if dtypes.is_python_scalar(update):
         update = _scalar_operand(update, [aval.dtype])
     update_aval = aval_of(update)
-    _check_index_count(opname, start_indices, aval.shape)
     _check_update(opname, aval, update_aval)
     indices = _start_operands(opname, start_indices, aval.shape, update_aval.shape, allow_negative)
     return bind("stablehlo.dynamic_update_slice", operand, update, *indices)

@@ -245,6 +245,8 @@ def sort_key_val(
 
 def _top_k_rule(x: ShapedArray, *, k: int) -> tuple[ShapedArray, ShapedArray]:
     where = mlir.where_suffix()
+    if np.issubdtype(x.dtype, np.complexfloating):  # JAX's class
+        raise ValueError(f"lax.top_k: top_k is not compatible with complex inputs{where}")
     check_dtype("top_k", x.dtype, (BOOL, INT, FLOAT))
     if k < 0:
         raise ValueError(f"lax.top_k: k must be nonnegative, got {k}{where}")
@@ -318,12 +320,20 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     Returns:
       `(values, indices)`, both with `axis` of size `k`.
     """
+    # JAX's order: k's sign first (a traced k fails here, converted to bool), then the axis,
+    # then the operand's dtype.
+    if k < 0:
+        raise ValueError(f"lax.top_k: k must be nonnegative, got {k}{mlir.where_suffix()}")
     ndim = aval_of(operand).ndim
     if ndim == 0:
         raise ValueError(
             f"lax.top_k: axis {axis} is out of bounds for a rank-0 array{mlir.where_suffix()}"
         )
     axis = _normalize_axis(axis, ndim, "top_k", "axis")
+    if np.issubdtype(aval_of(operand).dtype, np.complexfloating):
+        raise ValueError(
+            f"lax.top_k: top_k is not compatible with complex inputs{mlir.where_suffix()}"
+        )
     k = operator.index(k)
     if axis == ndim - 1:
         return bind("chlo.top_k", operand, k=k)

@@ -176,7 +176,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
             )
         a_axes = tuple(canonicalize_axis(x, a_nd, "jnp.tensordot") for x in a_axes)
         b_axes = tuple(canonicalize_axis(x, b_nd, "jnp.tensordot") for x in b_axes)
-    return lax.dot_general(a, b, ((a_axes, b_axes), ((), ())), precision, preferred_element_type)
+    dims = ((a_axes, b_axes), ((), ()))
+    return lax.dot_general(a, b, dims, precision, preferred_element_type, out_sharding=out_sharding)
 
 
 def kron(a, b):

@@ -139,8 +139,12 @@ def vector_norm(
     if ord == -np.inf:
         return red.min(uf.abs(x), axis=axis, keepdims=keepdims)
     if ord == 0:
+        # The count is in the real type of the inexact input (float32 for complex64), as JAX;
+        # an integer input counts in its float type, as NumPy (JAX refuses it, see
+        # known_differences' vector-norm-integer-orders).
         (x,) = promote_dtypes_inexact(x)
-        return red.sum(uf.not_equal(x, 0), axis=axis, keepdims=keepdims, dtype=x.aval.dtype)
+        count_dtype = dtypes.finfo(x.aval.dtype).dtype
+        return red.sum(uf.not_equal(x, 0), axis=axis, keepdims=keepdims, dtype=count_dtype)
     if ord == 1:
         return red.sum(uf.abs(x), axis=axis, keepdims=keepdims)
     if isinstance(ord, str):
@@ -157,7 +161,9 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any: 
 
 def _cond_impl(x, p=None):
     x = matrices("cond", x, square=p not in (None, 2, -2))
-    if x.aval.size == 0:  # JAX's check and class (NumPy raises LinAlgError, a ValueError)
+    # JAX's check and class (NumPy raises LinAlgError, a ValueError); an empty batch of
+    # matrices is no error, its condition numbers an empty array.
+    if 0 in x.aval.shape[-2:]:
         raise ValueError(
             f"jnp.linalg.cond: input array must not be empty, got shape {x.aval.shape}"
             f"{mlir.where_suffix()}"
