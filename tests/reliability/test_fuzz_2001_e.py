@@ -1,0 +1,68 @@
+"""Findings of the seed-2001 comparison fuzz in set, split and indexing functions, one row each,
+with JAX 0.10.2's answer as the expected outcome: (id, call, expected value or exception class).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import stablax
+import stablax.numpy as jnp
+
+
+def _value(x):
+    return np.asarray(x).tolist()
+
+
+_I = jnp.array([3, 1, 2, 1])
+
+_FINDINGS = [
+    # setdiff1d: assume_unique keeps ar1's order; size pads with zeros when no fill_value.
+    ("setdiff1d assume_unique order", lambda: jnp.setdiff1d(_I, 5, True), [3, 1, 2, 1]),
+    (
+        "setdiff1d assume_unique size",
+        lambda: jnp.setdiff1d(_I, 1, True, size=4, fill_value=9),
+        [3, 2, 9, 9],
+    ),
+    ("setdiff1d size pads zeros", lambda: jnp.setdiff1d(_I, 1, size=4), [2, 3, 0, 0]),
+    ("setdiff1d empty result pads zeros", lambda: jnp.setdiff1d(_I, _I, size=2), [0, 0]),
+    ("setdiff1d empty ar1 pads zeros", lambda: jnp.setdiff1d(_I[:0], 1, size=2), [0, 0]),
+    (
+        "setdiff1d fill_value not scalar",
+        lambda: jnp.setdiff1d(_I, 1, size=0, fill_value=jnp.ones(1)),
+        ValueError,
+    ),
+    (
+        "setdiff1d traced ar1 without size",
+        lambda: stablax.jit(lambda x: jnp.setdiff1d(x, 3.0))(jnp.zeros((2, 0), "uint8")),
+        stablax.errors.ConcretizationTypeError,
+    ),
+]
+
+_TYPES = [
+    (
+        "setdiff1d weak ar1 with size",
+        lambda: jnp.setdiff1d(3.0, 1, size=2),
+        [3.0, 0.0],
+        "float32",
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize("name, call, value, dtype, weak", _TYPES, ids=[c[0] for c in _TYPES])
+def test_fuzz_2001_e_result_type(name, call, value, dtype, weak):
+    out = call()
+    assert isinstance(out, stablax.Array), type(out)
+    assert (str(out.dtype), out.weak_type) == (dtype, weak)
+    assert _value(out) == value
+
+
+@pytest.mark.parametrize("name, call, expected", _FINDINGS, ids=[c[0] for c in _FINDINGS])
+def test_fuzz_2001_e_finding(name, call, expected):
+    if isinstance(expected, type):
+        with pytest.raises(expected):
+            call()
+        return
+    assert _value(call()) == expected
