@@ -1660,6 +1660,35 @@ def _partition_bool_kth(call, ours, theirs, difference) -> bool:
     )
 
 
+def _unique_grad_without_size(call, ours, theirs, difference) -> bool:
+    """Gradients through jnp.unique without size: JAX's come out all zeros, though the values
+    are elements of the input and its own size= path gives them a gradient of one each (an
+    accident of its concrete boolean-mask path); stablax gives the gradient of the selection
+    (one per distinct value at its first occurrence) with or without size."""
+    flat = theirs.get("value", {}).get("values", {}).get("flat", [1])
+    return (
+        call["fn"] == "jnp.unique"
+        and call["mode"] == "grad"
+        and call["kwargs"].get("size", {}).get("py") is None
+        and _value_difference(difference)
+        and all(v == 0 for v in flat)
+    )
+
+
+def _unique_size_of_empty_rows(call, ours, theirs, difference) -> bool:
+    """jnp.unique along an axis with size= and no fill_value, where the slices along that axis
+    are empty (another axis has length 0): JAX's sort path treats the input as one row and
+    ignores size (results of length 1); stablax honours size, padding as documented."""
+    return (
+        call["fn"] == "jnp.unique"
+        and difference[0] == "diverge-shape"
+        and call["kwargs"].get("size", {}).get("py") is not None
+        and call["kwargs"].get("axis", {}).get("py") is not None
+        and call["kwargs"].get("fill_value", {}).get("py") is None
+        and any(0 in s.get("array", [1]) for s in _arrays(call))
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1788,6 +1817,16 @@ RULES: list[Rule] = [
     ),
     ("cov-ddof-beyond-count", _cov_ddof_beyond_count, _cov_ddof_beyond_count.__doc__),
     ("partition-bool-kth", _partition_bool_kth, _partition_bool_kth.__doc__),
+    (
+        "unique-grad-without-size",
+        _unique_grad_without_size,
+        _unique_grad_without_size.__doc__,
+    ),
+    (
+        "unique-size-of-empty-rows",
+        _unique_size_of_empty_rows,
+        _unique_size_of_empty_rows.__doc__,
+    ),
 ]
 
 
