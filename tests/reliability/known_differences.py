@@ -1689,6 +1689,29 @@ def _unique_size_of_empty_rows(call, ours, theirs, difference) -> bool:
     )
 
 
+def _vectorize_checks_at_definition(call, ours, theirs, difference) -> bool:
+    """jnp.vectorize with a pyfunc that is not callable, excluded not a collection, or a
+    signature that does not parse: stablax rejects them when the vectorized function is made,
+    as NumPy (TypeError, ValueError); JAX defines the function and fails only when (or if) it
+    is called."""
+    return (
+        call["fn"] == "jnp.vectorize"
+        and _error(ours)
+        and (
+            "jnp.vectorize: pyfunc must be callable" in ours["message"]
+            or "jnp.vectorize: excluded must be a sequence" in ours["message"]
+            or ours["message"].startswith("not a valid gufunc signature")
+        )
+        and (
+            theirs["kind"] == "value"
+            or (
+                _error(theirs)
+                and "returned a value of type <class 'function'>" in theirs["message"]
+            )
+        )
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1826,6 +1849,11 @@ RULES: list[Rule] = [
         "unique-size-of-empty-rows",
         _unique_size_of_empty_rows,
         _unique_size_of_empty_rows.__doc__,
+    ),
+    (
+        "vectorize-checks-at-definition",
+        _vectorize_checks_at_definition,
+        _vectorize_checks_at_definition.__doc__,
     ),
 ]
 
