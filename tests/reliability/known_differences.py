@@ -1712,6 +1712,18 @@ def _vectorize_checks_at_definition(call, ours, theirs, difference) -> bool:
     )
 
 
+def _split_negative_sections_of_nothing(call, ours, theirs, difference) -> bool:
+    """jnp.split (and its kin) of an axis of length 0 into a negative number of sections:
+    divmod(0, -2) leaves no rest, so JAX returns -2 copies of the empty piece (an empty list);
+    stablax rejects a count below one, as NumPy (ValueError), whatever the axis's length."""
+    return (
+        call["fn"] in ("jnp.split", "jnp.array_split", "jnp.hsplit", "jnp.vsplit", "jnp.dsplit")
+        and _error(ours)
+        and "number of sections must be larger than 0" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1854,6 +1866,11 @@ RULES: list[Rule] = [
         "vectorize-checks-at-definition",
         _vectorize_checks_at_definition,
         _vectorize_checks_at_definition.__doc__,
+    ),
+    (
+        "split-negative-sections-of-nothing",
+        _split_negative_sections_of_nothing,
+        _split_negative_sections_of_nothing.__doc__,
     ),
 ]
 

@@ -38,6 +38,17 @@ _FINDINGS = [
         lambda: stablax.jit(lambda x: jnp.setdiff1d(x, 3.0))(jnp.zeros((2, 0), "uint8")),
         stablax.errors.ConcretizationTypeError,
     ),
+    # split: a float count of sections is read with int(), as JAX and NumPy.
+    ("split 1.5 sections", lambda: len(jnp.split(jnp.zeros((3, 1)), 1.5)), 1),
+    ("split 2.0 sections", lambda: [p.shape for p in jnp.split(jnp.zeros(4), 2.0)], [[2], [2]]),
+    ("split 2.5 sections of 3", lambda: jnp.split(jnp.zeros(3), 2.5), ValueError),
+    ("dsplit 1.5 sections", lambda: len(jnp.dsplit(jnp.zeros((1, 2, 0)), 1.5)), 1),
+    # arange: bool results are refused (iota makes numbers only); empty ranges of huge ints.
+    ("arange bool dtype", lambda: jnp.arange(1, step=5, dtype=jnp.bool_), TypeError),
+    ("arange of bools", lambda: jnp.arange(True, True, True), TypeError),
+    ("arange of a numpy bool", lambda: jnp.arange(np.bool_(True)), TypeError),
+    ("arange empty past int64", lambda: jnp.arange(2**63, 5), []),
+    ("arange empty huge bounds", lambda: jnp.arange(2**63, stop=2**63), []),
 ]
 
 _TYPES = [
