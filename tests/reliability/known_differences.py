@@ -1724,6 +1724,48 @@ def _split_negative_sections_of_nothing(call, ours, theirs, difference) -> bool:
     )
 
 
+def _partition_complex_checks(call, ours, theirs, difference) -> bool:
+    """jnp.partition/argpartition of a complex array with a bad axis or kth: stablax partitions
+    complex arrays (lexicographic order, as NumPy), so its own check of axis or kth fires
+    (ValueError, TypeError); JAX implements no complex partition and raises
+    NotImplementedError before looking at them."""
+    return (
+        call["fn"] in ("jnp.partition", "jnp.argpartition")
+        and _error(ours)
+        and ours["type"] in ("ValueError", "TypeError")
+        and _error(theirs)
+        and theirs["type"] == "NotImplementedError"
+        and "for complex dtype is not implemented" in theirs["message"]
+    )
+
+
+def _delete_bool_scalar_obj(call, ours, theirs, difference) -> bool:
+    """jnp.delete with a scalar bool obj: JAX reads True as the index 1 (operator.index) and
+    deletes that entry; stablax takes a bool obj as a mask, as NumPy, so a 0-d one does not
+    match the axis (ValueError, NumPy's class)."""
+    return (
+        call["fn"] == "jnp.delete"
+        and isinstance(call["args"][1].get("py"), bool)
+        and _error(ours)
+        and "jnp.delete: a boolean mask must have shape" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
+def _delete_unique_indices_out_of_bounds(call, ours, theirs, difference) -> bool:
+    """jnp.delete with assume_unique_indices=True and indices out of bounds: JAX's fast path
+    clips them into range and returns whatever that gives; stablax checks them, as NumPy
+    (IndexError)."""
+    return (
+        call["fn"] == "jnp.delete"
+        and call["kwargs"].get("assume_unique_indices", {}).get("py") is True
+        and _error(ours)
+        and ours["type"] == "IndexError"
+        and "is out of bounds for axis" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1871,6 +1913,17 @@ RULES: list[Rule] = [
         "split-negative-sections-of-nothing",
         _split_negative_sections_of_nothing,
         _split_negative_sections_of_nothing.__doc__,
+    ),
+    (
+        "partition-complex-checks",
+        _partition_complex_checks,
+        _partition_complex_checks.__doc__,
+    ),
+    ("delete-bool-scalar-obj", _delete_bool_scalar_obj, _delete_bool_scalar_obj.__doc__),
+    (
+        "delete-unique-indices-out-of-bounds",
+        _delete_unique_indices_out_of_bounds,
+        _delete_unique_indices_out_of_bounds.__doc__,
     ),
 ]
 

@@ -49,6 +49,12 @@ _FINDINGS = [
     ("arange of a numpy bool", lambda: jnp.arange(np.bool_(True)), TypeError),
     ("arange empty past int64", lambda: jnp.arange(2**63, 5), []),
     ("arange empty huge bounds", lambda: jnp.arange(2**63, stop=2**63), []),
+    # delete: one index out of bounds is JAX's ValueError; an object for obj its TypeError.
+    ("delete scalar index out of bounds", lambda: jnp.delete(3, 3), ValueError),
+    ("delete 0-d index out of bounds", lambda: jnp.delete(_I, jnp.int8(-5)), ValueError),
+    ("delete object obj", lambda: jnp.delete(-1j, object()), TypeError),
+    ("delete index array out of bounds", lambda: jnp.delete(_I, jnp.array([5])), IndexError),
+    ("delete negative index", lambda: jnp.delete(_I, -4), [1, 2, 1]),
 ]
 
 _TYPES = [
