@@ -1766,6 +1766,19 @@ def _delete_unique_indices_out_of_bounds(call, ours, theirs, difference) -> bool
     )
 
 
+def _take_along_axis_mode_of_nothing(call, ours, theirs, difference) -> bool:
+    """jnp.take_along_axis of empty arrays with a mode that is no gather mode ('constant'):
+    JAX returns the empty result before it parses mode (it rejects the same mode on non-empty
+    input, ValueError); stablax checks mode first, whatever the sizes."""
+    return (
+        call["fn"] == "jnp.take_along_axis"
+        and _error(ours)
+        and ours["message"].startswith("Unknown gather/scatter mode")
+        and theirs["kind"] == "value"
+        and any(0 in s.get("array", [1]) for s in _arrays(call))
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1924,6 +1937,11 @@ RULES: list[Rule] = [
         "delete-unique-indices-out-of-bounds",
         _delete_unique_indices_out_of_bounds,
         _delete_unique_indices_out_of_bounds.__doc__,
+    ),
+    (
+        "take-along-axis-mode-of-nothing",
+        _take_along_axis_mode_of_nothing,
+        _take_along_axis_mode_of_nothing.__doc__,
     ),
 ]
 

@@ -55,6 +55,31 @@ _FINDINGS = [
     ("delete object obj", lambda: jnp.delete(-1j, object()), TypeError),
     ("delete index array out of bounds", lambda: jnp.delete(_I, jnp.array([5])), IndexError),
     ("delete negative index", lambda: jnp.delete(_I, -4), [1, 2, 1]),
+    # place: every argument is an array first; no values to place is an error, as JAX.
+    ("place object vals", lambda: jnp.place(jnp.ones(3), 0.5, object()), TypeError),
+    (
+        "place from nothing",
+        lambda: jnp.place(jnp.ones((0, 0)), jnp.ones((0, 0)), jnp.ones((0, 0)), inplace=False),
+        ValueError,
+    ),
+    (
+        "place from an empty array",
+        lambda: jnp.place(jnp.ones(3), jnp.array([1, 0, 1]), jnp.array([]), inplace=False),
+        ValueError,
+    ),
+    # block: None is no block (JAX's ValueError).
+    ("block of None", lambda: jnp.block([jnp.ones((2, 1)), None]), ValueError),
+    # dstack/concatenate with a dtype: each array converted, no promotion, then the ranks.
+    (
+        "dstack ranks before promotion",
+        lambda: jnp.dstack((jnp.ones(3, "int8"), jnp.zeros((2, 2, 1, 2), "uint4")), dtype="uint8"),
+        TypeError,
+    ),
+    (
+        "concatenate uint4 and int8 with a dtype",
+        lambda: jnp.concatenate([jnp.ones(1, "uint4"), jnp.ones(1, "int8")], dtype="float32"),
+        [1.0, 1.0],
+    ),
 ]
 
 _TYPES = [

@@ -87,6 +87,8 @@ def _block_depth(arrays: Any, name: str) -> tuple[int, int]:
         if len({d for d, _ in depths}) != 1:
             raise ValueError(f"{name}: list depths are mismatched")
         return depths[0][0] + 1, max(r for _, r in depths)
+    if arrays is None:  # JAX's class (its jnp.array of None)
+        raise ValueError(f"{name}: None is not a valid block{mlir.where_suffix()}")
     return 0, asarray(arrays).aval.ndim
 
 
