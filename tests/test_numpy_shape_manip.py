@@ -255,8 +255,10 @@ def test_split_errors():
         jnp.split(np.arange(6), 4)
     with pytest.raises(ValueError, match="3 or more"):
         jnp.dsplit(A, 2)
-    with pytest.raises(IndexError, match="out of bounds"):
+    with pytest.raises(ValueError, match="out of bounds"):  # one index: JAX's class
         jnp.delete(np.arange(6), 7)
+    with pytest.raises(IndexError, match="out of bounds"):
+        jnp.delete(np.arange(6), np.array([7]))
     with pytest.raises(ValueError, match="depths are mismatched"):
         jnp.block([[A], A])
 

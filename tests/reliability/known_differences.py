@@ -1789,6 +1789,125 @@ def _reduce_vmap_negative_axes(call, ours, theirs, difference) -> bool:
     )
 
 
+def _unique_grad_without_size(call, ours, theirs, difference) -> bool:
+    """Gradients through jnp.unique without size: JAX's come out all zeros, though the values
+    are elements of the input and its own size= path gives them a gradient of one each (an
+    accident of its concrete boolean-mask path); stablax gives the gradient of the selection
+    (one per distinct value at its first occurrence) with or without size."""
+    flat = theirs.get("value", {}).get("values", {}).get("flat", [1])
+    return (
+        call["fn"] == "jnp.unique"
+        and call["mode"] == "grad"
+        and call["kwargs"].get("size", {}).get("py") is None
+        and _value_difference(difference)
+        and all(v == 0 for v in flat)
+    )
+
+
+def _unique_size_of_empty_rows(call, ours, theirs, difference) -> bool:
+    """jnp.unique along an axis with size= and no fill_value, where the slices along that axis
+    are empty (another axis has length 0): JAX's sort path treats the input as one row and
+    ignores size (results of length 1); stablax honours size, padding as documented."""
+    return (
+        call["fn"] == "jnp.unique"
+        and difference[0] == "diverge-shape"
+        and call["kwargs"].get("size", {}).get("py") is not None
+        and call["kwargs"].get("axis", {}).get("py") is not None
+        and call["kwargs"].get("fill_value", {}).get("py") is None
+        and any(0 in s.get("array", [1]) for s in _arrays(call))
+    )
+
+
+def _vectorize_checks_at_definition(call, ours, theirs, difference) -> bool:
+    """jnp.vectorize with a pyfunc that is not callable, excluded not a collection, or a
+    signature that does not parse: stablax rejects them when the vectorized function is made,
+    as NumPy (TypeError, ValueError); JAX defines the function and fails only when (or if) it
+    is called."""
+    return (
+        call["fn"] == "jnp.vectorize"
+        and _error(ours)
+        and (
+            "jnp.vectorize: pyfunc must be callable" in ours["message"]
+            or "jnp.vectorize: excluded must be a sequence" in ours["message"]
+            or ours["message"].startswith("not a valid gufunc signature")
+        )
+        and (
+            theirs["kind"] == "value"
+            or (
+                _error(theirs)
+                and "returned a value of type <class 'function'>" in theirs["message"]
+            )
+        )
+    )
+
+
+def _split_negative_sections_of_nothing(call, ours, theirs, difference) -> bool:
+    """jnp.split (and its kin) of an axis of length 0 into a negative number of sections:
+    divmod(0, -2) leaves no rest, so JAX returns -2 copies of the empty piece (an empty list);
+    stablax rejects a count below one, as NumPy (ValueError), whatever the axis's length."""
+    return (
+        call["fn"] in ("jnp.split", "jnp.array_split", "jnp.hsplit", "jnp.vsplit", "jnp.dsplit")
+        and _error(ours)
+        and "number of sections must be larger than 0" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
+def _partition_complex_checks(call, ours, theirs, difference) -> bool:
+    """jnp.partition/argpartition of a complex array with a bad axis or kth: stablax partitions
+    complex arrays (lexicographic order, as NumPy), so its own check of axis or kth fires
+    (ValueError, TypeError); JAX implements no complex partition and raises
+    NotImplementedError before looking at them."""
+    return (
+        call["fn"] in ("jnp.partition", "jnp.argpartition")
+        and _error(ours)
+        and ours["type"] in ("ValueError", "TypeError")
+        and _error(theirs)
+        and theirs["type"] == "NotImplementedError"
+        and "for complex dtype is not implemented" in theirs["message"]
+    )
+
+
+def _delete_bool_scalar_obj(call, ours, theirs, difference) -> bool:
+    """jnp.delete with a scalar bool obj: JAX reads True as the index 1 (operator.index) and
+    deletes that entry; stablax takes a bool obj as a mask, as NumPy, so a 0-d one does not
+    match the axis (ValueError, NumPy's class)."""
+    return (
+        call["fn"] == "jnp.delete"
+        and isinstance(call["args"][1].get("py"), bool)
+        and _error(ours)
+        and "jnp.delete: a boolean mask must have shape" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
+def _delete_unique_indices_out_of_bounds(call, ours, theirs, difference) -> bool:
+    """jnp.delete with assume_unique_indices=True and indices out of bounds: JAX's fast path
+    clips them into range and returns whatever that gives; stablax checks them, as NumPy
+    (IndexError)."""
+    return (
+        call["fn"] == "jnp.delete"
+        and call["kwargs"].get("assume_unique_indices", {}).get("py") is True
+        and _error(ours)
+        and ours["type"] == "IndexError"
+        and "is out of bounds for axis" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
+def _take_along_axis_mode_of_nothing(call, ours, theirs, difference) -> bool:
+    """jnp.take_along_axis of empty arrays with a mode that is no gather mode ('constant'):
+    JAX returns the empty result before it parses mode (it rejects the same mode on non-empty
+    input, ValueError); stablax checks mode first, whatever the sizes."""
+    return (
+        call["fn"] == "jnp.take_along_axis"
+        and _error(ours)
+        and ours["message"].startswith("Unknown gather/scatter mode")
+        and theirs["kind"] == "value"
+        and any(0 in s.get("array", [1]) for s in _arrays(call))
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -1940,6 +2059,42 @@ RULES: list[Rule] = [
         "reduce-vmap-negative-axes",
         _reduce_vmap_negative_axes,
         _reduce_vmap_negative_axes.__doc__,
+    ),
+    (
+        "unique-grad-without-size",
+        _unique_grad_without_size,
+        _unique_grad_without_size.__doc__,
+    ),
+    (
+        "unique-size-of-empty-rows",
+        _unique_size_of_empty_rows,
+        _unique_size_of_empty_rows.__doc__,
+    ),
+    (
+        "vectorize-checks-at-definition",
+        _vectorize_checks_at_definition,
+        _vectorize_checks_at_definition.__doc__,
+    ),
+    (
+        "split-negative-sections-of-nothing",
+        _split_negative_sections_of_nothing,
+        _split_negative_sections_of_nothing.__doc__,
+    ),
+    (
+        "partition-complex-checks",
+        _partition_complex_checks,
+        _partition_complex_checks.__doc__,
+    ),
+    ("delete-bool-scalar-obj", _delete_bool_scalar_obj, _delete_bool_scalar_obj.__doc__),
+    (
+        "delete-unique-indices-out-of-bounds",
+        _delete_unique_indices_out_of_bounds,
+        _delete_unique_indices_out_of_bounds.__doc__,
+    ),
+    (
+        "take-along-axis-mode-of-nothing",
+        _take_along_axis_mode_of_nothing,
+        _take_along_axis_mode_of_nothing.__doc__,
     ),
 ]
 

@@ -250,25 +250,32 @@ def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
             raise ValueError("jnp.arange: complex start/stop/step are not supported")
         if not (isinstance(v, (bool, int, float, np.generic, np.ndarray, Array)) or v is None):
             raise TypeError(f"jnp.arange: arguments must be numbers, got {type(v).__name__}")
+    if dtype is None:
+        # NumPy scalars and arrays keep their dtype (arange(np.int8(3)) is int8); Python
+        # scalars are weak. Only the arguments given count, as JAX.
+        dtype = dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
     if stop is None:
         start, stop = 0, start
     if step is None:
         step = 1
-    if dtype is None:
-        # NumPy scalars and arrays keep their dtype (arange(np.int8(3)) is int8); Python
-        # scalars are weak.
-        dtype = dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
     values = [
         np.asarray(v).item() if isinstance(v, (Array, np.ndarray, np.generic)) else v
         for v in (start, stop, step)
     ]
     dtype = dtypes.canonicalize_dtype(dtype)
+    if dtype == np.bool_:  # as JAX, whose iota takes numbers only
+        raise TypeError(
+            "jnp.arange: dtype bool is not supported: the values are made by iota, which "
+            f"accepts integer, floating and complex types only{mlir.where_suffix()}"
+        )
     start_v, stop_v, step_v = values
     if step_v == 0:
         raise ValueError("jnp.arange: step must not be zero")
     size = max(0, math.ceil((stop_v - start_v) / step_v))
     if dtype.kind in "iu" and all(isinstance(v, int) for v in values):
         out = lax.iota(dtype, size)
+        if size == 0:  # the bounds need not fit the dtype (arange(2**63, 5) is empty)
+            return out
         if step_v != 1:
             out = lax.mul(out, np.asarray(step_v, dtype))
         if start_v != 0:

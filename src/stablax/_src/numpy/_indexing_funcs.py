@@ -211,6 +211,7 @@ def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:
     """`np.place` as a pure function (needs `inplace=False`): the elements where `mask` is True
     take `vals` in order, repeating cyclically. Works on traced masks (a running count)."""
     arr = asarray(arr)
+    asarray(mask), asarray(vals)  # every argument an array first, in JAX's order
     if inplace:
         raise _inplace_error("place")
     mask = _ufuncs.not_equal(_shape.ravel(asarray(mask)), False)
@@ -220,8 +221,8 @@ def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:
             f"{mask.aval.size} elements{mlir.where_suffix()}"
         )
     vals = _shape.ravel(asarray(vals, dtype=arr.aval.dtype))
-    if vals.aval.size == 0:
-        return arr
+    if vals.aval.size == 0:  # as JAX, even where nothing is to be placed
+        raise ValueError(f"jnp.place: cannot place values from an empty array{mlir.where_suffix()}")
     order = lax.sub(lax.cumsum(lax.convert_element_type(mask, np.int32)), 1)
     picked = take(vals, _ufuncs.remainder(order, vals.aval.size), mode="clip")
     flat = _ufuncs.where(mask, picked, _shape.ravel(arr))

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
+from stablax._src.core import Tracer
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, promote_dtypes
@@ -22,6 +23,7 @@ from stablax._src.numpy._sorting import (
     index_dtype,
     normalize_axis,
     searchsorted,
+    size_hint,
     take_1d,
 )
 
@@ -381,11 +383,41 @@ def setdiff1d(
     size: int | None = None,
     fill_value: Any = None,
 ) -> Any:
-    """The sorted distinct values of `ar1` that are not in `ar2` (NumPy's `setdiff1d`)."""
-    del assume_unique
+    """The sorted distinct values of `ar1` that are not in `ar2` (NumPy's `setdiff1d`).
+
+    With `assume_unique`, the values of `ar1` not in `ar2` in their order in `ar1`, unsorted, as
+    JAX. With `size`, padded with `fill_value` (a scalar; zero when not given).
+    """
+    name = "jnp.setdiff1d"
     ar1, ar2 = _flat(ar1), _flat(ar2)  # the values keep ar1's dtype, as in JAX
+    if size is None:
+        # As JAX: the result's length is that of ar1's values, so ar1 must be concrete first.
+        if isinstance(ar1, Tracer):
+            concrete_value(ar1, name, size_hint(name))
+    else:
+        size = operator.index(size)
+        if size < 0:
+            raise ValueError(f"{name}: size must be nonnegative, got {size}{mlir.where_suffix()}")
+    fill = asarray(0 if fill_value is None else fill_value)
+    if fill.aval.ndim:
+        raise ValueError(
+            f"{name}: fill_value must be a scalar, got shape {fill.aval.shape}{mlir.where_suffix()}"
+        )
+    fill = lax.convert_element_type(fill, ar1.aval.dtype)
+    if ar1.aval.weak_type:
+        fill = lax.convert_element_type(fill, ar1.aval.dtype, weak_type=True)
+    n = ar1.aval.shape[0]
+    if n == 0:
+        return lax.broadcast_in_dim(fill, (size or 0,), ())
     keep = isin(ar1, ar2, invert=True)
-    return _keep_distinct(ar1, keep, size, fill_value, "setdiff1d")
+    if not assume_unique:
+        out = _keep_distinct(ar1, keep, size, fill, "setdiff1d")
+        return lax.convert_element_type(out, out.aval.dtype, weak_type=ar1.aval.weak_type)
+    if size is None:
+        positions = np.flatnonzero(concrete_value(keep, name, size_hint(name)))
+        return take_1d(ar1, asarray(positions.astype(index_dtype())))
+    starts, valid = _flat_nonzero_positions(keep, size)
+    return lax.select(valid, take_1d(ar1, starts), lax.broadcast_in_dim(fill, (size,), ()))
 
 
 def intersect1d(

@@ -87,6 +87,8 @@ def _block_depth(arrays: Any, name: str) -> tuple[int, int]:
         if len({d for d, _ in depths}) != 1:
             raise ValueError(f"{name}: list depths are mismatched")
         return depths[0][0] + 1, max(r for _, r in depths)
+    if arrays is None:  # JAX's class (its jnp.array of None)
+        raise ValueError(f"{name}: None is not a valid block{mlir.where_suffix()}")
     return 0, asarray(arrays).aval.ndim
 
 
@@ -132,6 +134,11 @@ def _static_indices(obj: Any, n: int, name: str) -> np.ndarray:
     if isinstance(obj, (str, bytes)):  # no array of indices (JAX's class)
         raise TypeError(f"{name}: obj must be a slice, an integer or integers, got {obj!r}")
     idx = np.asarray(obj)
+    if name == "jnp.delete" and idx.dtype == object:  # JAX's class: no array-like at all
+        raise TypeError(
+            f"{name}: obj must be a slice, an integer or an array of indices, got "
+            f"{type(obj).__name__}{mlir.where_suffix()}"
+        )
     if name == "jnp.delete" and idx.dtype == bool:  # a mask of the entries to delete, as JAX
         if idx.shape != (n,):
             raise ValueError(f"{name}: a boolean mask must have shape ({n},), got {idx.shape}")
@@ -169,6 +176,11 @@ def delete(arr: Any, obj: Any, axis: int | None = None, *, assume_unique_indices
     arr, axis = _axis_or_flat(arr, axis, "jnp.delete")
     n = arr.aval.shape[axis]
     idx = _static_indices(obj, n, "jnp.delete")
+    if idx.ndim == 0 and not -n <= idx < n:  # one index: JAX's class, as for an axis
+        raise ValueError(
+            f"jnp.delete: index {idx} is out of bounds for axis {axis} with size {n}"
+            f"{mlir.where_suffix()}"
+        )
     _check_bounds(idx, n, axis, "jnp.delete", inclusive=False)
     keep = np.ones(n, dtype=bool)
     keep[idx % n if n else idx] = False

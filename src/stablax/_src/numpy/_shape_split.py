@@ -18,6 +18,8 @@ def _split_points(sections: Any, size: int, name: str, *, equal: bool) -> list[i
         raise TypeError(f"{name}: indices_or_sections must be concrete, not traced")
     if np.ndim(sections) == 0:
         n = np.asarray(sections).item() if hasattr(sections, "shape") else sections
+        if isinstance(n, (float, np.floating)) and np.isfinite(n):
+            n = int(n)  # as JAX's (and NumPy's) int(): 1.5 sections are 1
         if not hasattr(n, "__index__"):  # NumPy's and JAX's int() would read '2' as 2
             raise TypeError(
                 f"{name}: indices_or_sections must be an integer or a sequence of integers, got "
