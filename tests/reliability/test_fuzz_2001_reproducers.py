@@ -271,6 +271,20 @@ _FINDINGS += [
     ("median of None", lambda: jnp.median(None), TypeError),
 ]
 
+_FINDINGS += [
+    # Found re-running the fixed functions' calls: JAX's first checks come before those above.
+    (
+        "householder_product batch ranks first",
+        lambda: lax.linalg.householder_product(jnp.ones((3, 4)), jnp.ones((2, 3))),
+        TypeError,
+    ),
+    (
+        "conv_transpose strides read for a padding string",
+        lambda: lax.conv_transpose(jnp.ones((3, 2, 3)), jnp.ones((3, 2, 3)), "ab", "SAME"),
+        TypeError,
+    ),
+]
+
 # (id, call, value, dtype, weak_type) as JAX 0.10.2 gives.
 _TYPES = [
     (

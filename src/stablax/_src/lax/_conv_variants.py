@@ -84,7 +84,10 @@ def conv_transpose(
             )
         dimension_numbers = _TRANSPOSE_DEFAULT_LAYOUTS[len(lhs_shape)]
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers, op)
-    # JAX's order: the feature sizes, then the dtypes, then the strides.
+    # JAX's order: the strides' type when a padding string needs them, the feature sizes, the
+    # dtypes, then the strides' length.
+    if isinstance(padding, str):
+        strides = _spatial(strides, len(lhs_shape) - 2, "strides", op)
     lhs_features = lhs_shape[dn.lhs_spec[1]]
     rhs_features = rhs_shape[dn.rhs_spec[0 if transpose_kernel else 1]]
     if lhs_features != rhs_features:

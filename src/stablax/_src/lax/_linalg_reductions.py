@@ -98,7 +98,13 @@ def _householder_product_rule(a: ShapedArray, taus: ShapedArray) -> ShapedArray:
     name = "householder_product"
     if a.ndim < 2 or taus.ndim < 1:
         _same_batch(name, a, taus, ranks=(2, 1))  # raises the rank error
-    # The core shapes first, then batch dimensions and dtypes, as JAX.
+    if a.ndim - 2 != taus.ndim - 1:  # JAX's first check, and class
+        raise linalg_error(
+            name,
+            f"inputs must have the same number of batch dimensions, got {a.str_short()} and "
+            f"{taus.str_short()}",
+        )
+    # Then the core shapes, then the batch dimensions and dtypes, as JAX.
     m, n = a.shape[-2:]
     if m < n:
         raise linalg_error(
