@@ -339,6 +339,20 @@ _TYPES = [
         "int32",
         False,
     ),
+    (
+        "convert of a weak int to bool is strong",
+        lambda: lax.convert_element_type(0, bool),
+        False,
+        "bool",
+        False,
+    ),
+    (
+        "setdiff1d of an empty bool array",
+        lambda: jnp.setdiff1d(jnp.zeros(0, bool), 1),
+        [],
+        "bool",
+        False,
+    ),
     ("tensorsolve of Python ints", lambda: jnp.linalg.tensorsolve(7, 7), 1.0, "float32", True),
     (
         "solve weak operands",

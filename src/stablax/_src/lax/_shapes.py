@@ -142,7 +142,10 @@ def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) 
     if new_dtype == np.bool_ and old != np.bool_:
         from stablax._src.lax._elementwise import ne
 
-        return ne(operand, weak_scalar(0, old) if old.kind != "c" else weak_scalar(0j, old))
+        out = ne(operand, weak_scalar(0, old) if old.kind != "c" else weak_scalar(0j, old))
+        if aval_of(out).weak_type == weak_type:
+            return out
+        return bind("stablehlo.convert", out, new_dtype=new_dtype, weak_type=bool(weak_type))
     if old.kind == "c" and new_dtype.kind != "c":
         from stablax._src.lax._elementwise_unary import real
 
