@@ -243,6 +243,12 @@ def frexp(x):
         np.asarray(0, int_dt),
     )
     special = lax.bitwise_or(is_zero, lax.bitwise_not(lax.is_finite(x)))
+    # The bits carry no derivative: add d(mantissa)/dx = 2**-exponent as a term that is exactly
+    # zero in value, as JAX's mantissa x / 2**exponent has it (none for subnormals, whose scale
+    # would overflow).
+    scale = lax.exp2(lax.neg(lax.convert_element_type(exponent, dt)))
+    scale = lax.select(lax.bitwise_or(subnormal, special), lax.full_like(scale, 0), scale)
+    mantissa = lax.add(mantissa, lax.mul(lax.sub(x, lax.stop_gradient(x)), scale))
     mantissa = lax.select(special, x, mantissa)
     exponent = lax.select(special, lax.full_like(exponent, 0), exponent)
     return mantissa, lax.convert_element_type(exponent, np.int32)
