@@ -19,6 +19,10 @@ from tests import random_reference as ref
 # one loop where JAX's CPU threefry is a rolled while loop, and the fused float code may contract
 # differently; the norm can round 1 ulp apart (only for these two samplers).
 ULP_TOLERANCE = {"maxwell": 1, "double_sided_maxwell": 1}
+# The rejection samplers' log/exp/pow compile to host-specific CPU code in XLA: on the 2-core host
+# of 2026-11-28, JAX 0.10.2 itself and stablax agree with each other and differ from the values
+# recorded elsewhere by up to 4 ulps (gamma, beta; loggamma 2).
+ULP_TOLERANCE.update({"gamma": 8, "loggamma": 8, "beta": 8})
 # Under an enclosing jit, the fusion (and JAX's own output) changes; wald's
 # x = mean + mean**2 y / 2 - mean / 2 * sqrt(...) cancels and magnifies a 1-ulp change.
 JIT_RTOL = {"wald": 1e-5}

@@ -42,6 +42,13 @@ KNOWN_FAILURES: dict[str, str] = {}
 # in the last bits where XLA fuses a reduction differently).
 RTOL, ATOL = 1e-5, 1e-6
 
+# Arrays whose values depend on the host CPU in JAX itself, checked for shape and dtype only:
+# nnx_cnn's BatchNorm bias has a gradient of rounding size, which Adam normalizes to full steps
+# of either sign, and the model's output follows it. JAX 0.10.2 on the 2-core host of
+# 2026-11-28 gives param2 [-0.0103, -0.0042, 0.0137, 0.0144] where the recording host gave
+# [0.0077, -0.0028, 0.0227, -0.0072]; the losses and the other parameters agree to 1e-5.
+HOST_DEPENDENT = {"flax/nnx_cnn": ("param2", "eval")}
+
 
 def _installed(library: str) -> bool:
     return all(importlib.util.find_spec(m) is not None for m in LIBRARIES[library])
@@ -89,8 +96,13 @@ def _mismatches(library: str, ours: dict, expected: dict) -> dict[str, str]:
         if sorted(got) != sorted(want):
             wrong[workload] = f"returned {sorted(got)}, JAX returned {sorted(want)}"
             continue
+        host_dependent = HOST_DEPENDENT.get(f"{library}/{workload}", ())
         for name, value in want.items():
             try:
+                if name in host_dependent:
+                    assert np.shape(got[name]) == np.shape(value), (np.shape(got[name]), value)
+                    assert np.asarray(got[name]).dtype == value.dtype
+                    continue
                 np.testing.assert_allclose(got[name], value, rtol=RTOL, atol=ATOL)
             except AssertionError as err:
                 wrong[workload] = f"{name}: {err}"
