@@ -76,11 +76,20 @@ def _as_operand(x: Any) -> Any:
     return x
 
 
+# (min, max) of each integer dtype a Python int operand has been converted to.
+_INT_LIMITS: dict[np.dtype, tuple[int, int]] = {}
+
+
 def _convert(x: Any, dtype: np.dtype, weak: bool) -> Any:
-    if type(x) is int and np.dtype(dtype).kind in "iu":
-        # As JAX (the int as its default integer type, then converted): OverflowError only
-        # past that type, and a narrower integer type wraps, traced or not.
-        x = np.asarray(x, check_python_int(x)).astype(dtype).item()
+    if type(x) is int and dtypes.KIND.get(dtype) in ("i", "u"):
+        limits = _INT_LIMITS.get(dtype)
+        if limits is None:
+            info = dtypes.iinfo(dtype)
+            limits = _INT_LIMITS[dtype] = (int(info.min), int(info.max))
+        if not limits[0] <= x <= limits[1]:
+            # As JAX (the int as its default integer type, then converted): OverflowError only
+            # past that type, and a narrower integer type wraps, traced or not.
+            x = np.asarray(x, check_python_int(x)).astype(dtype).item()
     if dtypes.is_python_scalar(x):
         return weak_scalar(x, dtype, weak_type=weak)
     if isinstance(x, (np.ndarray, np.generic, list, tuple)):
