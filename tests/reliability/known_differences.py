@@ -362,7 +362,8 @@ def _lax_python_scalars(call, ours, theirs, difference) -> bool:
     if not (_SAME_DTYPES.search(theirs["message"]) or jax_overflow):
         return False
     return ours["kind"] == "value" or (
-        ours["type"] == "OverflowError" and "out of bounds for" in ours["message"]
+        ours["type"] == "OverflowError"
+        and bool(re.search(r"out of bounds for|too large to convert to", ours["message"]))
     )
 
 
