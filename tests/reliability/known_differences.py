@@ -1909,6 +1909,46 @@ def _take_along_axis_mode_of_nothing(call, ours, theirs, difference) -> bool:
     )
 
 
+def _broadcast_shapes_of_arrays(call, ours, theirs, difference) -> bool:
+    """jnp.broadcast_shapes given integer arrays as shapes: JAX passes their elements through
+    as 0-d Arrays; stablax gives the broadcast shape as Python ints (what a shape holds)."""
+
+    def ints(value):
+        return [v.get("scalar") if "scalar" in v else None for v in value.get("seq", [])]
+
+    def array_ints(value):
+        return [
+            v["values"]["ints"][0]
+            if v.get("shape") == [] and "ints" in v.get("values", {})
+            else None
+            for v in value.get("seq", [])
+        ]
+
+    return (
+        call["fn"] == "jnp.broadcast_shapes"
+        and ours["kind"] == "value"
+        and theirs["kind"] == "value"
+        and None not in ints(ours["value"])
+        and ints(ours["value"]) == array_ints(theirs["value"])
+    )
+
+
+def _compress_fill_value_traced_size(call, ours, theirs, difference) -> bool:
+    """jnp.extract/compress under jit with a size= array and a fill_value that does not
+    broadcast to the selected slices: JAX fails on its traced size check
+    (TracerBoolConversionError); stablax reads the concrete size and names the bad
+    fill_value (ValueError)."""
+    return (
+        call["fn"] in ("jnp.extract", "jnp.compress")
+        and call["mode"] != "eager"
+        and _error(ours)
+        and _error(theirs)
+        and ours["type"] == "ValueError"
+        and "fill_value of shape" in ours["message"]
+        and theirs["type"] == "TracerBoolConversionError"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -2096,6 +2136,16 @@ RULES: list[Rule] = [
         "take-along-axis-mode-of-nothing",
         _take_along_axis_mode_of_nothing,
         _take_along_axis_mode_of_nothing.__doc__,
+    ),
+    (
+        "broadcast-shapes-of-arrays",
+        _broadcast_shapes_of_arrays,
+        _broadcast_shapes_of_arrays.__doc__,
+    ),
+    (
+        "compress-fill-value-traced-size",
+        _compress_fill_value_traced_size,
+        _compress_fill_value_traced_size.__doc__,
     ),
 ]
 

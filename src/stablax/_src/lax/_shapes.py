@@ -397,16 +397,20 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     if hasattr(fill_value, "aval"):
         scalar = convert_element_type(fill_value, dtype, weak_type=weak)
     else:
-        if isinstance(fill_value, complex) and np.dtype(dtype).kind != "c":  # Python's rule
-            raise _error(
-                "full", f"a complex fill_value {fill_value!r} cannot be converted to {dtype}"
-            )
+        _check_complex_fill(fill_value, dtype, "full")
         scalar = (
             weak_scalar(_host_number(fill_value).item(), dtype)
             if weak
             else _strong_scalar(fill_value, dtype)
         )
     return broadcast_in_dim(scalar, shape, ())
+
+
+def _check_complex_fill(fill_value: Any, dtype: Any, name: str) -> None:
+    """A Python complex converts only to complex and bool (Python's int()/float() rule, which
+    JAX applies): NumPy's cast would drop the imaginary part silently."""
+    if isinstance(fill_value, complex) and np.dtype(dtype).kind not in "cb":
+        raise _error(name, f"a complex fill_value {fill_value!r} cannot be converted to {dtype}")
 
 
 def _host_number(value: Any) -> np.ndarray:
@@ -436,6 +440,8 @@ def full_like(
         shape = (shape,)
     target_shape = aval.shape if shape is None else _ints(shape, "shape", "full_like")
     weak = aval.weak_type and dtype is None
+    if not weak and not hasattr(fill_value, "aval"):  # a weak x takes NumPy's cast, as JAX
+        _check_complex_fill(fill_value, target_dtype, "full_like")
     if hasattr(fill_value, "aval"):  # an array or a traced value, converted in the program
         scalar = convert_element_type(fill_value, target_dtype, weak_type=weak)
     elif weak:

@@ -31,7 +31,7 @@ ALSO_CHECKED = {
 }
 
 # Array parameters a function checks itself, later in JAX's order of checks than the others.
-CHECKED_LATER = {"cov": frozenset({"fweights", "aweights"})}
+CHECKED_LATER = {"cov": frozenset({"fweights", "aweights"}), "delete": frozenset({"obj"})}
 
 # Parameters taking a sequence of arrays: the sequence may be a list, its elements may not.
 SEQUENCE_PARAMS = frozenset("arrays tup keys condlist choicelist choices".split())

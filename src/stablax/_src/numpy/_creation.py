@@ -298,35 +298,54 @@ def linspace(
 ) -> Any:
     """`num` evenly spaced samples over [start, stop]."""
     from stablax._src.numpy import _ufuncs as uf
+    from stablax._src.numpy._shape import broadcast_to, moveaxis
 
+    num = operator.index(num)
+    if num < 0:  # JAX's first check
+        raise ValueError(f"jnp.linspace: number of samples, {num}, must be non-negative")
     for what, value in (("start", start), ("stop", stop)):
         if value is None:  # JAX's and NumPy's class
             raise TypeError(
                 f"jnp.linspace: {what} must be an array or a scalar, got None{mlir.where_suffix()}"
             )
-    num = operator.index(num)
-    if num < 0:
-        raise ValueError(f"jnp.linspace: number of samples, {num}, must be non-negative")
     if dtype is None:  # JAX's rule: the inexact type of start and stop together
         dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
     dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "linspace"))
     compute = dtypes.to_inexact_dtype(dtype)
     start_a, stop_a = asarray(start, compute), asarray(stop, compute)
-    div = (num - 1) if endpoint else num
-    step = uf.divide(uf.subtract(stop_a, start_a), max(div, 1))
-    idx = lax.iota(compute, num)
     shape = np.broadcast_shapes(start_a.aval.shape, stop_a.aval.shape)
-    idx = lax.broadcast_in_dim(idx, (num, *shape), (0,))
-    out = uf.add(uf.multiply(idx, step), start_a)
-    if endpoint and num > 1:
-        from stablax._src.numpy._shape import broadcast_to
-
-        last = lax.eq(lax.broadcasted_iota(np.int32, (num, *shape), 0), np.int32(num - 1))
-        out = lax.select(last, broadcast_to(stop_a, (num, *shape)), out)
+    start_a, stop_a = broadcast_to(start_a, shape), broadcast_to(stop_a, shape)
+    div = (num - 1) if endpoint else num
+    nan = lax.full((), np.nan, compute)
+    if num > 1:
+        step = uf.divide(uf.subtract(stop_a, start_a), asarray(div, compute))
+        # As JAX: start*(1-t) + stop*t recovers both ends exactly, an infinite end included
+        # (start + i*step is NaN from an infinite start on).
+        real = dtypes.finfo(compute).dtype
+        t = lax.div(lax.iota(real, div), lax.full((), div, real))
+        t = lax.broadcast_in_dim(lax.convert_element_type(t, compute), (div, *shape), (0,))
+        one = lax.full((), 1, compute)
+        out = uf.add(
+            uf.multiply(
+                lax.broadcast_in_dim(start_a, (div, *shape), tuple(range(1, len(shape) + 1))),
+                uf.subtract(one, t),
+            ),
+            uf.multiply(
+                lax.broadcast_in_dim(stop_a, (div, *shape), tuple(range(1, len(shape) + 1))), t
+            ),
+        )
+        if endpoint:
+            out = lax.concatenate([out, lax.reshape(stop_a, (1, *shape))], 0)
+    elif num == 1:
+        step = nan if endpoint else uf.subtract(stop_a, start_a)
+        out = lax.reshape(start_a, (1, *shape))
+    else:  # NumPy's empty result
+        step = nan
+        out = lax.full((0, *shape), 0, compute)
     if axis != 0:
-        from stablax._src.numpy._shape import moveaxis
-
         out = moveaxis(out, 0, axis)
+    if dtypes.issubdtype(dtype, np.integer) and not dtypes.issubdtype(compute, np.integer):
+        out = lax.floor(out)  # as JAX: toward -inf, not toward zero
     out = _on_device(lax.convert_element_type(out, dtype), device, "linspace")
     return (out, step) if retstep else out
 

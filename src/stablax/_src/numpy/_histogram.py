@@ -16,7 +16,7 @@ import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.lax._argcheck import int_arg
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._creation import asarray, linspace
 from stablax._src.numpy._promotion import promote_dtypes, promote_dtypes_inexact
 from stablax._src.numpy._sorting import (
     concrete_value,
@@ -163,12 +163,8 @@ def histogram_bin_edges(
             f"{mlir.where_suffix()}"
         )
     lo, hi = _range_of(a, range)
-    dtype = a.aval.dtype
-    steps = lax.div(lax.iota(dtype, bins + 1), lax.full((bins + 1,), bins, dtype))
-    span = lax.broadcast_in_dim(lax.sub(hi, lo), (bins + 1,), ())
-    edges = lax.add(lax.broadcast_in_dim(lo, (bins + 1,), ()), lax.mul(steps, span))
-    # The last edge is the range's end exactly, whatever the rounding.
-    return lax.concatenate([lax.slice(edges, (0,), (bins,)), lax.reshape(hi, (1,))], 0)
+    # linspace, as JAX: both ends exact, an infinite one included (lo + i*step is NaN there)
+    return linspace(lo, hi, bins + 1, dtype=a.aval.dtype)
 
 
 def _bin_indices(values: Any, edges: Any) -> Any:

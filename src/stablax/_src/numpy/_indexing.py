@@ -13,7 +13,7 @@ import operator
 from typing import Any
 
 import numpy as np
-from stablax._src import core, lax
+from stablax._src import core, dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.array import Array
 from stablax._src.core import ConcretizationTypeError, Tracer
@@ -91,7 +91,7 @@ def _as_index_array(item: Any) -> Any:
         else:
             item = np.asarray(item) if flat else np.zeros(np.shape(item), np.int32)
     dtype = np.dtype(item.dtype)
-    if dtype.kind not in "biu":
+    if dtype.kind not in "biu" and not dtypes.issubdtype(dtype, np.integer):  # int4 too, as JAX
         raise TypeError(
             "Indexer must have integer or boolean type, got indexer with type "
             f"{dtype.name}{mlir.where_suffix()}"

@@ -386,6 +386,7 @@ def diag_indices(n: int, ndim: int = 2) -> tuple[Any, ...]:
 
 def diag_indices_from(arr: Any) -> tuple[Any, ...]:
     """`np.diag_indices_from`: the main-diagonal indices of an array with all sides equal."""
+    check_arraylike("diag_indices_from", arr)  # before the shape, in JAX's order
     shape = np.shape(arr)
     if len(shape) < 2:
         raise ValueError("input array must be at least 2-d")
@@ -442,7 +443,9 @@ def mask_indices(
     """`np.mask_indices`: the indices where `mask_func(ones((n, n)), k)` is non-zero."""
     check_callable("jnp.mask_indices", mask_func, "mask_func")
     n = operator.index(n)
-    mask = np.asarray(mask_func(np.ones((n, n), np.int32), k)) != 0
+    mask = mask_func(np.ones((n, n), np.int32), k)
+    check_arraylike("jnp.mask_indices: nonzero of mask_func's result", mask)  # JAX's class
+    mask = np.asarray(mask) != 0
     rows, cols = np.nonzero(mask)
     if size is not None:
         rows, cols = (

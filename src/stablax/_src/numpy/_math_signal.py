@@ -109,13 +109,12 @@ def correlate(
 
 
 def _searchsorted_right(xp: Any, x: Any) -> Any:
-    # Count of xp <= x: O(len(xp) * x.size) compares, fine for the sizes interp is used with.
-    flat = lax.reshape(x, (x.aval.size, 1))
-    below = lax.le(
-        lax.broadcast_in_dim(xp, (x.aval.size, xp.aval.shape[0]), (1,)),
-        lax.broadcast_in_dim(flat, (x.aval.size, xp.aval.shape[0]), (0, 1)),
-    )
-    return lax.reduce_sum(lax.convert_element_type(below, np.int32), (1,))
+    """JAX's binary search: the same segment as JAX even where xp is not sorted (a count of
+    xp <= x gives another one there)."""
+    from stablax._src.numpy._sorting import searchsorted
+
+    flat = lax.reshape(x, (x.aval.size,))
+    return lax.convert_element_type(searchsorted(xp, flat, side="right"), np.int32)
 
 
 def _take(values: Any, index: Any) -> Any:
@@ -136,6 +135,7 @@ def _interp_impl(x, xp, fp, left=None, right=None, period=None):
     (fp,) = promote_dtypes_inexact(fp)
     if x.aval.dtype.kind == "c":  # JAX's class
         raise ValueError(f"jnp.interp: complex x values are not supported{mlir.where_suffix()}")
+    fp = promote_dtypes(x, fp)[1]  # the result's type is x's and fp's together, as JAX
     if period is not None:
         period = lax.abs(lax.convert_element_type(asarray(period), x.aval.dtype))
         x = _mod(x, broadcast_to_shape(period, x.aval.shape))
@@ -150,10 +150,12 @@ def _interp_impl(x, xp, fp, left=None, right=None, period=None):
     x_lo, x_hi, f_lo, f_hi = _take(xp, lo), _take(xp, hi), _take(fp, lo), _take(fp, hi)
     flat = lax.reshape(x, (x.aval.size,))
     dx = lax.sub(x_hi, x_lo)
-    slope = lax.div(lax.sub(f_hi, f_lo), lax.convert_element_type(dx, fp.aval.dtype))
-    step = lax.convert_element_type(lax.sub(flat, x_lo), fp.aval.dtype)
-    f = lax.add(f_lo, lax.mul(slope, step))
-    f = lax.select(lax.eq(dx, 0.0), f_hi, f)
+    flat_dx = lax.eq(dx, 0.0)
+    # JAX's order, (x - x_lo) / dx first, for its rounding; dx=0 divides by 1 (no NaN gradient)
+    ratio = lax.div(lax.sub(flat, x_lo), lax.select(flat_dx, lax.full_like(dx, 1), dx))
+    ratio = lax.convert_element_type(ratio, fp.aval.dtype)
+    f = lax.add(f_lo, lax.mul(ratio, lax.sub(f_hi, f_lo)))
+    f = lax.select(flat_dx, f_hi, f)
     if period is None:
         if not (isinstance(left, str) and left == "extrapolate"):
             fill = _take(fp, lax.full_like(lo, 0)) if left is None else _fill(left, f)

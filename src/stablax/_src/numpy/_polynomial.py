@@ -128,6 +128,9 @@ def polymul(a1: Any, a2: Any, *, trim_leading_zeros: bool = False) -> Any:
     a1, a2 = (lax.reshape(a, (1,)) if a.aval.ndim == 0 else _vector(a, "polymul") for a in (a1, a2))
     if trim_leading_zeros:
         a1, a2 = _trim_leading_zeros(a1, "polymul"), _trim_leading_zeros(a2, "polymul")
+    a1, a2 = promote_dtypes_inexact(a1, a2)
+    # An empty polynomial is the zero polynomial, as JAX (convolve refuses empty inputs)
+    a1, a2 = (lax.full((1,), 0, a.aval.dtype) if a.aval.shape[0] == 0 else a for a in (a1, a2))
     return convolve(a1, a2, mode="full")
 
 
@@ -302,16 +305,22 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:  # no
 def _polyfit_impl(x, y, deg, rcond=None, full=False, w=None, cov=False):
     from stablax._src.numpy._linalg import inv, lstsq
 
-    x, y = promote_dtypes_inexact(asarray(x), asarray(y))
+    x, y = asarray(x), asarray(y)
     if deg < 0:
         raise ValueError(f"jnp.polyfit: expected deg >= 0{mlir.where_suffix()}")
-    if x.aval.ndim != 1 or y.aval.ndim not in (1, 2) or y.aval.shape[0] != x.aval.shape[0]:
+    # The shapes before the dtypes, JAX's checks in JAX's order
+    if x.aval.ndim != 1:
         raise TypeError(
-            "jnp.polyfit: expected 1-D x and 1-D or 2-D y of the same length, got "
+            f"jnp.polyfit: expected 1-D x, got shape {x.aval.shape}{mlir.where_suffix()}"
+        )
+    if x.aval.shape[0] == 0:
+        raise TypeError(f"jnp.polyfit: expected non-empty vector for x{mlir.where_suffix()}")
+    if y.aval.ndim not in (1, 2) or y.aval.shape[0] != x.aval.shape[0]:
+        raise TypeError(
+            "jnp.polyfit: expected 1-D or 2-D y of x's length, got "
             f"{x.aval.shape} and {y.aval.shape}{mlir.where_suffix()}"
         )
-    if x.aval.shape[0] == 0:  # JAX's check and class
-        raise TypeError(f"jnp.polyfit: expected non-empty vector for x{mlir.where_suffix()}")
+    x, y = promote_dtypes_inexact(x, y)
     order = deg + 1
     if rcond is None:
         rcond = x.aval.shape[0] * float(dtypes.finfo(x.aval.dtype).eps)

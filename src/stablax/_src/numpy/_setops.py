@@ -174,6 +174,8 @@ def _unique_parts(ar, axis, equal_nan, size, fill_value, name):
     n = ar.aval.size if axis is None else ar.aval.shape[axis]
     if n == 0:
         return _empty_unique(ar, axis, size, fill_value, name)
+    if size == 0 and fill_value is not None:  # JAX fills an empty result whole: check it
+        _empty_unique(ar, axis, size, fill_value, name)
     return _unique_all(ar, fill_value, axis=axis, equal_nan=bool(equal_nan), size=size)
 
 

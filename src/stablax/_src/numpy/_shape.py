@@ -183,14 +183,16 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0, dtype: Any = None) 
     if axis is None:
         arrays = [ravel(a) for a in arrays]
         axis = 0
+    # The shapes and the axis before the dtype, in JAX's order
+    ndim = aval_of(arrays[0]).ndim
+    if ndim == 0:
+        raise ValueError("jnp.concatenate: zero-dimensional arrays cannot be concatenated")
+    axis = normalize_axis(axis, ndim, "jnp.concatenate")
     if dtype is not None:  # each converted as it is, with no promotion among them (as JAX)
         arrays = [lax.convert_element_type(a, dtype) for a in arrays]
     elif len(arrays) > 1:
         arrays = promote_dtypes(*arrays)
-    ndim = aval_of(arrays[0]).ndim
-    if ndim == 0:
-        raise ValueError("jnp.concatenate: zero-dimensional arrays cannot be concatenated")
-    return lax.concatenate(arrays, normalize_axis(axis, ndim, "jnp.concatenate"))
+    return lax.concatenate(arrays, axis)
 
 
 def stack(arrays: Sequence[Any], axis: int = 0, dtype: Any = None) -> Any:

@@ -3,6 +3,7 @@ insert, delete. Indices are static, so positions are worked out on the host with
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -174,6 +175,12 @@ def _axis_or_flat(arr: Any, axis: int | None, name: str) -> tuple[Any, int]:
 def delete(arr: Any, obj: Any, axis: int | None = None, *, assume_unique_indices: bool = False):
     """`arr` without the entries `obj` (an index, slice or static index array) along `axis`."""
     arr, axis = _axis_or_flat(arr, axis, "jnp.delete")
+    if type(obj) is list or type(obj) is tuple:  # JAX's check, after the axis's
+        raise TypeError(
+            f"delete requires ndarray or scalar arguments, got {type(obj)} at position 1."
+        )
+    if assume_unique_indices and _is_integer_index_array(obj):
+        return _delete_unique(arr, obj, axis)
     n = arr.aval.shape[axis]
     idx = _static_indices(obj, n, "jnp.delete")
     if idx.ndim == 0 and not -n <= idx < n:  # one index: JAX's class, as for an axis
@@ -185,6 +192,38 @@ def delete(arr: Any, obj: Any, axis: int | None = None, *, assume_unique_indices
     keep = np.ones(n, dtype=bool)
     keep[idx % n if n else idx] = False
     return take_static(arr, np.flatnonzero(keep), axis)
+
+
+def _is_integer_index_array(obj: Any) -> bool:
+    """Whether JAX takes delete's gather path: an integer array that is no static scalar."""
+    if isinstance(obj, slice) or isinstance(obj, (str, bytes)):
+        return False
+    if not isinstance(obj, Tracer):
+        try:
+            operator.index(obj)
+            return False
+        except TypeError:
+            pass
+    dtype = getattr(getattr(obj, "aval", None), "dtype", None)
+    if dtype is None:
+        dtype = getattr(obj, "dtype", None)
+    return dtype is not None and dtypes.issubdtype(dtype, np.integer)
+
+
+def _delete_unique(arr: Any, obj: Any, axis: int) -> Any:
+    """JAX's jit-compatible delete of unique indices, which may be traced: the kept positions
+    are computed, not a host mask, so the result has `n - obj.size` entries along `axis`."""
+    import stablax.numpy as jnp
+
+    n = arr.aval.shape[axis]
+    positions = ravel(asarray(obj))
+    positions = jnp.clip(jnp.where(positions < 0, positions + n, positions), 0, n)
+    positions = jnp.sort(positions)
+    count = positions.aval.shape[0]
+    positions = positions - jnp.arange(count, dtype=positions.aval.dtype)
+    kept = jnp.arange(max(n - count, 0), dtype=positions.aval.dtype)
+    kept = kept + (kept[None, :] >= positions[:, None]).sum(0, dtype=kept.aval.dtype)
+    return arr[(slice(None),) * axis + (kept,)]
 
 
 def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:

@@ -539,13 +539,20 @@ def _round_impl(x, decimals):
     dt = x.aval.dtype
     if dt == np.bool_:  # as JAX (NumPy returns booleans unchanged)
         raise ValueError(f"jnp.round: data type bool not inexact{mlir.where_suffix()}")
-    if dt.kind == "c":
-        return lax.complex(_round_impl(lax.real(x), decimals), _round_impl(lax.imag(x), decimals))
     if not dtypes.issubdtype(dt, np.inexact):
         # 10**20 exceeds every integer dtype: a larger power (2**63 digits) would never finish
         return x if decimals >= 0 else _round_integer(x, 10 ** min(-decimals, 20))
+    if decimals > np.log10(float(dtypes.finfo(dt).max)):
+        # 10**decimals would overflow to inf (inf/inf is NaN); the input has no such digits
+        return x
+    if dt.kind == "c":
+        return lax.complex(_round_impl(lax.real(x), decimals), _round_impl(lax.imag(x), decimals))
     if decimals == 0:
         return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+    if dt == np.float16:  # scaled in float32, as JAX: float16's product loses the digit
+        return lax.convert_element_type(
+            _round_impl(lax.convert_element_type(x, np.float32), decimals), dt
+        )
     factor = lax.full_like(x, 10.0**decimals)
     return lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
 
