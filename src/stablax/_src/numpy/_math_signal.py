@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
-from stablax._src import lax
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import sequence
 from stablax._src.numpy._creation import asarray
@@ -150,12 +150,15 @@ def _interp_impl(x, xp, fp, left=None, right=None, period=None):
     x_lo, x_hi, f_lo, f_hi = _take(xp, lo), _take(xp, hi), _take(fp, lo), _take(fp, hi)
     flat = lax.reshape(x, (x.aval.size,))
     dx = lax.sub(x_hi, x_lo)
-    flat_dx = lax.eq(dx, 0.0)
-    # JAX's order, (x - x_lo) / dx first, for its rounding; dx=0 divides by 1 (no NaN gradient)
+    # A segment narrower than the spacing of eps is flat: it gives its left value (as JAX;
+    # only unsorted or repeated sample points make one) and divides by 1, for no NaN gradient.
+    eps = dtypes.finfo(xp.aval.dtype)
+    flat_dx = lax.le(lax.abs(dx), lax.full_like(dx, np.spacing(eps.eps)))
+    # JAX's order, (x - x_lo) / dx first, for its rounding
     ratio = lax.div(lax.sub(flat, x_lo), lax.select(flat_dx, lax.full_like(dx, 1), dx))
     ratio = lax.convert_element_type(ratio, fp.aval.dtype)
     f = lax.add(f_lo, lax.mul(ratio, lax.sub(f_hi, f_lo)))
-    f = lax.select(flat_dx, f_hi, f)
+    f = lax.select(flat_dx, f_lo, f)
     if period is None:
         if not (isinstance(left, str) and left == "extrapolate"):
             fill = _take(fp, lax.full_like(lo, 0)) if left is None else _fill(left, f)
