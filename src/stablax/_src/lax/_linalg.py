@@ -512,8 +512,13 @@ def triangular_solve(
     conjugate_a = bool(conjugate_a) and a_aval.dtype.kind == "c"
     singleton = b_aval.ndim == a_aval.ndim - 1
     if singleton:
-        # JAX's negative axes: a 0-d b (a 1-D a) is its ValueError when not left_side
-        b = expand_dims(b, (-1 if left_side else -2,))
+        if b_aval.ndim == 0 and not left_side:  # JAX's expand_dims at axis -2 fails
+            raise ValueError(
+                f"lax.linalg.triangular_solve: a must be a matrix or a stack of matrices and b "
+                f"of rank 1 or more, got {a_aval.str_short()} and {b_aval.str_short()}"
+                f"{mlir.where_suffix()}"
+            )
+        b = expand_dims(b, (-1 if left_side else -2,))  # JAX's negative axes
     out = bind(
         TRIANGULAR_SOLVE,
         a,

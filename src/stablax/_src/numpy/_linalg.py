@@ -22,6 +22,7 @@ from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import (
     broadcast_shapes,
     broadcast_to_shape,
+    check_arraylike,
     promote_dtypes_inexact,
 )
 from stablax._src.numpy._ufuncs import multiply
@@ -238,6 +239,8 @@ def det(a: Any) -> Any:
 
 
 def _slogdet_impl(a, method=None):
+    if not isinstance(a, (list, tuple)):  # None and other non-arrays: JAX's TypeError, named
+        check_arraylike("jnp.linalg.slogdet", a)
     a, narrow = _half_in_float32(matrices("slogdet", a))  # the array before method: JAX's order
     if method not in (None, "lu"):
         raise ValueError(f"jnp.linalg.slogdet: unsupported method {method!r}{mlir.where_suffix()}")
