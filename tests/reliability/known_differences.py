@@ -1949,6 +1949,36 @@ def _compress_fill_value_traced_size(call, ours, theirs, difference) -> bool:
     )
 
 
+def _index_in_dim_negative_static_index(call, ours, theirs, difference) -> bool:
+    """dynamic_(update_)index_in_dim with a negative Python int index and a falsy
+    allow_negative_indices (False, None): JAX's jit wrapper traces the index, so it misses its
+    own static check and XLA silently clamps -1 to 0 (the first element, not the last);
+    stablax raises the ValueError that JAX's dynamic_slice_in_dim raises for the same call."""
+    return (
+        call["fn"] in ("lax.dynamic_index_in_dim", "lax.dynamic_update_index_in_dim")
+        and not call["kwargs"]["allow_negative_indices"].get("py", True)
+        and _error(ours)
+        and ours["type"] == "ValueError"
+        and "allow_negative_indices is False" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
+def _sort_unbatched_operand_of_other_shape(call, ours, theirs, difference) -> bool:
+    """lax.sort/sort_key_val under vmap with an operand of another shape (size-1 axes): JAX's
+    batching rule broadcasts unbatched operands to the batched one's shape, so it sorts what
+    it refuses without vmap (TypeError, unequal shapes); stablax checks each example's shapes,
+    so vmap(f) fails where f fails."""
+    return (
+        call["fn"] in ("lax.sort", "lax.sort_key_val")
+        and call["mode"] == "vmap"
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and "lax.sort requires operands of equal shapes" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -2146,6 +2176,16 @@ RULES: list[Rule] = [
         "compress-fill-value-traced-size",
         _compress_fill_value_traced_size,
         _compress_fill_value_traced_size.__doc__,
+    ),
+    (
+        "index-in-dim-negative-static-index",
+        _index_in_dim_negative_static_index,
+        _index_in_dim_negative_static_index.__doc__,
+    ),
+    (
+        "sort-unbatched-operand-of-other-shape",
+        _sort_unbatched_operand_of_other_shape,
+        _sort_unbatched_operand_of_other_shape.__doc__,
     ),
 ]
 

@@ -82,17 +82,18 @@ def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
 
 
 def _reduce_precision_rule(x: ShapedArray, *, exponent_bits: int, mantissa_bits: int):
-    check_dtype("reduce_precision", x.dtype, (FLOAT,))
     _check_bits(exponent_bits, mantissa_bits)
-    return x
-
-
-def _check_bits(exponent_bits: int, mantissa_bits: int) -> None:
+    check_dtype("reduce_precision", x.dtype, (FLOAT,))
+    # JAX meets the int32 limit only when lowering, after the dtype check
     if exponent_bits >= 2**31 or mantissa_bits >= 2**31:  # StableHLO's attributes are int32
         raise ValueError(
             f"lax.reduce_precision: exponent_bits and mantissa_bits must be below 2**31, got "
             f"{exponent_bits} and {mantissa_bits}{mlir.where_suffix()}"
         )
+    return x
+
+
+def _check_bits(exponent_bits: int, mantissa_bits: int) -> None:
     if exponent_bits < 1:
         raise ValueError(
             f"lax.reduce_precision: exponent_bits must be positive, got "

@@ -232,11 +232,22 @@ def conv_general_dilated_local(
       An array in the `out` layout.
     """
     op = "conv_general_dilated_local"
-    lhs_aval, rhs_aval = aval_of(lhs), aval_of(rhs)
-    dn = conv_dimension_numbers(lhs_aval.shape, rhs_aval.shape, dimension_numbers, op)
+    lhs_aval = aval_of(lhs)
+    # The patches first, then the layouts from lhs and the filter shape, as JAX: rhs is checked
+    # only by the contraction (a kernel of the wrong rank is no reason to skip the
+    # patches' checks of the strides and the padding).
     patches = conv_general_dilated_patches(
-        lhs, filter_shape, window_strides, padding, lhs_dilation, rhs_dilation, dn, precision
+        lhs,
+        filter_shape,
+        window_strides,
+        padding,
+        lhs_dilation,
+        rhs_dilation,
+        dimension_numbers,
+        precision,
     )
+    kernel_shape = (1, 1, *int_sequence(filter_shape, "filter_shape", f"lax.{op}"))
+    dn = conv_dimension_numbers(lhs_aval.shape, kernel_shape, dimension_numbers, op)
     n = lhs_aval.ndim - 2
     # Per output position s: out[n, o, s] = sum_f patches[n, f, s] * rhs[o, f, s].
     batch_p, batch_r = tuple(dn.out_spec[2:]), tuple(dn.rhs_spec[2:])

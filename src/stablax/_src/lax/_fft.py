@@ -216,10 +216,10 @@ def fft(x: Any, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Any:
             raise ValueError(
                 f"lax.fft: RFFT needs a real input, got {dtype.name}{mlir.where_suffix()}"
             )
-        if dtype.kind in "biu":
-            x = convert_element_type(x, real)
-    elif dtype.kind != "c":
-        x = convert_element_type(x, _COMPLEX_OF[real])
+        x = convert_element_type(x, real if dtype.kind in "biu" else dtype)
+    else:
+        x = convert_element_type(x, dtype if dtype.kind == "c" else _COMPLEX_OF[real])
+    # (always converted, as JAX: a weak input, a Python scalar, comes back strongly typed)
     # The lengths after the input's dtype, in JAX's order.
     fft_lengths = int_sequence(fft_lengths, "fft_lengths", "lax.fft")
     if not fft_lengths:

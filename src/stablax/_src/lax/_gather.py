@@ -503,11 +503,16 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
       An array of shape (n, *the dimensions of src not in axes) (`stablehlo.gather`; indices
       out of bounds are clamped, where JAX wraps them: see known_differences.py).
     """
-    axes = int_sequence(axes, "axes", "lax.index_take")
-    idxs = sequence(idxs, "idxs", "lax.index_take")  # first, as JAX
+    idxs = sequence(idxs, "idxs", "lax.index_take")  # before axes, as JAX
     if not idxs:  # JAX's class (its concatenate of no index arrays)
         raise _value_error("index_take", f"needs at least one index array, got {idxs}")
     avals = [aval_of(i) for i in idxs]
+    if any(a.ndim == 0 for a in avals):  # JAX's class (its concatenate along axis 1), before axes
+        raise _value_error(
+            "index_take",
+            f"needs 1-D index arrays, got {', '.join(a.str_short() for a in avals)}",
+        )
+    axes = int_sequence(axes, "axes", "lax.index_take")
     if len(idxs) != len(axes) or any(
         a.ndim != 1 or not _is_int(a) or a.shape != avals[0].shape for a in avals
     ):

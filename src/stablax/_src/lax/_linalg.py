@@ -96,7 +96,10 @@ def _eigh_rule(x: ShapedArray, *, lower: bool) -> tuple[ShapedArray, ShapedArray
 def _svd_rule(
     x: ShapedArray, *, full_matrices: bool, compute_uv: bool, gesvd: bool = False
 ) -> tuple:
-    m, n = check_matrix("svd", x, square=False)
+    if x.ndim >= 2 and 0 in x.shape[-2:] and dtypes.issubdtype(x.dtype, np.inexact):
+        m, n = x.shape[-2:]  # no LAPACK call for an empty SVD: any float dtype, as JAX
+    else:
+        m, n = check_matrix("svd", x, square=False)
     batch, k = x.shape[:-2], min(m, n)
     s = ShapedArray((*batch, k), u.real_dtype(x.dtype))
     if not compute_uv:
@@ -263,8 +266,15 @@ def lu(x: Any) -> tuple[Any, Any, Any]:
 def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
     """The permutation that applying the row swaps `pivots` (..., k) to range(size) produces."""
     pivots_aval = aval_of(pivots)
+    # The size is checked before the dtype, in JAX's order (its shape rule runs first), and
+    # compared before it must be an integer: a float too small is JAX's ValueError too.
+    comparable = isinstance(permutation_size, (int, float, np.integer, np.floating))
+    if comparable and pivots_aval.ndim >= 1 and pivots_aval.shape[-1] > permutation_size:
+        raise ValueError(
+            f"lax.linalg.lu_pivots_to_permutation: {pivots_aval.shape[-1]} pivots exceed "
+            f"permutation_size={permutation_size}{mlir.where_suffix()}"
+        )
     size = operator.index(permutation_size)
-    # The size is checked before the dtype, in JAX's order (its shape rule runs first).
     if pivots_aval.ndim >= 1 and pivots_aval.shape[-1] > size:
         raise ValueError(
             f"lax.linalg.lu_pivots_to_permutation: {pivots_aval.shape[-1]} pivots exceed "
@@ -456,6 +466,13 @@ def eig(
             stacklevel=2,
         )
         implementation = EigImplementation.MAGMA if use_magma else EigImplementation.LAPACK
+    try:  # a static parameter: JAX hashes it when binding, before it looks at x
+        hash(implementation)
+    except TypeError:
+        raise TypeError(
+            "lax.linalg.eig: implementation must be an EigImplementation or None, got the "
+            f"unhashable {implementation!r}{mlir.where_suffix()}"
+        ) from None
     if implementation is not None and implementation != EigImplementation.LAPACK:
         # After the input's checks, as in JAX (its shape and dtype rules, then the lowering).
         _eig_rule(
@@ -495,7 +512,13 @@ def triangular_solve(
     conjugate_a = bool(conjugate_a) and a_aval.dtype.kind == "c"
     singleton = b_aval.ndim == a_aval.ndim - 1
     if singleton:
-        b = expand_dims(b, (b_aval.ndim if left_side else b_aval.ndim - 1,))
+        if b_aval.ndim == 0 and not left_side:  # JAX's expand_dims at axis -2 fails
+            raise ValueError(
+                f"lax.linalg.triangular_solve: a must be a matrix or a stack of matrices and b "
+                f"of rank 1 or more, got {a_aval.str_short()} and {b_aval.str_short()}"
+                f"{mlir.where_suffix()}"
+            )
+        b = expand_dims(b, (-1 if left_side else -2,))  # JAX's negative axes
     out = bind(
         TRIANGULAR_SOLVE,
         a,

@@ -22,6 +22,7 @@ from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import (
     broadcast_shapes,
     broadcast_to_shape,
+    check_arraylike,
     promote_dtypes_inexact,
 )
 from stablax._src.numpy._ufuncs import multiply
@@ -107,7 +108,7 @@ _cholesky = _eager(_cholesky_impl, static_argnums=(1, 2))
 
 def _qr_impl(a, mode="reduced"):
     a = asarray(a)  # an array first, then mode, then the shape: JAX's order
-    if mode not in ("reduced", "complete", "r", "raw"):
+    if mode not in ("reduced", "complete", "r", "raw", "full"):  # "full": JAX's alias of reduced
         raise ValueError(f"jnp.linalg.qr: unsupported mode {mode!r}{mlir.where_suffix()}")
     a = matrices("qr", a, square=False)
     if mode == "raw":
@@ -238,9 +239,11 @@ def det(a: Any) -> Any:
 
 
 def _slogdet_impl(a, method=None):
+    if not isinstance(a, (list, tuple)):  # None and other non-arrays: JAX's TypeError, named
+        check_arraylike("jnp.linalg.slogdet", a)
+    a, narrow = _half_in_float32(matrices("slogdet", a))  # the array before method: JAX's order
     if method not in (None, "lu"):
         raise ValueError(f"jnp.linalg.slogdet: unsupported method {method!r}{mlir.where_suffix()}")
-    a, narrow = _half_in_float32(matrices("slogdet", a))
     sign, logabsdet = _slogdet_parts(a)
     return SlogdetResult(narrow(sign), narrow(logabsdet))
 
