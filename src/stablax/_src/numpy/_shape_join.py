@@ -213,15 +213,16 @@ def _is_integer_index_array(obj: Any) -> bool:
 def _delete_unique(arr: Any, obj: Any, axis: int) -> Any:
     """JAX's jit-compatible delete of unique indices, which may be traced: the kept positions
     are computed, not a host mask, so the result has `n - obj.size` entries along `axis`."""
-    import stablax.numpy as jnp
+    from stablax._src.numpy._creation import arange
+    from stablax._src.numpy._sorting import sort
+    from stablax._src.numpy._ufuncs import clip, where
 
     n = arr.aval.shape[axis]
     positions = ravel(asarray(obj))
-    positions = jnp.clip(jnp.where(positions < 0, positions + n, positions), 0, n)
-    positions = jnp.sort(positions)
+    positions = sort(clip(where(positions < 0, positions + n, positions), 0, n))
     count = positions.aval.shape[0]
-    positions = positions - jnp.arange(count, dtype=positions.aval.dtype)
-    kept = jnp.arange(max(n - count, 0), dtype=positions.aval.dtype)
+    positions = positions - arange(count, dtype=positions.aval.dtype)
+    kept = arange(max(n - count, 0), dtype=positions.aval.dtype)
     kept = kept + (kept[None, :] >= positions[:, None]).sum(0, dtype=kept.aval.dtype)
     return arr[(slice(None),) * axis + (kept,)]
 
