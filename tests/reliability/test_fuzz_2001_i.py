@@ -22,6 +22,19 @@ _FINDINGS = [
         ),
         [1.5, 2.0, 5.0],
     ),
+    # broadcast_shapes takes a shape as `tuple(shape)`: an array whose first axis is empty is
+    # the empty shape, whatever its other axes and its dtype.
+    (
+        "broadcast_shapes (0, 3) float16",
+        lambda: jnp.broadcast_shapes(jnp.zeros((0, 3), "float16")),
+        [],
+    ),
+    (
+        "lax.broadcast_shapes (0, 3) with (2,)",
+        lambda: lax.broadcast_shapes(np.zeros((0, 3)), (2,)),
+        [2],
+    ),
+    ("broadcast_shapes (2, 0)", lambda: jnp.broadcast_shapes(jnp.zeros((2, 0))), TypeError),
     # lax's Python scalars take the dtype of an array case: -1 into uint32 overflows (JAX's lax
     # converts it to int32 and then refuses the mixed dtypes: a TypeError; see
     # known_differences._lax_python_scalars).

@@ -72,11 +72,18 @@ def sequence(values: Any, what: str, name: str) -> list[Any]:
         raise error from None
 
 
+def _empty_first_axis(x: Any) -> bool:
+    shape = getattr(x, "shape", None) if hasattr(x, "dtype") else None
+    return isinstance(shape, tuple) and shape[:1] == (0,)
+
+
 def static_shapes(shapes: Any, name: str, ints: bool = False) -> list[tuple[int, ...]]:
     """Shapes for broadcast_shapes: integer sequences (with `ints`, an int is a 1-D shape, as
     jnp's takes) without negative sizes (TypeError, as JAX)."""
     convert = int_or_int_sequence if ints else int_sequence
-    result = [convert(s, "each shape", name) for s in shapes]
+    # An array whose first axis is empty iterates as an empty shape, whatever its other axes
+    # and dtype (JAX takes a shape as `tuple(shape)`).
+    result = [() if _empty_first_axis(s) else convert(s, "each shape", name) for s in shapes]
     for shape in result:
         if any(d < 0 for d in shape):
             raise TypeError(
