@@ -804,8 +804,8 @@ def _eig_of_a_vector(call, ours, theirs, difference) -> bool:
 
 
 def _constants_under_jit(call, ours, theirs, difference) -> bool:
-    """A function that needs concrete values (trim_zeros, mask_indices's nonzero), under jit
-    with no traced argument:
+    """A function that needs concrete values (trim_zeros, mask_indices's nonzero, nonzero and
+    its kin without size), under jit with no traced argument:
     stablax reads the closed-over NumPy constants, which stay concrete (as they were in JAX
     before it began tracing them); JAX 0.10.2 traces them and raises ConcretizationTypeError.
     Likewise a static integer given as a closed-over 0-d array (extract's size, array's
@@ -818,7 +818,15 @@ def _constants_under_jit(call, ours, theirs, difference) -> bool:
         return _error(theirs) and theirs["type"] == "TracerBoolConversionError"
     return (
         call["mode"] == "jit"
-        and call["fn"] in ("jnp.trim_zeros", "jnp.mask_indices")
+        and call["fn"]
+        in (
+            "jnp.trim_zeros",
+            "jnp.mask_indices",
+            "jnp.nonzero",
+            "jnp.where",
+            "jnp.argwhere",
+            "jnp.flatnonzero",
+        )
         and ours["kind"] == "value"
         and _error(theirs)
         and theirs["type"] == "ConcretizationTypeError"
@@ -1979,6 +1987,22 @@ def _sort_unbatched_operand_of_other_shape(call, ours, theirs, difference) -> bo
     )
 
 
+def _pruned_overflowing_int(call, ours, theirs, difference) -> bool:
+    """logspace/geomspace of no samples (num=0) from a Python int outside int32: JAX's jit drops
+    the arguments its empty result does not use before it converts them, so it never sees the
+    overflow; stablax converts start and stop first and raises the OverflowError that JAX
+    raises for any other num."""
+    num = call["kwargs"].get("num", call["args"][2] if len(call["args"]) > 2 else None)
+    return (
+        call["fn"] in ("jnp.logspace", "jnp.geomspace")
+        and isinstance(num, dict)
+        and num.get("py") == 0
+        and _error(ours)
+        and ours["type"] == "OverflowError"
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -2186,6 +2210,11 @@ RULES: list[Rule] = [
         "sort-unbatched-operand-of-other-shape",
         _sort_unbatched_operand_of_other_shape,
         _sort_unbatched_operand_of_other_shape.__doc__,
+    ),
+    (
+        "pruned-overflowing-int",
+        _pruned_overflowing_int,
+        _pruned_overflowing_int.__doc__,
     ),
 ]
 
