@@ -33,10 +33,12 @@ _FINDINGS = [
         TypeError,
     ),
     ("conj float32", lambda: lax.conj(jnp.ones(1)), [1 + 0j]),
-    # broadcast_shapes: negative sizes, and arrays that are not 1-D, are no shapes.
+    # broadcast_shapes: negative sizes, and arrays that are not 1-D, are no shapes, but for one
+    # whose first axis is empty: `tuple(shape)` makes it the empty shape, as in jnp's (JAX).
     ("lax.broadcast_shapes negative", lambda: lax.broadcast_shapes((-1,), (1,)), TypeError),
     ("jnp.broadcast_shapes negative", lambda: jnp.broadcast_shapes((-2,), (1,)), TypeError),
-    ("broadcast_shapes 2-D array", lambda: lax.broadcast_shapes(jnp.ones((0, 3))), TypeError),
+    ("broadcast_shapes 2-D array", lambda: lax.broadcast_shapes(jnp.ones((2, 3))), TypeError),
+    ("broadcast_shapes (0, 3) array", lambda: lax.broadcast_shapes(jnp.ones((0, 3))), []),
     ("jnp.broadcast_shapes ints", lambda: jnp.broadcast_shapes(2, (3, 1)), [3, 2]),
     # padtype_to_pads reads the padding type first.
     ("padtype_to_pads None", lambda: lax.padtype_to_pads((2, 1), (2,), (1,), None), TypeError),
