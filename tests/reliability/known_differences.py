@@ -2003,6 +2003,110 @@ def _pruned_overflowing_int(call, ours, theirs, difference) -> bool:
     )
 
 
+def _intersect1d_empty_padding_indices(call, ours, theirs, difference) -> bool:
+    """intersect1d with return_indices and a size, of two empty arrays: JAX's index arrays come
+    back empty (it skips its gather when nothing is sorted), breaking its own `size` contract;
+    stablax gives `size` padding slots, as for every other input (JAX fails with a gather error
+    when only one array is empty)."""
+    return (
+        call["fn"] == "jnp.intersect1d"
+        and difference[0] == "diverge-shape"
+        and bool(re.match(r"\[[12]\]: stablax \[\d+\] vs JAX \[0\]$", difference[1]))
+    )
+
+
+def _jit_folded_float_to_uint64(call, ours, theirs, difference) -> bool:
+    """astype of a Python float at or beyond 2**64 to uint64 under jit: XLA folds the constant
+    conversion to 0, while JAX's eager call (and its jit of the same value as an argument)
+    saturates to the largest uint64, as stablax does everywhere."""
+    value = call["args"][0]
+    return (
+        call["fn"] == "jnp.astype"
+        and call["mode"] == "jit"
+        and isinstance(value, dict)
+        and isinstance(value.get("py"), float)
+        and value["py"] >= 2.0**64
+        and ours["value"]["values"]["ints"] == [2**64 - 1]
+        and theirs["value"]["values"]["ints"] == [0]
+    )
+
+
+def _numpy_passthrough_result(call, ours, theirs, difference) -> bool:
+    """apply_along_axis with a func1d that returns its argument, and reshape of a NumPy array
+    with order=None: JAX hands back a NumPy array (its vmap returns the unbatched input object
+    as is; its reshape forwards to ndarray.reshape, where None means 'C'); stablax returns an
+    Array, as JAX documents, with the same values (and refuses order=None, as JAX does for
+    its own arrays)."""
+    if call["fn"] == "jnp.apply_along_axis":
+        return (
+            difference[0] == "diverge-structure"
+            and "ndarray" in theirs["value"]
+            and ours["value"]["values"] == theirs["value"]["values"]
+        )
+    return (
+        call["fn"] == "jnp.reshape"
+        and call["args"][0].get("as") == "numpy"
+        and call["kwargs"].get("order") == {"py": None}
+        and _error(ours)
+        and "Unexpected value for 'order' argument: None" in ours["message"]
+        and "ndarray" in theirs["value"]
+    )
+
+
+def _lstsq_empty_complex_singular_values(call, ours, theirs, difference) -> bool:
+    """lstsq of an empty complex matrix: JAX's singular values take the matrix's complex dtype
+    (its empty shortcut), while its nonempty ones, NumPy's and stablax's are real."""
+    return (
+        call["fn"] == "jnp.linalg.lstsq"
+        and difference[0] == "diverge-dtype"
+        and bool(re.match(r"\[3\]: stablax float(32|64) vs JAX complex(64|128)$", difference[1]))
+    )
+
+
+def _tile_rep_beyond_int64(call, ours, theirs, difference) -> bool:
+    """tile with a repetition count of 2**63 or more: JAX multiplies the counts into a float64
+    shape and fails with a TypeError about it; stablax says the result is too large."""
+    return (
+        call["fn"] == "jnp.tile"
+        and _error(ours)
+        and ours["type"] == "ValueError"
+        and "is too large" in ours["message"]
+        and _error(theirs)
+        and "Shapes must be 1D sequences of concrete values of integer type" in theirs["message"]
+    )
+
+
+def _tensorsolve_axes_order(call, ours, theirs, difference) -> bool:
+    """tensorsolve with `axes` out of ascending order: JAX's moveaxis to one repeated
+    destination moves them to the end in ascending order, NumPy (and stablax) in the order
+    given, so JAX may refuse a system NumPy solves."""
+    axes = call["kwargs"].get("axes", {}).get("tuple")
+    values = [a.get("py") for a in axes or []]
+    return (
+        call["fn"] == "jnp.linalg.tensorsolve"
+        and bool(values)
+        and values != sorted(values)
+        and _error(theirs)
+        and "After moving axes to end" in theirs["message"]
+        and not _error(ours)
+    )
+
+
+def _einsum_array_as_subscripts(call, ours, theirs, difference) -> bool:
+    """einsum/einsum_path in the interleaved form with an array where a subscript list belongs:
+    opt_einsum iterates the array as a list of subscripts (an empty one is none at all) and
+    then fails on the operands; stablax wants a list of integer subscripts (TypeError)."""
+    args = call["args"]
+    return (
+        call["fn"] in ("jnp.einsum", "jnp.einsum_path")
+        and len(args) > 1
+        and isinstance(args[1], dict)
+        and "array" in args[1]
+        and _error(ours)
+        and "each operand must be followed by a list of integer subscripts" in ours["message"]
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -2215,6 +2319,41 @@ RULES: list[Rule] = [
         "pruned-overflowing-int",
         _pruned_overflowing_int,
         _pruned_overflowing_int.__doc__,
+    ),
+    (
+        "intersect1d-empty-padding-indices",
+        _intersect1d_empty_padding_indices,
+        _intersect1d_empty_padding_indices.__doc__,
+    ),
+    (
+        "jit-folded-float-to-uint64",
+        _jit_folded_float_to_uint64,
+        _jit_folded_float_to_uint64.__doc__,
+    ),
+    (
+        "numpy-passthrough-result",
+        _numpy_passthrough_result,
+        _numpy_passthrough_result.__doc__,
+    ),
+    (
+        "lstsq-empty-complex-singular-values",
+        _lstsq_empty_complex_singular_values,
+        _lstsq_empty_complex_singular_values.__doc__,
+    ),
+    (
+        "tile-rep-beyond-int64",
+        _tile_rep_beyond_int64,
+        _tile_rep_beyond_int64.__doc__,
+    ),
+    (
+        "tensorsolve-axes-order",
+        _tensorsolve_axes_order,
+        _tensorsolve_axes_order.__doc__,
+    ),
+    (
+        "einsum-array-as-subscripts",
+        _einsum_array_as_subscripts,
+        _einsum_array_as_subscripts.__doc__,
     ),
 ]
 

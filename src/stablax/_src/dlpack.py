@@ -30,6 +30,13 @@ def is_supported_dtype(dtype: Any) -> bool:
     return np.dtype(dtype) in _SUPPORTED
 
 
+def _float8_of_ours(external_array: Any) -> bool:
+    """An Array's float8 data crosses (XLA exports and imports DLPack's float8 codes), as in
+    JAX, although `is_supported_dtype` (NumPy's exchange) leaves them out."""
+    dtype = np.dtype(external_array.dtype)
+    return isinstance(external_array, array.ArrayImpl) and dtype.name.startswith("float8_")
+
+
 def from_dlpack(external_array: Any, device: Any = None, copy: bool | None = None) -> Any:
     """An Array holding the data of any DLPack producer (NumPy, PyTorch, CuPy, ...).
 
@@ -48,7 +55,7 @@ def from_dlpack(external_array: Any, device: Any = None, copy: bool | None = Non
             "The array passed to from_dlpack must have __dlpack__ and __dlpack_device__ methods."
         )
     dtype = getattr(external_array, "dtype", None)
-    if dtype is not None and not is_supported_dtype(dtype):
+    if dtype is not None and not is_supported_dtype(dtype) and not _float8_of_ours(external_array):
         raise TypeError(f"from_dlpack: dtype {np.dtype(dtype)} is not supported by DLPack")
     target = None if dtype is None else dtypes.canonicalize_dtype(np.dtype(dtype))
     if target is not None and target != np.dtype(dtype):

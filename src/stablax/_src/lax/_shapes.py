@@ -408,8 +408,9 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
 
 def _check_complex_fill(fill_value: Any, dtype: Any, name: str) -> None:
     """A Python complex converts only to complex and bool (Python's int()/float() rule, which
-    JAX applies): NumPy's cast would drop the imaginary part silently."""
-    if isinstance(fill_value, complex) and np.dtype(dtype).kind not in "cb":
+    JAX applies): NumPy's cast would drop the imaginary part silently. NumPy's complex128
+    subclasses `complex`, but JAX casts NumPy scalars as NumPy does, so it is not refused."""
+    if type(fill_value) is complex and np.dtype(dtype).kind not in "cb":
         raise _error(name, f"a complex fill_value {fill_value!r} cannot be converted to {dtype}")
 
 

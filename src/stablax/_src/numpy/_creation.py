@@ -42,6 +42,9 @@ def asarray(
     device: Any = None,
 ) -> Any:
     """Converts lists, scalars, NumPy arrays, `__array__`/`__dlpack__` objects to an Array."""
+    if copy is False and device is not None and not isinstance(a, (Array, Tracer)):
+        # JAX asks for the device's platform (to refuse a copy) before it looks at `order`.
+        _check_device(device, "asarray")
     _check_order(order, "asarray")
     if device is not None:
         _check_device(device, "asarray")
@@ -65,7 +68,13 @@ def asarray(
             return from_dlpack(a)
     if dtype is not None:
         dtype = dtypes.check_user_dtype(dtype, "asarray")
-    elif isinstance(a, (list, tuple)):
+    if dtype is not None and any(leaf is None for leaf in _flatten(a)):
+        # NumPy's cast would make NaN of it, a silent wrong value. (With no dtype, NumPy's
+        # object array is refused below, the TypeError the functions built on asarray keep.)
+        raise ValueError(
+            f"jnp.asarray: None is not a valid value for jnp.array{mlir.where_suffix()}"
+        )
+    if dtype is None and isinstance(a, (list, tuple)):
         dtype = _list_dtype(a)
     return from_host(np.asarray(a, dtype=dtype), device=device)
 

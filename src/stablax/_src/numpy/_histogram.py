@@ -111,6 +111,21 @@ def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = Non
     return lax.select(lax.broadcast_in_dim(increasing, x.aval.shape, ()), ascending, descending)
 
 
+def _check_numeric_range(value_range: Any) -> None:
+    """JAX converts `range` to floats first: what has no float value is a TypeError there."""
+    if hasattr(value_range, "aval"):
+        return
+    try:
+        np.asarray(value_range, dtype=np.float64)
+    except TypeError:
+        raise TypeError(
+            f"jnp.histogram: range must be None or a (min, max) pair of numbers, got "
+            f"{value_range!r}{mlir.where_suffix()}"
+        ) from None
+    except ValueError:
+        pass
+
+
 def _range_of(a: Any, value_range: Any) -> tuple[Any, Any]:
     if value_range is None:
         flat = lax.reshape(a, (a.aval.size,))
@@ -121,6 +136,7 @@ def _range_of(a: Any, value_range: Any) -> tuple[Any, Any]:
     else:
         pair = isinstance(value_range, (list, tuple)) and len(value_range) == 2
         if not pair and getattr(value_range, "shape", None) != (2,):  # an array pair too (JAX)
+            _check_numeric_range(value_range)
             raise ValueError(
                 f"jnp.histogram: range must be None or a (min, max) pair, got {value_range!r}"
             )

@@ -74,7 +74,7 @@ def take(
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
-    if mode not in (None, "fill", "clip", "wrap", "raise"):  # before the arrays, as JAX
+    if mode not in (None, "fill", "clip", "wrap"):  # 'raise' too: before the indices, as JAX
         _mode_and_indices("take", None, 0, mode)
     a = asarray(a)
     indices = asarray(indices)
@@ -419,6 +419,7 @@ def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
 def _shape_2d(arr: Any, name: str) -> tuple[int, int]:
     if isinstance(arr, (str, bytes)):  # JAX's asarray rejects them (TypeError)
         raise TypeError(f"jnp.{name}: expected an array, got {type(arr).__name__}")
+    check_arraylike(name, arr)  # None and other non-arrays: JAX's TypeError, before the shape
     shape = np.shape(arr) if not hasattr(arr, "shape") else tuple(arr.shape)
     if len(shape) != 2:
         raise ValueError(f"jnp.{name}: only 2-D inputs are accepted, got shape {shape}")

@@ -433,14 +433,15 @@ def intersect1d(
 ) -> Any:
     """The sorted distinct values in both arrays (NumPy's `intersect1d`); with
     `return_indices`, also the first index of each in `ar1` and in `ar2`."""
-    del assume_unique
     ar1, ar2 = promote_dtypes(_flat(ar1), _flat(ar2))
     if size is not None:
         # As JAX: with a size the values come out strongly typed, and with no fill_value an
         # empty intersection pads with zeros (a non-empty one with its smallest value).
         ar1, ar2 = (lax.convert_element_type(a, a.aval.dtype) for a in (ar1, ar2))
-        if fill_value is None and ar1.aval.shape[0] == 0:
-            fill_value = 0
+    if assume_unique:
+        return _intersect1d_of_unique(ar1, ar2, return_indices, size, fill_value)
+    if size is not None and fill_value is None and ar1.aval.shape[0] == 0:
+        fill_value = 0
     valid = []
     values = _keep_distinct(ar1, isin(ar1, ar2), size, fill_value, "intersect1d", valid)
     if size is not None and fill_value is None:
@@ -458,10 +459,76 @@ def intersect1d(
     return values, *indices
 
 
+def _intersect1d_of_unique(
+    ar1: Any, ar2: Any, return_indices: bool, size: int | None, fill_value: Any
+) -> Any:
+    """NumPy's and JAX's `assume_unique` rule: the values of both arrays, sorted together, that
+    equal their successor, so inputs that are not unique give their repeats too, as there."""
+    name = "intersect1d"
+    n1, n2 = ar1.aval.shape[0], ar2.aval.shape[0]
+    both = lax.concatenate([ar1, ar2], 0)
+    n = n1 + n2
+    dtype = index_dtype()
+    aux, source = lax.sort((both, lax.iota(dtype, n)), num_keys=1, is_stable=True)
+    pairs = (
+        _equal(lax.slice(aux, (1,), (n,)), lax.slice(aux, (0,), (n - 1,)), False)
+        if n >= 2
+        else lax.full((0,), False, np.bool_)
+    )
+    if size is None:
+        found = lax.reduce_sum(lax.convert_element_type(pairs, dtype), (0,))
+        length = int(concrete_value(found, f"jnp.{name}", _unique_hint(f"jnp.{name}")))
+    else:
+        length = operator.index(size)
+        if length < 0:
+            raise ValueError(
+                f"jnp.{name}: size must be nonnegative, got {length}{mlir.where_suffix()}"
+            )
+    if n < 2:  # no pairs: every slot is padding; JAX's gather of one value reads that value
+        positions = lax.full((length,), 0, dtype)
+        valid = lax.full((length,), False, np.bool_)
+        lone = _index_at(aux, 0) if n else lax.full((), 0, aux.aval.dtype)
+        values = lax.broadcast_in_dim(lone, (length,), ())
+        first, second = positions, positions
+    else:
+        positions, valid = _flat_nonzero_positions(pairs, length)
+        values = take_1d(aux, positions)
+        first = take_1d(source, positions)
+        second = take_1d(lax.slice(source, (1,), (n,)), positions)
+    if size is not None:
+        if fill_value is None:  # the smallest value found, or zero when none was, as JAX
+            fill = values if n < 2 else _smallest_found(values, valid)
+        else:
+            fill = _fill_like(fill_value, values, name)
+        values = lax.select(valid, values, fill)
+    if not return_indices:
+        return values
+    n1_fill, n2_fill = lax.full((length,), n1, dtype), lax.full((length,), n2, dtype)
+    first = lax.select(valid, first, n1_fill)
+    second = lax.select(valid, lax.sub(second, lax.full((length,), n1, dtype)), n2_fill)
+    if size is None and n <= np.iinfo(np.int32).max:  # JAX's sort indices: int32 when they fit
+        first, second = (lax.convert_element_type(i, np.int32) for i in (first, second))
+    return values, first, second
+
+
+def _smallest_found(values: Any, valid: Any) -> Any:
+    """JAX's padding: the first (smallest) value found, or zero when none was."""
+    length = values.aval.shape[0]
+    zero = lax.full((), 0, values.aval.dtype)
+    smallest = lax.select(_index_at(valid, 0), _index_at(values, 0), zero) if length else zero
+    return lax.broadcast_in_dim(smallest, (length,), ())
+
+
+def _index_at(x: Any, i: int) -> Any:
+    return lax.reshape(lax.slice(x, (i,), (i + 1,)), ())
+
+
 def _first_index(array: Any, values: Any) -> Any:
     # Index of the first occurrence of each value: searchsorted in the stably sorted array.
     from stablax._src.numpy._sorting import argsort
 
+    if array.aval.shape[0] == 0:  # nothing to find: every slot is padding, set by the caller
+        return lax.full(values.aval.shape, 0, index_dtype())
     order = argsort(array)
     position = searchsorted(take_1d(array, order), values)
     return take_1d(order, position)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
+from stablax._src import ir as mlir
 from stablax._src.lax._argcheck import int_arg
 from stablax._src.numpy import _reductions
 from stablax._src.numpy._creation import asarray
@@ -78,6 +79,7 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # 
     """An (N, M) array with ones at and below the k-th diagonal (float32 by default)."""
     N = int_arg(N, "N", "jnp.tri")  # noqa: N806
     M = N if M is None else int_arg(M, "M", "jnp.tri")  # noqa: N806
+    _refuse_bool_offset(k, "jnp.tri")
     k = int_arg(k, "k", "jnp.tri")
     dtype = (
         np.dtype(np.float32)  # float32 whatever x64 says, as JAX
@@ -85,6 +87,12 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # 
         else dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "jnp.tri"))
     )
     return lax.convert_element_type(_tri_mask((N, M), k), dtype)
+
+
+def _refuse_bool_offset(k: Any, name: str) -> None:
+    """JAX's tri (and tril, which passes k through) refuses a bool diagonal offset."""
+    if isinstance(k, (bool, np.bool_)):
+        raise TypeError(f"{name}: k must be an integer, got {k!r}{mlir.where_suffix()}")
 
 
 def _tri_mask(shape: tuple[int, int], k: int) -> Any:
@@ -99,6 +107,10 @@ def _triangle(m: Any, k: int, lower: bool, name: str) -> Any:
     m = asarray(m)
     if m.aval.ndim < 2:  # before k, in JAX's order
         raise ValueError(f"{name}: input array must be at least 2-d")
+    if lower:
+        _refuse_bool_offset(k, name)
+    elif isinstance(k, (bool, np.bool_)):  # JAX's triu computes k - 1, which is an int
+        k = int(k)
     k = int_arg(k, "k", name)
     shape = m.aval.shape
     # tril keeps col <= row + k; triu keeps col >= row + k, i.e. not (col <= row + k - 1).
