@@ -115,7 +115,9 @@ def _list_input(call: dict, ours: dict, theirs: dict, difference: tuple[str, str
             r"|Error interpreting argument to \w+ as a JAX value\. The problematic value is of "
             r"type <class '(?:list|tuple)'>"
             r"|^Cannot determine dtype of [\[(]"
-            r"|of type '<class '(?:list|tuple)'>' is not a valid JAX type",
+            r"|of type '<class '(?:list|tuple)'>' is not a valid JAX type"
+            # lax.unstack's asarray (lax's own, which takes arrays and scalars only)
+            r"|^asarray: expected ArrayLike, got .* of type <class '(?:list|tuple)'>",
             theirs["message"],
         )
     )
@@ -2107,6 +2109,28 @@ def _einsum_array_as_subscripts(call, ours, theirs, difference) -> bool:
     )
 
 
+def _bool_add_mul_reduce(call, ours, theirs, difference) -> bool:
+    """lax.reduce of bools with lax.add or lax.mul: as stablax's lax.add and lax.mul compute on
+    bools (the bool-add-mul rule), so does a reduction with them (OR and AND), and a non-scalar
+    init value is then what is wrong (stablax's ValueError); JAX refuses bool in reduce_sum or
+    reduce_prod (an identity init) or in the computation it traces (any other init)."""
+    computation = call["args"][2] if len(call["args"]) > 2 else None
+    return (
+        call["fn"] == "lax.reduce"
+        and computation in ({"fn": "add"}, {"fn": "mul"})
+        and _error(theirs)
+        and bool(
+            re.match(
+                r"(?:reduce_sum|reduce_prod|add|mul) does not accept dtype bool", theirs["message"]
+            )
+        )
+        and (
+            ours["kind"] == "value"
+            or ours["message"].startswith("lax.reduce: init_values must be scalars, got shape")
+        )
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -2355,6 +2379,7 @@ RULES: list[Rule] = [
         _einsum_array_as_subscripts,
         _einsum_array_as_subscripts.__doc__,
     ),
+    ("bool-add-mul-reduce", _bool_add_mul_reduce, _bool_add_mul_reduce.__doc__),
 ]
 
 

@@ -288,6 +288,8 @@ def conv_transpose_shape_tuple(
             _transpose_pads(k, s, padding.upper())
             for k, s in zip(rhs_oihw[2:], window_strides, strict=True)
         ]
+    else:  # a clear TypeError for None or other non-pairs (JAX's class), not zip's
+        padding = normalize_padding(padding, (), (), (), "conv_transpose_shape_tuple")
     spatial = [
         (size - 1) * s + 2 - k + lo + hi
         for size, k, s, (lo, hi) in zip(

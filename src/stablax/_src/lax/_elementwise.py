@@ -25,6 +25,7 @@ from stablax._src.lax._elementwise_common import (
     _prepare,
     _scalar_operand,
     aval_or_none,
+    check_array_operand_dtypes,
     check_dtype,
     is_float,
     operand_aval,
@@ -113,7 +114,9 @@ for _name, (_op, _groups) in BINARY_OPS.items():
 
 
 def _binary(opname: str, x: Any, y: Any) -> Any:
-    return bind(BINARY_OPS[opname][0], *_prepare(opname, x, y))
+    op, groups = BINARY_OPS[opname]
+    check_array_operand_dtypes(opname, (x, y), groups)
+    return bind(op, *_prepare(opname, x, y))
 
 
 def add(x, y):
@@ -242,16 +245,19 @@ def shift_right_arithmetic(x, y):
     return _binary("shift_right_arithmetic", x, y)
 
 
+_COMPLEX_PARTS = (
+    ("float32", lambda dt: dt == np.float32),
+    ("float64", lambda dt: dt == np.float64),
+)
+
+
 def _complex_rule(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    for part in (x, y):  # each operand's dtype first, as JAX's rule checks them
+        check_dtype("complex", part.dtype, _COMPLEX_PARTS)
     if x.dtype != y.dtype or x.shape != y.shape:
         raise TypeError(
             f"lax.complex requires operands of equal shape and dtype, got {x.str_short()}, "
             f"{y.str_short()}.{mlir.where_suffix()}"
-        )
-    if x.dtype not in (np.float32, np.float64):
-        raise TypeError(
-            f"lax.complex requires float32 or float64 operands, got {x.dtype.name}"
-            f"{mlir.where_suffix()}"
         )
     dt = np.complex64 if x.dtype == np.float32 else np.complex128
     return ShapedArray(x.shape, dt, x.weak_type and y.weak_type)
@@ -262,6 +268,7 @@ def_op("stablehlo.complex", _complex_rule)
 
 def complex(x, y):  # noqa: A001
     """Builds x + i*y from two real arrays (`stablehlo.complex`)."""
+    check_array_operand_dtypes("complex", (x, y), _COMPLEX_PARTS)
     return bind("stablehlo.complex", *_prepare("complex", x, y))
 
 

@@ -53,6 +53,19 @@ def check_dtype(opname: str, dtype: np.dtype, groups: tuple) -> None:
         )
 
 
+def check_array_operand_dtypes(opname: str, operands: tuple, groups: tuple) -> None:
+    """Checks the dtypes of the array operands before `_prepare` converts a Python scalar into
+    one of them, so a dtype the op never accepts is reported, not the scalar's overflow (JAX
+    checks its operands' dtypes before it converts anything). Without a Python scalar the
+    shapes come first, as in JAX."""
+    if not any(dtypes.is_python_scalar(x) for x in operands):
+        return
+    for x in operands:
+        aval = aval_or_none(x)
+        if aval is not None:
+            check_dtype(opname, aval.dtype, groups)
+
+
 # --- operand preparation (Python-side, before bind) -------------------------------------------
 
 

@@ -45,12 +45,13 @@ def _hessenberg_rule(a: ShapedArray) -> tuple[ShapedArray, ShapedArray]:
 
 
 def _tridiagonal_rule(a: ShapedArray, *, lower: bool) -> tuple[ShapedArray, ...]:
-    check_matrix("tridiagonal", a, square=True)
-    n = a.shape[-1]
-    if n == 0:
+    # JAX's shape rule (a non-empty square matrix) comes before its dtype rule.
+    if a.ndim >= 2 and a.shape[-2] == a.shape[-1] == 0:
         raise linalg_error(
             "tridiagonal", f"expected a non-empty square matrix, got {a.str_short()}", ValueError
         )
+    check_matrix("tridiagonal", a, square=True)
+    n = a.shape[-1]
     batch, real = a.shape[:-2], u.real_dtype(a.dtype)
     return (
         a.strip_weak_type(),

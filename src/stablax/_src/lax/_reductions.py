@@ -22,7 +22,7 @@ from stablax._src.dispatch import batch_rules, bind, def_op, weak_scalar
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
-from stablax._src.lax._argcheck import int_sequence
+from stablax._src.lax._argcheck import int_arg, int_sequence
 from stablax._src.lax._elementwise_common import (
     ANY,
     BOOL,
@@ -485,6 +485,7 @@ def _arg_reduce(computation: str, operand: Any, axis: int, index_dtype: Any) -> 
         raise ValueError(f"lax.{computation}: index_dtype must be specified{mlir.where_suffix()}")
     # JAX's order: the dtype is read, then the axis and its size checked, then the dtype's kind.
     index_dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(index_dtype, computation))
+    axis = int_arg(axis, "axis", f"lax.{computation}")  # one axis (a tuple is no axis)
     (axis,) = _normalize_axes((axis,), aval.ndim, computation)
     if aval.shape[axis] == 0:
         raise ValueError(
@@ -523,6 +524,36 @@ def monoid_name(computation: Any) -> str | None:
     return MONOID_FUNCTIONS.get(inspect.unwrap(computation))  # public functions are wrapped
 
 
+def _is_identity_init(computation: str, init: Any, init_dtype: np.dtype) -> bool:
+    """Whether a concrete init value is the identity JAX's lax.reduce recognises, so that it
+    reduces with reduce_sum & co and ignores the init value's dtype."""
+    if computation in ("and", "or", "xor") and not (
+        init_dtype == np.bool_ or dtypes.issubdtype(init_dtype, np.integer)
+    ):
+        return False
+    with np.errstate(all="ignore"):
+        return bool(np.equal(np.asarray(init), identity_element(computation, init_dtype)))
+
+
+def _check_init_dtype(computation: str, operand_aval, init: Any, init_aval) -> None:
+    """A strongly typed concrete init value other than the identity must have the operand's
+    dtype, as JAX's reduce requires (stablax converted it: 0.5 into an int32 sum was 0). A
+    Python scalar takes the operand's dtype, as in stablax's other lax ops; a traced one meets
+    the shape rule's check."""
+    if (
+        isinstance(init, Tracer)
+        or dtypes.is_python_scalar(init)
+        or init_aval.dtype == operand_aval.dtype
+        or _is_identity_init(computation, init, init_aval.dtype)
+    ):
+        return
+    raise TypeError(
+        "lax.reduce: operand dtypes should match the initial value dtypes (or the initial value "
+        f"be the computation's identity), got {operand_aval.str_short()} and "
+        f"{init_aval.str_short()}{mlir.where_suffix()}"
+    )
+
+
 def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequence[int]) -> Any:
     """Reduces `operands` over `dimensions` with a monoid `computation` (`stablehlo.reduce`).
 
@@ -555,6 +586,7 @@ def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequen
             f"lax.reduce: init_values must be scalars, got shape {init_aval.shape}"
             f"{mlir.where_suffix()}"
         )
+    _check_init_dtype(name, aval_of(operand), init, init_aval)
     dims = _normalize_axes(dimensions, aval_of(operand).ndim, "reduce")
     result = _reduce(name, operand, dims, init)
     # As JAX: weakly typed only when both the operand and the init value are.

@@ -414,15 +414,15 @@ def _check_complex_fill(fill_value: Any, dtype: Any, name: str) -> None:
         raise _error(name, f"a complex fill_value {fill_value!r} cannot be converted to {dtype}")
 
 
-def _host_number(value: Any) -> np.ndarray:
+def _host_number(value: Any, name: str = "full") -> np.ndarray:
     host = np.asarray(value)
     if host.dtype.kind in "OUS":  # objects and strings: NumPy would fail inside .astype
-        raise _error("full", f"fill_value must be a number, got {type(value).__name__}")
+        raise _error(name, f"fill_value must be a number, got {type(value).__name__}")
     return host
 
 
-def _strong_scalar(value: Any, dtype: np.dtype) -> Any:
-    return weak_scalar(_host_number(value).astype(dtype).item(), dtype, weak_type=False)
+def _strong_scalar(value: Any, dtype: np.dtype, name: str = "full") -> Any:
+    return weak_scalar(_host_number(value, name).astype(dtype).item(), dtype, weak_type=False)
 
 
 def full_like(
@@ -445,10 +445,11 @@ def full_like(
         _check_complex_fill(fill_value, target_dtype, "full_like")
     if hasattr(fill_value, "aval"):  # an array or a traced value, converted in the program
         scalar = convert_element_type(fill_value, target_dtype, weak_type=weak)
-    elif weak:
-        scalar = weak_scalar(np.asarray(fill_value).astype(target_dtype).item(), target_dtype)
+    elif weak:  # bytes and str are no numbers here either (NumPy would parse b"1" as 1)
+        host = _host_number(fill_value, "full_like")
+        scalar = weak_scalar(host.astype(target_dtype).item(), target_dtype)
     else:
-        scalar = _strong_scalar(fill_value, target_dtype)
+        scalar = _strong_scalar(fill_value, target_dtype, "full_like")
     return broadcast_in_dim(scalar, target_shape, ())
 
 
