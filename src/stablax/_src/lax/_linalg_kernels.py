@@ -17,9 +17,11 @@ from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray, Tracer
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
+from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _linalg_util as u
 from stablax._src.lax._linalg import TARGET_PREFIX, decode_params
-from stablax._src.lax._shapes import full
+from stablax._src.lax._reductions import reduce_and
+from stablax._src.lax._shapes import broadcast_in_dim, full
 from stablax._src.lax._slice_pad import pad
 from stablax._src.lax._slice_pad import slice as lax_slice
 from stablax._src.transforms.interpret import aval_of_value
@@ -197,6 +199,25 @@ def _cpu_eigh(x, *, lower):
     return [u.where_ok(ok, v), u.where_ok(ok, w)]
 
 
+def _all_finite_per_matrix(x):
+    """Per matrix (shape batch): whether every entry is finite."""
+    entries = unary.is_finite(unary.real(x)) if u.is_complex(x) else unary.is_finite(x)
+    if u.is_complex(x):
+        entries = ew.bitwise_and(entries, unary.is_finite(unary.imag(x)))
+    return reduce_and(entries, (len(u.shape(x)) - 2, len(u.shape(x)) - 1))
+
+
+def _zeros_where_not_finite(finite, x):
+    """x, with every matrix that holds an inf or NaN replaced by zeros.
+
+    LAPACK's gesdd/gesvd can loop forever on such a matrix (a (4, 4) float32 one with -inf and
+    inf entries never returns); the caller reports NaN for those matrices instead, as NumPy's
+    non-convergence and JAX's newer releases do.
+    """
+    mask = broadcast_in_dim(finite, u.shape(x), tuple(range(len(u.shape(finite)))))
+    return ew.select(mask, x, full(u.shape(x), 0, u.dtype(x)))
+
+
 def _cpu_svd(x, *, full_matrices, compute_uv, gesvd=False):
     *batch, m, n = u.shape(x)
     k, dt = min(m, n), u.dtype(x)
@@ -217,14 +238,15 @@ def _cpu_svd(x, *, full_matrices, compute_uv, gesvd=False):
         ShapedArray(batch, np.int32),
     ]
     mode = "N" if not compute_uv else ("A" if full_matrices else "S")
+    finite = _all_finite_per_matrix(x)
     _, s, left, right, info = ffi_call(
         lapack_target("gesvd" if gesvd else "gesdd", dt),
-        [x],
+        [_zeros_where_not_finite(finite, x)],
         avals,
         [True, True, False, True, True, False],
         mode=mode,
     )
-    ok = info_ok(info)
+    ok = ew.bitwise_and(info_ok(info), finite)
     if not compute_uv:
         return [u.where_ok(ok, s)]
     return [u.where_ok(ok, s), u.where_ok(ok, left), u.where_ok(ok, right)]
