@@ -72,7 +72,7 @@ def check_matrix(name: str, x: ShapedArray, square: bool) -> tuple[int, int]:
 
 def _cholesky_rule(x: ShapedArray) -> ShapedArray:
     check_matrix("cholesky", x, square=True)
-    return x.strip_weak_type()
+    return x  # a weak input stays weak, as in JAX
 
 
 def _lu_rule(x: ShapedArray) -> tuple[ShapedArray, ShapedArray]:
@@ -233,11 +233,16 @@ for _name, _rule in [
 
 def symmetrize(x: Any) -> Any:
     """(x + x^H) / 2: the Hermitian part, so that only a symmetric input is decomposed.
-    Integers and booleans divide as floats (a true division, as in JAX)."""
+
+    As JAX's array arithmetic: the sum is in x's own dtype (integers wrap, booleans OR), then a
+    true division by a weak 2, so a boolean or weak input gives a weak float."""
+    weak = u.dtype(x) == np.bool_ or aval_of(x).weak_type
+    total = ew.add(x, u.H(x))
     dtype = dtypes.to_inexact_dtype(u.dtype(x))
     if dtype != u.dtype(x):
-        x = u.cast(x, dtype)
-    return ew.div(ew.add(x, u.H(x)), full((), 2, dtype))
+        total = convert_element_type(total, dtype)
+    half = ew.div(total, full((), 2, dtype))
+    return convert_element_type(half, dtype, weak_type=True) if weak else half
 
 
 def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
