@@ -424,6 +424,9 @@ def svd(
     aval = aval_of(x)
     if subset_by_index is not None and aval.ndim >= 2:
         rank = min(aval.shape[-2:])
+        if full_matrices and not isinstance(subset_by_index, (tuple, list)):
+            # JAX's first check: a non-sequence is never the whole range (0, rank)
+            raise ValueError("full_matrices and subset_by_index cannot both be set")
         subset = tuple(sequence(subset_by_index, "subset_by_index", "lax.linalg.svd"))
         if full_matrices and subset != (0, rank):
             raise ValueError("full_matrices and subset_by_index cannot both be set")
