@@ -159,7 +159,10 @@ def _hermitian_svd(a, compute_uv):
     n = u.shape(s)[-1]
     nd = len(u.shape(s))
     positions = lax.broadcasted_iota(np.int32, u.shape(s), nd - 1)
-    _, order = lax.sort((unary.neg(s), positions), dimension=nd - 1, num_keys=1)
+    # JAX's order: a stable ascending sort, reversed, so equal |w| come last-first (the
+    # singular vectors of a repeated singular value are not unique; this picks JAX's)
+    _, order = lax.sort((s, positions), dimension=nd - 1, num_keys=1)
+    order = lax.rev(order, (nd - 1,))
     s = _take_last(s, order)
     if not compute_uv:
         return s
