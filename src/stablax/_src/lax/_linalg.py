@@ -302,12 +302,18 @@ def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
     def entry(table, where):  # table[..., where[...]] spread over the last axis
         return _spread_last(reduce_sum(ew.select(where, table, zeros), (nd - 1,)), shp)
 
+    size_grid = full(shp, size, np.int32)
+
     def swap(i, permutation):  # swap entries i and pivots[..., i]
         i = convert_element_type(i, np.int32)  # the loop index is int64 under x64
         start = (*(0 for _ in batch), i)
         j = _spread_last(reshape(dynamic_slice(pivots, start, (*batch, 1)), batch), shp)
+        # As JAX: a negative pivot counts from the end; out of range, it reads the nearest
+        # entry and its write is dropped.
+        j = ew.select(ew.lt(j, zeros), ew.add(j, size_grid), j)
+        j_read = ew.clamp(zeros, j, ew.sub(size_grid, full(shp, 1, np.int32)))
         at_i, at_j = ew.eq(positions, broadcast_in_dim(i, shp, ())), ew.eq(positions, j)
-        value_i, value_j = entry(permutation, at_i), entry(permutation, at_j)
+        value_i, value_j = entry(permutation, at_i), entry(permutation, ew.eq(positions, j_read))
         return ew.select(at_i, value_j, ew.select(at_j, value_i, permutation))
 
     # A loop, not k unrolled steps: an unrolled 500x500 solve took 24 s to trace and compile.
