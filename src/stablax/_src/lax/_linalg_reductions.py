@@ -12,7 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src.core import ShapedArray
+from stablax._src import ir as mlir
+from stablax._src.array import Array
+from stablax._src.arraylike import is_arraylike
+from stablax._src.core import ShapedArray, Tracer
 from stablax._src.dispatch import batch_rules, bind, def_op, jvp_rules, transpose_rules
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
@@ -253,6 +256,19 @@ def ormqr(a: Any, taus: Any, c: Any, *, left: bool = True, transpose: bool = Fal
     Returns:
       An array of c's shape.
     """
+    # JAX's order: the operands are interpreted as arrays first, then the flags (hashed as
+    # static parameters, so an array flag is a TypeError there too).
+    for position, operand in enumerate((a, taus, c)):
+        if not is_arraylike(operand):
+            raise TypeError(
+                f"lax.linalg.ormqr: the argument at position {position} must be an array, got "
+                f"{type(operand).__name__}{mlir.where_suffix()}"
+            )
+    for name, flag in (("left", left), ("transpose", transpose)):
+        if isinstance(flag, (np.ndarray, Array, Tracer)):
+            raise TypeError(
+                f"lax.linalg.ormqr: {name} must be a Python bool, got an array{mlir.where_suffix()}"
+            )
     return bind(ORMQR, a, taus, c, left=bool(left), transpose=bool(transpose))
 
 
