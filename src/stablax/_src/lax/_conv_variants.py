@@ -17,7 +17,7 @@ from stablax._src.lax._conv_dimensions import (
     _error,
     conv_dimension_numbers,
 )
-from stablax._src.lax._dot import dot_general
+from stablax._src.lax._dot import canonicalize_precision, dot_general
 from stablax._src.lax._shapes import aval_of, transpose
 from stablax._src.lax._slice_pad import rev
 from stablax._src.lax._windowed import dilate_dim, normalize_padding
@@ -233,6 +233,10 @@ def conv_general_dilated_local(
     """
     op = "conv_general_dilated_local"
     lhs_aval = aval_of(lhs)
+    try:  # JAX reads the precision before any shape
+        canonicalize_precision(precision)
+    except ValueError as error:
+        raise ValueError(f"lax.{op}: {error}".replace("lax.dot_general: ", "")) from None
     # The patches first, then the layouts from lhs and the filter shape, as JAX: rhs is checked
     # only by the contraction (a kernel of the wrong rank is no reason to skip the
     # patches' checks of the strides and the padding).
