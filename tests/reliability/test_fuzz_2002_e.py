@@ -1,0 +1,76 @@
+"""Findings of the seed-2002 comparison fuzz (`fuzz_runner --compare-jax`) in jnp.repeat,
+jnp.ix_, jnp.fromfunction, jnp.logspace, jnp.mask_indices, jnp.var, jnp.ldexp and jnp.lcm, one
+row each, with JAX 0.10.2's answer as the expected outcome: (id, call, expected value or
+exception class), and (id, call, value, dtype, weak type) where the result's type is the finding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import stablax
+import stablax.numpy as jnp
+from tests.reliability.reproducer_checks import check_finding, check_result_type
+
+
+def _x64(call):
+    def run():
+        with stablax.enable_x64():
+            return call()
+
+    return run
+
+
+_FINDINGS = [
+    # repeat: bool counts are 0 or 1; total_repeat_length is checked only where it is used (JAX
+    # returns an empty axis as it is, and checks a scalar `a`'s counts first); one traced count
+    # kept in an array of shape (1, 1) broadcasts to every element.
+    ("repeat scalar by False", lambda: stablax.jit(lambda: jnp.repeat(1.5, False, axis=-1))(), []),
+    (
+        "repeat by bool array counts",
+        lambda: jnp.repeat(jnp.ones((3, 1, 1), bool), np.ones((1, 1, 1), bool)),
+        [True, True, True],
+    ),
+    (
+        "repeat empty with a str total_repeat_length",
+        lambda: (
+            jnp.repeat(
+                jnp.zeros((2, 0), "uint32"), jnp.zeros((2, 0), "uint32"), total_repeat_length="2"
+            ).shape
+        ),
+        [0],
+    ),
+    (
+        "repeat scalar by two counts, bad axis and total_repeat_length",
+        lambda: jnp.repeat(1.5, jnp.array([3, 4]), axis=2, total_repeat_length="2"),
+        ValueError,
+    ),
+    (
+        "repeat by one traced count of shape (1, 1)",
+        lambda: stablax.jit(lambda a, r: jnp.repeat(a, r, total_repeat_length=2))(
+            jnp.ones((2, 1, 2, 1), "complex64"), jnp.array([[False]])
+        ),
+        [1 + 0j, 1 + 0j],
+    ),
+]
+
+_TYPES = [
+    (
+        "repeat scalar by False is weak",
+        lambda: stablax.jit(lambda: jnp.repeat(1.5, False))(),
+        [],
+        "float32",
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize("name, call, value, dtype, weak", _TYPES, ids=[c[0] for c in _TYPES])
+def test_fuzz_2002_e_result_type(name, call, value, dtype, weak):
+    check_result_type(call, value, dtype, weak)
+
+
+@pytest.mark.parametrize("name, call, expected", _FINDINGS, ids=[c[0] for c in _FINDINGS])
+def test_fuzz_2002_e_finding(name, call, expected):
+    check_finding(call, expected)
