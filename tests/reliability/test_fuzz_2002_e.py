@@ -53,6 +53,12 @@ _FINDINGS = [
         ),
         [1 + 0j, 1 + 0j],
     ),
+    # ix_ checks that every argument is an array before any shape (JAX's TypeError).
+    (
+        "ix_ of a 4-D array and a str",
+        lambda: jnp.ix_(jnp.zeros((1, 0, 1, 2), "bfloat16"), jnp.zeros((1, 0), "int32"), "a"),
+        TypeError,
+    ),
 ]
 
 _TYPES = [
@@ -62,6 +68,21 @@ _TYPES = [
         [],
         "float32",
         True,
+    ),
+    # ix_ of an empty index: NumPy's and JAX's integer index type, whatever the input's dtype.
+    (
+        "ix_ of empty complex",
+        lambda: jnp.ix_(jnp.zeros(0, "complex64"))[0],
+        [],
+        "int32",
+        False,
+    ),
+    (
+        "ix_ of empty uint16 under jit, x64",
+        _x64(lambda: stablax.jit(jnp.ix_)(jnp.zeros(0, "uint16"))[0]),
+        [],
+        "int64",
+        False,
     ),
 ]
 

@@ -458,6 +458,7 @@ def mask_indices(
 
 def ix_(*args: Any) -> tuple[Any, ...]:
     """`np.ix_`: 1-D index arrays reshaped to an open mesh (`x[ix_(rows, cols)]`)."""
+    check_arraylike("jnp.ix_", *args)  # every argument before any shape, as JAX
     out = []
     for i, arg in enumerate(args):
         arg = asarray(arg)
@@ -469,6 +470,8 @@ def ix_(*args: Any) -> tuple[Any, ...]:
             raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
         shape = [1] * len(args)
         shape[i] = arg.aval.shape[0]
+        if arg.aval.size == 0:  # NumPy and JAX: an empty index is of the integer index type
+            arg = zeros((0,), dtypes.default_int_dtype())
         out.append(_shape.reshape(arg, shape))
     return tuple(out)
 
