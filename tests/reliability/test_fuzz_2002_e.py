@@ -59,6 +59,13 @@ _FINDINGS = [
         lambda: jnp.ix_(jnp.zeros((1, 0, 1, 2), "bfloat16"), jnp.zeros((1, 0), "int32"), "a"),
         TypeError,
     ),
+    # fromfunction(jnp.sum, 4-D shape) passes a traced axis and `out`: the axis must be static,
+    # checked before `out` as JAX's (ConcretizationTypeError).
+    (
+        "fromfunction of sum: traced axis before out",
+        lambda: jnp.fromfunction(jnp.sum, (2, 0, 2, 2), dtype=jnp.int32),
+        stablax.errors.ConcretizationTypeError,
+    ),
 ]
 
 _TYPES = [
