@@ -66,6 +66,20 @@ _FINDINGS = [
         lambda: jnp.fromfunction(jnp.sum, (2, 0, 2, 2), dtype=jnp.int32),
         stablax.errors.ConcretizationTypeError,
     ),
+    # logspace with equal ends: every exponent is the end exactly, as NumPy, so a negative base
+    # gives -1 throughout (JAX 0.10.2: NaN where its linspace blend rounds off 5).
+    (
+        "logspace equal ends, negative base",
+        lambda: jnp.logspace(5, 5, endpoint=False, base=-1.0),
+        [-1.0] * 50,
+    ),
+    ("linspace equal ends exact", lambda: jnp.linspace(5.0, 5.0, 50, endpoint=False), [5.0] * 50),
+    # logspace's base is checked after linspace's num (JAX's ValueError).
+    (
+        "logspace negative num, None base",
+        lambda: stablax.jit(lambda: jnp.logspace(-1, -1, num=-1, base=None, dtype=jnp.int64))(),
+        ValueError,
+    ),
 ]
 
 _TYPES = [
