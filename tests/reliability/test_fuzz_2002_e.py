@@ -11,6 +11,7 @@ import pytest
 
 import stablax
 import stablax.numpy as jnp
+from stablax import lax
 from tests.reliability.reproducer_checks import check_finding, check_result_type
 
 
@@ -80,6 +81,8 @@ _FINDINGS = [
         lambda: stablax.jit(lambda: jnp.logspace(-1, -1, num=-1, base=None, dtype=jnp.int64))(),
         ValueError,
     ),
+    # mask_indices hands mask_func JAX's float ones: lax.add of them and an int k is refused.
+    ("mask_indices with lax.add", lambda: jnp.mask_indices(0, lax.add, size=0), TypeError),
 ]
 
 _TYPES = [
