@@ -83,6 +83,19 @@ _FINDINGS = [
     ),
     # mask_indices hands mask_func JAX's float ones: lax.add of them and an int k is refused.
     ("mask_indices with lax.add", lambda: jnp.mask_indices(0, lax.add, size=0), TypeError),
+    # var with N < ddof: the value is NumPy's (a constant), so the gradient is 0 as JAX's.
+    (
+        "grad of var with correction above N",
+        lambda: stablax.grad(
+            lambda v: jnp.var(v, mean=jnp.array([-1.28125], "bfloat16"), correction=6).sum()
+        )(jnp.array([-1.28125], "bfloat16")),
+        [0.0],
+    ),
+    (
+        "grad of std with ddof above N",
+        lambda: stablax.grad(lambda v: jnp.std(v, ddof=3).sum())(jnp.array([1.0, 2.0])),
+        [0.0, 0.0],
+    ),
 ]
 
 _TYPES = [

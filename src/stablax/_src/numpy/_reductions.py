@@ -396,7 +396,12 @@ def _var_impl(
     squares, count = _squared_deviations(a, axes, compute, where, mean)
     total = lax.reduce_sum(_masked(squares, where, 0, "var"), axes)
     count = lax.real(count) if count.aval.dtype.kind == "c" else count
-    out = lax.div(total, lax.max(lax.sub(count, float(ddof)), lax.full_like(count, 0)))
+    normalizer = lax.sub(count, float(ddof))
+    zero = lax.full_like(count, 0)
+    # N - ddof <= 0: NumPy's value, the sum over 0 (inf, or NaN for no spread), held constant so
+    # that the gradient is JAX's (its NaN fill is a constant: 0 for N < ddof).
+    degenerate = lax.div(lax.stop_gradient(total), lax.max(normalizer, zero))
+    out = lax.select(lax.gt(normalizer, zero), lax.div(total, normalizer), degenerate)
     if target is None:
         target = np.dtype(inexact.type(0).real.dtype) if inexact.kind == "c" else inexact
     return _finish(lax.convert_element_type(out, target), a.aval.shape, axes, keepdims)
