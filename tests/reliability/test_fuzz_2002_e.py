@@ -96,6 +96,20 @@ _FINDINGS = [
         lambda: stablax.grad(lambda v: jnp.std(v, ddof=3).sum())(jnp.array([1.0, 2.0])),
         [0.0, 0.0],
     ),
+    # ldexp: arguments checked array-like first (JAX's TypeError); a constant exponent under jit
+    # is not folded into one overflowing power of two; a wide unsigned count does not wrap.
+    ("ldexp of None", lambda: jnp.ldexp(0.5, None), TypeError),
+    (
+        "ldexp of zero by a big constant uint32 under jit",
+        lambda: stablax.jit(lambda x: jnp.ldexp(x, np.uint32(1714430489)))(jnp.zeros(2)),
+        [0.0, 0.0],
+    ),
+    (
+        "ldexp by a constant 200 under jit",
+        lambda: stablax.jit(lambda x: jnp.ldexp(x, np.int32(200)))(jnp.array([2.0**-126])),
+        [2.0**74],
+    ),
+    ("ldexp by a uint32 above int32", lambda: jnp.ldexp(1.0, np.uint32(3000000000)), np.inf),
 ]
 
 _TYPES = [
