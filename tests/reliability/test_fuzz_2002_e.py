@@ -110,6 +110,27 @@ _FINDINGS = [
         [2.0**74],
     ),
     ("ldexp by a uint32 above int32", lambda: jnp.ldexp(1.0, np.uint32(3000000000)), np.inf),
+    # lcm/gcd run Euclid in a while loop, as JAX: the unrolled chain of selects sent XLA's
+    # algebraic simplifier round in circles (its stderr) for a constant operand.
+    (
+        "lcm with a constant operand lowers to a loop",
+        lambda: (
+            "stablehlo.while"
+            in stablax.jit(lambda x: jnp.lcm(x, np.array([1], "int32")))
+            .lower(jnp.ones(3, "int32"))
+            .as_text()
+        ),
+        True,
+    ),
+    (
+        "lcm with True under vmap, x64",
+        _x64(
+            lambda: stablax.vmap(lambda x: jnp.lcm(x, True))(
+                jnp.array([[3, 1, 0, -4, 2], [2, 0, 2, -1, -4]], "int64")
+            )
+        ),
+        [[3, 1, 0, 4, 2], [2, 0, 2, 1, 4]],
+    ),
 ]
 
 _TYPES = [

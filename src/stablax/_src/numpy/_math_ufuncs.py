@@ -514,13 +514,22 @@ def _int_abs(x: Any) -> Any:
 
 
 def _gcd_abs(a: Any, b: Any) -> Any:
-    # Euclid's algorithm, unrolled to its worst case (consecutive Fibonacci numbers).
-    steps = int(math.ceil(dtypes.itemsize_bits(a.aval.dtype) * 1.45)) + 2
-    for _ in range(steps):
-        zero = lax.eq(b, lax.full_like(b, 0))
-        remainder = lax.rem(a, lax.select(zero, lax.full_like(b, 1), b))
-        a, b = lax.select(zero, a, b), lax.select(zero, b, remainder)
-    return a
+    """Euclid's algorithm in a while loop until every remainder is 0, as JAX's. Unrolled to
+    its worst case, the chain of selects sent XLA's algebraic simplifier round in circles
+    ("stuck in a circular simplification loop") when one operand was a constant."""
+
+    def any_remainder(state):
+        nonzero = lax.ne(state[1], lax.full_like(state[1], 0))
+        return lax.reduce_or(nonzero, tuple(range(nonzero.aval.ndim)))
+
+    def step(state):
+        a, b = state
+        zero = lax.full_like(b, 0)
+        nonzero = lax.ne(b, zero)
+        remainder = lax.rem(a, lax.select(nonzero, b, lax.full_like(b, 1)))
+        return lax.select(nonzero, b, a), lax.select(nonzero, remainder, zero)
+
+    return lax.while_loop(any_remainder, step, (a, b))[0]
 
 
 @_eager
