@@ -2131,6 +2131,22 @@ def _bool_add_mul_reduce(call, ours, theirs, difference) -> bool:
     )
 
 
+def _logspace_equal_ends_negative_base(call, ours, theirs, difference) -> bool:
+    """logspace with equal ends and a negative base: stablax's samples are the end exactly,
+    as NumPy's (so (-1.0)**5 is -1 everywhere); JAX 0.10.2's blend start*(1-t) + stop*t lands a
+    hair off the end at some t, and a negative base to a non-integer power is NaN there."""
+    found = re.search(r"element \d+: (\S+) vs JAX nan$", difference[1])
+    start, stop = (arg.get("py") for arg in call["args"][:2])
+    return (
+        call["fn"] == "jnp.logspace"
+        and _value_difference(difference)
+        and found is not None
+        and found[1] != "nan"
+        and start is not None
+        and start == stop
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -2380,6 +2396,11 @@ RULES: list[Rule] = [
         _einsum_array_as_subscripts.__doc__,
     ),
     ("bool-add-mul-reduce", _bool_add_mul_reduce, _bool_add_mul_reduce.__doc__),
+    (
+        "logspace-equal-ends-negative-base",
+        _logspace_equal_ends_negative_base,
+        _logspace_equal_ends_negative_base.__doc__,
+    ),
 ]
 
 

@@ -334,15 +334,15 @@ def linspace(
         t = lax.div(lax.iota(real, div), lax.full((), div, real))
         t = lax.broadcast_in_dim(lax.convert_element_type(t, compute), (div, *shape), (0,))
         one = lax.full((), 1, compute)
-        out = uf.add(
-            uf.multiply(
-                lax.broadcast_in_dim(start_a, (div, *shape), tuple(range(1, len(shape) + 1))),
-                uf.subtract(one, t),
-            ),
-            uf.multiply(
-                lax.broadcast_in_dim(stop_a, (div, *shape), tuple(range(1, len(shape) + 1))), t
-            ),
-        )
+        start_b = lax.broadcast_in_dim(start_a, (div, *shape), tuple(range(1, len(shape) + 1)))
+        stop_b = lax.broadcast_in_dim(stop_a, (div, *shape), tuple(range(1, len(shape) + 1)))
+        out = uf.add(uf.multiply(start_b, uf.subtract(one, t)), uf.multiply(stop_b, t))
+        # Equal finite ends give exactly that value, as NumPy (the blend rounds a hair off
+        # some: a negative logspace base raised to those is NaN). Infinite ends keep the blend;
+        # the gradient stays the blend's (the correction is a constant).
+        no_span = lax.eq(uf.subtract(stop_b, start_b), lax.full((), 0, compute))
+        exact = uf.add(out, lax.stop_gradient(uf.subtract(start_b, out)))
+        out = lax.select(no_span, exact, out)
         if endpoint:
             out = lax.concatenate([out, lax.reshape(stop_a, (1, *shape))], 0)
     elif num == 1:

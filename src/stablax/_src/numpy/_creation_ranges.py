@@ -13,6 +13,7 @@ from stablax._src.core import Tracer
 from stablax._src.lax._argcheck import check_callable, int_or_int_sequence, int_sequence
 from stablax._src.numpy import _ufuncs
 from stablax._src.numpy._creation import asarray, linspace
+from stablax._src.numpy._promotion import check_arraylike
 from stablax._src.numpy._shape import moveaxis, reshape
 
 
@@ -41,9 +42,10 @@ def logspace(
     axis: int = 0,
 ) -> Any:
     """`base ** linspace(start, stop, num)` (`np.logspace`)."""
-    start, stop, base = asarray(start), asarray(stop), asarray(base)
+    start, stop = asarray(start), asarray(stop)
     dtype, compute = _log_dtypes(start, stop, dtype, "jnp.logspace")
     exponents = linspace(start, stop, num, endpoint=endpoint, dtype=compute, axis=axis)
+    check_arraylike("jnp.logspace", base)  # after linspace's checks (of num, say), as JAX
     base = asarray(base, compute)
     if base.aval.ndim:
         base = moveaxis(reshape(base, base.aval.shape + (1,)), -1, axis)

@@ -18,7 +18,7 @@ from stablax._src.core import ConcretizationTypeError, Tracer
 from stablax._src.dtype_promotion import result_type
 from stablax._src.lax._argcheck import check_callable, int_arg, int_or_int_sequence, sequence
 from stablax._src.numpy import _shape, _ufuncs
-from stablax._src.numpy._creation import asarray, zeros
+from stablax._src.numpy._creation import asarray, ones, zeros
 from stablax._src.numpy._promotion import check_arraylike
 
 
@@ -444,7 +444,7 @@ def mask_indices(
     """`np.mask_indices`: the indices where `mask_func(ones((n, n)), k)` is non-zero."""
     check_callable("jnp.mask_indices", mask_func, "mask_func")
     n = operator.index(n)
-    mask = mask_func(np.ones((n, n), np.int32), k)
+    mask = mask_func(ones((n, n)), k)  # JAX's: a float array (lax functions check its dtype)
     check_arraylike("jnp.mask_indices: nonzero of mask_func's result", mask)  # JAX's class
     mask = np.asarray(mask) != 0
     rows, cols = np.nonzero(mask)
@@ -458,6 +458,7 @@ def mask_indices(
 
 def ix_(*args: Any) -> tuple[Any, ...]:
     """`np.ix_`: 1-D index arrays reshaped to an open mesh (`x[ix_(rows, cols)]`)."""
+    check_arraylike("jnp.ix_", *args)  # every argument before any shape, as JAX
     out = []
     for i, arg in enumerate(args):
         arg = asarray(arg)
@@ -469,6 +470,8 @@ def ix_(*args: Any) -> tuple[Any, ...]:
             raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
         shape = [1] * len(args)
         shape[i] = arg.aval.shape[0]
+        if arg.aval.size == 0:  # NumPy and JAX: an empty index is of the integer index type
+            arg = zeros((0,), dtypes.default_int_dtype())
         out.append(_shape.reshape(arg, shape))
     return tuple(out)
 

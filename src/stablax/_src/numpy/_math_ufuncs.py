@@ -16,6 +16,7 @@ from stablax._src.dispatch import weak_scalar
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy import _ufuncs
 from stablax._src.numpy._promotion import (
+    check_arraylike,
     promote_args,
     promote_args_inexact,
     promote_dtypes,
@@ -264,6 +265,7 @@ def _exact_pow2(k: Any, dt: np.dtype) -> Any:
 @_eager
 def ldexp(x1, x2):
     """x1 * 2**x2 for an integer x2, without overflowing an intermediate power of two."""
+    check_arraylike("ldexp", x1, x2)  # JAX's first check
     x2_dtype = dtypes.dtype_of(x2)
     if not (dtypes.issubdtype(x2_dtype, np.integer) or x2_dtype == np.bool_):
         raise ValueError(
@@ -272,10 +274,17 @@ def ldexp(x1, x2):
         )
     (x1,) = promote_args_inexact("ldexp", x1)
     _reject_complex("ldexp", x1, error=ValueError)
-    x1, x2 = _ufuncs.promote_args_shapes_only("ldexp", x1, lax.convert_element_type(x2, np.int32))
     _, bias, _ = _float_layout(x1.aval.dtype)
-    # Three factors, each a normal power of two, cover every exponent that can matter.
-    n = lax.clamp(np.int32(-3 * (bias - 1)), x2, np.int32(3 * (bias - 1)))
+    limit = 3 * (bias - 1)  # three factors, each a normal power of two, cover every exponent
+    x2 = lax.convert_element_type(x2, x2_dtype)
+    if x2_dtype != np.bool_:  # clamped in its own type: a wide count must not wrap in int32
+        info = dtypes.iinfo(x2_dtype)
+        low, high = max(-limit, int(info.min)), min(limit, int(info.max))
+        x2 = lax.clamp(np.asarray(low, x2_dtype), x2, np.asarray(high, x2_dtype))
+    x1, x2 = _ufuncs.promote_args_shapes_only("ldexp", x1, lax.convert_element_type(x2, np.int32))
+    # Opaque to XLA: with a constant x2 it would fold the three factors into one power of two,
+    # which overflows (0 * inf is NaN) or underflows where the stepwise product does not.
+    n = lax.optimization_barrier(x2)
     first = lax.div(n, np.int32(3))
     second = lax.div(lax.sub(n, first), np.int32(2))
     third = lax.sub(lax.sub(n, first), second)
@@ -505,13 +514,22 @@ def _int_abs(x: Any) -> Any:
 
 
 def _gcd_abs(a: Any, b: Any) -> Any:
-    # Euclid's algorithm, unrolled to its worst case (consecutive Fibonacci numbers).
-    steps = int(math.ceil(dtypes.itemsize_bits(a.aval.dtype) * 1.45)) + 2
-    for _ in range(steps):
-        zero = lax.eq(b, lax.full_like(b, 0))
-        remainder = lax.rem(a, lax.select(zero, lax.full_like(b, 1), b))
-        a, b = lax.select(zero, a, b), lax.select(zero, b, remainder)
-    return a
+    """Euclid's algorithm in a while loop until every remainder is 0, as JAX's. Unrolled to
+    its worst case, the chain of selects sent XLA's algebraic simplifier round in circles
+    ("stuck in a circular simplification loop") when one operand was a constant."""
+
+    def any_remainder(state):
+        nonzero = lax.ne(state[1], lax.full_like(state[1], 0))
+        return lax.reduce_or(nonzero, tuple(range(nonzero.aval.ndim)))
+
+    def step(state):
+        a, b = state
+        zero = lax.full_like(b, 0)
+        nonzero = lax.ne(b, zero)
+        remainder = lax.rem(a, lax.select(nonzero, b, lax.full_like(b, 1)))
+        return lax.select(nonzero, b, a), lax.select(nonzero, remainder, zero)
+
+    return lax.while_loop(any_remainder, step, (a, b))[0]
 
 
 @_eager

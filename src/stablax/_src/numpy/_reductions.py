@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
+from stablax._src.core import Tracer
+from stablax._src.errors import ConcretizationTypeError
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._reductions import identity_element
 from stablax._src.numpy._creation import asarray
@@ -80,7 +82,13 @@ def _accumulation_dtype(dt: np.dtype) -> np.dtype:
     return dt
 
 
-def _check_out(out: Any, name: str) -> None:
+def _check_out(out: Any, name: str, axis: Any = None) -> None:
+    """Refuses `out`; a traced `axis` is refused first, as JAX makes the axis static first."""
+    if isinstance(axis, Tracer):
+        raise ConcretizationTypeError(
+            f"jnp.{name}: the axis argument must be known statically, got a traced value "
+            f"{axis.aval.str_short()}{mlir.where_suffix()}"
+        )
     if out is not None:
         raise NotImplementedError(
             f"jnp.{name}: the 'out' argument is not supported; stablax arrays are immutable."
@@ -187,7 +195,7 @@ def sum(  # noqa: A001
     promote_integers: bool = True,
 ) -> Any:
     """Sum over `axis` (all axes by default); small integers and bools widen (NumPy's `sum`)."""
-    _check_out(out, "sum")
+    _check_out(out, "sum", axis)
     return _sum(a, axis, dtype, keepdims, initial, where, promote_integers)
 
 
@@ -202,7 +210,7 @@ def prod(
     promote_integers: bool = True,
 ) -> Any:
     """Product over `axis` (all axes by default), NumPy's `prod`."""
-    _check_out(out, "prod")
+    _check_out(out, "prod", axis)
     return _prod(a, axis, dtype, keepdims, initial, where, promote_integers)
 
 
@@ -243,7 +251,7 @@ def max(  # noqa: A001
     where: Any = None,
 ) -> Any:
     """Largest element over `axis`; NaN propagates (NumPy's `max`)."""
-    _check_out(out, "max")
+    _check_out(out, "max", axis)
     return _max(a, axis, keepdims, initial, where)
 
 
@@ -256,7 +264,7 @@ def min(  # noqa: A001
     where: Any = None,
 ) -> Any:
     """Smallest element over `axis`; NaN propagates (NumPy's `min`)."""
-    _check_out(out, "min")
+    _check_out(out, "min", axis)
     return _min(a, axis, keepdims, initial, where)
 
 
@@ -280,13 +288,13 @@ _all = _boolean("all", lax.reduce_and, True)
 
 def any(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = None):  # noqa: A001
     """Whether any element over `axis` is truthy."""
-    _check_out(out, "any")
+    _check_out(out, "any", axis)
     return _any(a, axis, keepdims, where)
 
 
 def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = None):  # noqa: A001
     """Whether every element over `axis` is truthy."""
-    _check_out(out, "all")
+    _check_out(out, "all", axis)
     return _all(a, axis, keepdims, where)
 
 
@@ -342,7 +350,7 @@ def mean(
 ) -> Any:
     """Arithmetic mean over `axis`; integers average as floats (NumPy's `mean`)."""
     _check_where(where, "mean", a)
-    _check_out(out, "mean")
+    _check_out(out, "mean", axis)
     return _mean(a, axis, dtype, keepdims, where)
 
 
@@ -388,7 +396,12 @@ def _var_impl(
     squares, count = _squared_deviations(a, axes, compute, where, mean)
     total = lax.reduce_sum(_masked(squares, where, 0, "var"), axes)
     count = lax.real(count) if count.aval.dtype.kind == "c" else count
-    out = lax.div(total, lax.max(lax.sub(count, float(ddof)), lax.full_like(count, 0)))
+    normalizer = lax.sub(count, float(ddof))
+    zero = lax.full_like(count, 0)
+    # N - ddof <= 0: NumPy's value, the sum over 0 (inf, or NaN for no spread), held constant so
+    # that the gradient is JAX's (its NaN fill is a constant: 0 for N < ddof).
+    degenerate = lax.div(lax.stop_gradient(total), lax.max(normalizer, zero))
+    out = lax.select(lax.gt(normalizer, zero), lax.div(total, normalizer), degenerate)
     if target is None:
         target = np.dtype(inexact.type(0).real.dtype) if inexact.kind == "c" else inexact
     return _finish(lax.convert_element_type(out, target), a.aval.shape, axes, keepdims)
@@ -501,7 +514,7 @@ def var(
     """Variance over `axis`, dividing by N - ddof (or N - correction)."""
     ddof = _ddof_or_correction(ddof, correction, "var")
     _check_where(where, "var", a)
-    _check_out(out, "var")
+    _check_out(out, "var", axis)
     ddof = _static_ddof(ddof, "var")
     return _var(a, axis, dtype, ddof, keepdims, where, mean)
 
@@ -521,7 +534,7 @@ def std(
     """Standard deviation over `axis`: sqrt of `var`."""
     ddof = _ddof_or_correction(ddof, correction, "std")
     _check_where(where, "std", a)
-    _check_out(out, "std")
+    _check_out(out, "std", axis)
     ddof = _static_ddof(ddof, "std")
     if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):  # JAX's check and class
         raise ValueError(

@@ -157,6 +157,36 @@ def repeat(
     with the last element.
     """
     a = asarray(a)
+    repeats_dtype = dtypes.dtype_of(repeats)
+    if repeats_dtype != np.bool_ and not dtypes.issubdtype(repeats_dtype, np.integer):
+        raise TypeError(  # NumPy's class (no safe cast to int); JAX's gather rejects them too
+            f"jnp.repeat: repeats must be integers, got {repeats_dtype.name}{mlir.where_suffix()}"
+        )
+    traced = isinstance(repeats, Tracer)
+    if traced and total_repeat_length is None:
+        raise TypeError(
+            "jnp.repeat: when repeats is traced (under jit, vmap or grad), the total number of "
+            "repeats must be static: pass total_repeat_length, or make repeats static"
+        )
+    size = repeats.aval.size if traced else np.size(repeats)
+    if a.aval.ndim == 0 and size != 1:  # JAX's check, before the axis's
+        raise ValueError(
+            f"jnp.repeat: a scalar `a` takes a single count of repeats, got {size}"
+            f"{mlir.where_suffix()}"
+        )
+    if axis is None or a.aval.ndim == 0:  # NumPy and JAX: a 0-d `a` is 1-d
+        a, axis = ravel(a), 0 if axis is None else axis
+    axis = normalize_axis(axis, a.aval.ndim, "jnp.repeat")
+    n = a.aval.shape[axis]
+    # Any shape of repeats holding one or n counts, as JAX (it ravels them).
+    if size not in (1, n):
+        raise ValueError(
+            f"jnp.repeat: {size} repeats do not match the {n} elements along axis {axis}"
+            f"{mlir.where_suffix()}"
+        )
+    if n == 0:  # nothing to repeat (JAX returns the input, whatever total_repeat_length is)
+        return a
+    # Checked only where it is used, so JAX's earlier errors and its empty result come first.
     if total_repeat_length is not None and not hasattr(total_repeat_length, "__index__"):
         raise TypeError(
             f"jnp.repeat: total_repeat_length must be an integer, got {total_repeat_length!r}"
@@ -167,33 +197,9 @@ def repeat(
             f"jnp.repeat: total_repeat_length must be non-negative, got {total_repeat_length}"
             f"{mlir.where_suffix()}"
         )
-    repeats_dtype = dtypes.dtype_of(repeats)
-    if repeats_dtype != np.bool_ and not dtypes.issubdtype(repeats_dtype, np.integer):
-        raise TypeError(  # NumPy's class (no safe cast to int); JAX's gather rejects them too
-            f"jnp.repeat: repeats must be integers, got {repeats_dtype.name}{mlir.where_suffix()}"
-        )
-    if axis is None or a.aval.ndim == 0:  # NumPy and JAX: a 0-d `a` is 1-d
-        a, axis = ravel(a), 0 if axis is None else axis
-    axis = normalize_axis(axis, a.aval.ndim, "jnp.repeat")
-    n = a.aval.shape[axis]
-    traced = isinstance(repeats, Tracer)
-    if traced and total_repeat_length is None:
-        raise TypeError(
-            "jnp.repeat: when repeats is traced (under jit, vmap or grad), the total number of "
-            "repeats must be static: pass total_repeat_length, or make repeats static"
-        )
-    # Any shape of repeats holding one or n counts, as JAX (it ravels them).
-    size = repeats.aval.size if traced else np.size(repeats)
-    if size not in (1, n):
-        raise ValueError(
-            f"jnp.repeat: {size} repeats do not match the {n} elements along axis {axis}"
-            f"{mlir.where_suffix()}"
-        )
-    if n == 0:  # nothing to repeat (JAX returns the input too)
-        return a
     if not traced and size == 1 and total_repeat_length is None:
         host = np.ravel(np.asarray(repeats))
-        r = operator.index(host[0])
+        r = int(host[0])  # a bool count is 0 or 1, as NumPy and JAX
         if r < 0:
             raise ValueError(f"jnp.repeat: repeats may not contain negative values, got {r}")
         shape = a.aval.shape
@@ -212,8 +218,10 @@ def repeat(
         return take_static(a, idx, axis)
     length = operator.index(total_repeat_length)
     index_dtype = dtypes.canonicalize_dtype(np.int32)
-    counts = lax.convert_element_type(lax.reshape(repeats, (size,)), index_dtype)
-    counts = lax.broadcast_in_dim(counts, (n,), (0,) if size == n else ())
+    one_count = size != n  # a single count for all n elements is broadcast from a scalar
+    counts = lax.reshape(repeats, () if one_count else (n,))
+    counts = lax.convert_element_type(counts, index_dtype)
+    counts = lax.broadcast_in_dim(counts, (n,), () if one_count else (0,))
     ends = lax.cumsum(counts, axis=0)
     # Output position j takes element #(number of cumulative ends <= j), clamped to n - 1.
     positions = lax.broadcasted_iota(index_dtype, (length, n), 0)
