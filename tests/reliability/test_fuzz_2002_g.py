@@ -1,0 +1,47 @@
+"""Findings of the seed-2002 comparison fuzz (`fuzz_runner --seed 2002 --compare-jax`), one row
+each, with JAX 0.10.2's answer as the expected outcome: (id, call, expected value or exception
+class), and (id, call, value, dtype, weak type) where the result's type is the finding.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import stablax.numpy as jnp
+from tests.reliability.reproducer_checks import check_finding, check_result_type
+
+_FINDINGS = [
+    # polydiv by a zero polynomial: 0 * inf = NaN in the quotient and the remainder, as NumPy.
+    (
+        "polydiv zero by zero",
+        lambda: [jnp.isnan(r) for r in jnp.polydiv(jnp.array([0.0]), jnp.array([0.0]))],
+        [[True], [True]],
+    ),
+    (
+        "polydiv by zero remainder",
+        lambda: jnp.isnan(jnp.polydiv(jnp.array([1.0, 2.0]), jnp.array([0.0]))[1]),
+        [True, True],
+    ),
+    (
+        "polydiv bool zeros",
+        lambda: [jnp.isnan(r) for r in jnp.polydiv(jnp.array([False]), jnp.array([False]))],
+        [[True], [True]],
+    ),
+    (
+        "polydiv bool exact",
+        lambda: jnp.polydiv(jnp.array([True, False]), jnp.array([True])),
+        ([1.0, 0.0], [0.0, 0.0]),
+    ),
+]
+
+_TYPES: list = []
+
+
+@pytest.mark.parametrize("name, call, value, dtype, weak", _TYPES, ids=[c[0] for c in _TYPES])
+def test_fuzz_2002_g_result_type(name, call, value, dtype, weak):
+    check_result_type(call, value, dtype, weak)
+
+
+@pytest.mark.parametrize("name, call, expected", _FINDINGS, ids=[c[0] for c in _FINDINGS])
+def test_fuzz_2002_g_finding(name, call, expected):
+    check_finding(call, expected)
