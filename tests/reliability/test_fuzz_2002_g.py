@@ -32,6 +32,22 @@ _FINDINGS = [
         lambda: jnp.polydiv(jnp.array([True, False]), jnp.array([True])),
         ([1.0, 0.0], [0.0, 0.0]),
     ),
+    # var/std with N - ddof <= 0: NaN, as JAX (not NumPy's division by zero, inf).
+    (
+        "std where, mean, correction past the count",
+        lambda: jnp.isnan(
+            jnp.std(
+                jnp.array([False, True]),
+                axis=0,
+                dtype="bfloat16",
+                where=jnp.array([False, True]),
+                mean=jnp.array([0.0683855339884758]),
+                correction=4,
+            )
+        ),
+        True,
+    ),
+    ("var ddof past the count", lambda: jnp.isnan(jnp.var(jnp.array([1.0, 2.0]), ddof=3)), True),
 ]
 
 _TYPES: list = []

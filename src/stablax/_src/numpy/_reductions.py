@@ -388,7 +388,10 @@ def _var_impl(
     squares, count = _squared_deviations(a, axes, compute, where, mean)
     total = lax.reduce_sum(_masked(squares, where, 0, "var"), axes)
     count = lax.real(count) if count.aval.dtype.kind == "c" else count
-    out = lax.div(total, lax.max(lax.sub(count, float(ddof)), lax.full_like(count, 0)))
+    # As JAX: N - ddof <= 0 gives NaN (NumPy's division by max(N - ddof, 0) gives inf).
+    normalizer = lax.sub(count, float(ddof))
+    positive = lax.gt(normalizer, lax.full_like(normalizer, 0))
+    out = lax.select(positive, lax.div(total, normalizer), lax.full_like(total, np.nan))
     if target is None:
         target = np.dtype(inexact.type(0).real.dtype) if inexact.kind == "c" else inexact
     return _finish(lax.convert_element_type(out, target), a.aval.shape, axes, keepdims)
