@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+import stablax
 import stablax.numpy as jnp
 from tests.reliability.reproducer_checks import check_finding, check_result_type
 
@@ -50,7 +51,30 @@ _FINDINGS = [
     ("var ddof past the count", lambda: jnp.isnan(jnp.var(jnp.array([1.0, 2.0]), ddof=3)), True),
 ]
 
-_TYPES: list = []
+_TYPES = [
+    # hypot keeps the legs' promoted weak type only for a rank-0 result, as JAX.
+    (
+        "hypot int32 scalar leg and a Python float under vmap is weak",
+        lambda: stablax.vmap(lambda x: jnp.hypot(x, 1.0))(jnp.zeros(0, "int32")),
+        [],
+        "float32",
+        True,
+    ),
+    (
+        "hypot int32 scalar and a Python float",
+        lambda: jnp.hypot(jnp.array(3), 4.0),
+        5.0,
+        "float32",
+        True,
+    ),
+    (
+        "hypot int32 vector and a Python float is strong",
+        lambda: jnp.hypot(jnp.array([3, 0]), 4.0),
+        [5.0, 4.0],
+        "float32",
+        False,
+    ),
+]
 
 
 @pytest.mark.parametrize("name, call, value, dtype, weak", _TYPES, ids=[c[0] for c in _TYPES])
