@@ -49,6 +49,11 @@ _FINDINGS = [
         True,
     ),
     ("var ddof past the count", lambda: jnp.isnan(jnp.var(jnp.array([1.0, 2.0]), ddof=3)), True),
+    # fftfreq/rfftfreq check d as JAX's d * n fails: None a TypeError, a string a ValueError.
+    ("rfftfreq d None", lambda: jnp.fft.rfftfreq(0, d=None, dtype=jnp.uint32), TypeError),
+    ("fftfreq d None", lambda: jnp.fft.fftfreq(4, d=None), TypeError),
+    ("rfftfreq d string", lambda: jnp.fft.rfftfreq(4, d="a"), ValueError),
+    ("fftfreq d bytes", lambda: jnp.fft.fftfreq(4, d=b"a"), ValueError),
 ]
 
 _TYPES = [

@@ -372,6 +372,11 @@ def _frequencies(k: np.ndarray, n: int, d: Any, dtype: Any, device: Any, cast_ba
     """k / (d*n), computed in a floating type. With an integer or bool `dtype`, JAX's fftfreq
     casts the quotient back to it, and its rfftfreq returns the floating quotient of k and
     d*n both cast to `dtype` first; both are kept, so the same call gives the same numbers."""
+    name = "fftfreq" if cast_back else "rfftfreq"
+    if d is None:  # JAX's d * n: a TypeError
+        raise TypeError(f"jnp.fft.{name}: d must be a number or an array, got None")
+    if isinstance(d, (str, bytes)):  # JAX's d * n repeats it; its float conversion fails
+        raise ValueError(f"jnp.fft.{name}: d must be a number or an array, got {d!r}")
     dtype = dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
     if not dtypes.issubdtype(dtype, np.inexact) and not cast_back:
         if dtype == np.bool_:
