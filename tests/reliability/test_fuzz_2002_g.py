@@ -54,6 +54,9 @@ _FINDINGS = [
     ("fftfreq d None", lambda: jnp.fft.fftfreq(4, d=None), TypeError),
     ("rfftfreq d string", lambda: jnp.fft.rfftfreq(4, d="a"), ValueError),
     ("fftfreq d bytes", lambda: jnp.fft.fftfreq(4, d=b"a"), ValueError),
+    # top_k checks the axis against the operand's rank (0 for None or a string) first, as JAX.
+    ("top_k of None", lambda: stablax.lax.top_k(None, 0, axis=0), ValueError),
+    ("top_k of a string", lambda: stablax.lax.top_k("a", 2**63), ValueError),
 ]
 
 _TYPES = [
