@@ -57,6 +57,14 @@ _FINDINGS = [
     # top_k checks the axis against the operand's rank (0 for None or a string) first, as JAX.
     ("top_k of None", lambda: stablax.lax.top_k(None, 0, axis=0), ValueError),
     ("top_k of a string", lambda: stablax.lax.top_k("a", 2**63), ValueError),
+    # A string axis is a named axis to JAX: no named prod/any/all, an unbound name for sum.
+    (
+        "prod named axis",
+        lambda: jnp.prod(jnp.ones(()), axis="a", keepdims=True),
+        NotImplementedError,
+    ),
+    ("all named axis tuple", lambda: jnp.all(jnp.ones(2), axis=(0, "a")), NotImplementedError),
+    ("sum named axis", lambda: jnp.sum(jnp.ones(2), axis="a"), NameError),
 ]
 
 _TYPES = [

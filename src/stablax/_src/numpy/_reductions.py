@@ -22,6 +22,17 @@ _STATIC = ("axis", "dtype", "keepdims", "ddof", "correction", "promote_integers"
 def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
+    names = (axis,) if isinstance(axis, str) else axis if isinstance(axis, tuple) else ()
+    if builtins.any(isinstance(a, str) for a in names):
+        # A string axis is a named (mapped) axis to JAX, which stablax does not have: JAX's
+        # classes, an unbound name where it has a collective, else no named reduction.
+        if name in ("sum", "max", "min", "mean"):
+            raise NameError(f"jnp.{name}: unbound axis name in axis={axis!r}{mlir.where_suffix()}")
+        if name in ("prod", "any", "all"):
+            raise NotImplementedError(
+                f"jnp.{name}: named reductions (axis={axis!r}) are not implemented"
+                f"{mlir.where_suffix()}"
+            )
     try:
         if isinstance(axis, (str, bytes)):
             raise TypeError
