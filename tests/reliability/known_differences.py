@@ -2128,6 +2128,25 @@ def _bool_add_mul_reduce(call, ours, theirs, difference) -> bool:
     )
 
 
+def _roll_float_shift(call, ours, theirs, difference) -> bool:
+    """jnp.roll with a non-integer shift (1.5, a complex, NaN): stablax raises TypeError, as
+    NumPy does; JAX 0.10.2 casts the shift to an integer (truncating 1.5 to 1, dropping an
+    imaginary part, NaN to 0) and rolls, which the fuzz sees on arrays whose roll is invisible
+    (empty or constant)."""
+    return (
+        call["fn"] == "jnp.roll"
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and bool(
+            re.search(
+                r"shift must be a sequence of integers, got .*(?:\d\.\d|\dj|nan|inf)",
+                ours["message"],
+            )
+        )
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -2377,6 +2396,7 @@ RULES: list[Rule] = [
         _einsum_array_as_subscripts.__doc__,
     ),
     ("bool-add-mul-reduce", _bool_add_mul_reduce, _bool_add_mul_reduce.__doc__),
+    ("roll-float-shift", _roll_float_shift, _roll_float_shift.__doc__),
 ]
 
 

@@ -65,6 +65,8 @@ _FINDINGS = [
     ),
     ("all named axis tuple", lambda: jnp.all(jnp.ones(2), axis=(0, "a")), NotImplementedError),
     ("sum named axis", lambda: jnp.sum(jnp.ones(2), axis="a"), NameError),
+    # roll refuses a float shift as NumPy (JAX truncates it: rule roll-float-shift).
+    ("roll float shift", lambda: jnp.roll(jnp.zeros(4, "uint16"), 1.5), TypeError),
 ]
 
 _TYPES = [
