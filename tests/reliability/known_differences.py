@@ -2147,6 +2147,23 @@ def _roll_float_shift(call, ours, theirs, difference) -> bool:
     )
 
 
+def _rfft_narrow_float_input(call, ours, theirs, difference) -> bool:
+    """A real FFT (rfft, ihfft, rfftn, rfft2) of a float16, bfloat16 or float8 input: stablax
+    computes it in float32, as it does the complex transforms and as NumPy upcasts; JAX 0.10.2
+    passes the narrow type to XLA's RFFT, which takes only float32 or float64 (a ValueError)."""
+    return (
+        call["fn"] in ("jnp.fft.rfft", "jnp.fft.ihfft", "jnp.fft.rfftn", "jnp.fft.rfft2")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(
+            re.match(
+                r"RFFT input must be float32 or float64, got (?:b?float16|float8_\w+)$",
+                theirs["message"],
+            )
+        )
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -2397,6 +2414,7 @@ RULES: list[Rule] = [
     ),
     ("bool-add-mul-reduce", _bool_add_mul_reduce, _bool_add_mul_reduce.__doc__),
     ("roll-float-shift", _roll_float_shift, _roll_float_shift.__doc__),
+    ("rfft-narrow-float-input", _rfft_narrow_float_input, _rfft_narrow_float_input.__doc__),
 ]
 
 

@@ -67,9 +67,20 @@ _FINDINGS = [
     ("sum named axis", lambda: jnp.sum(jnp.ones(2), axis="a"), NameError),
     # roll refuses a float shift as NumPy (JAX truncates it: rule roll-float-shift).
     ("roll float shift", lambda: jnp.roll(jnp.zeros(4, "uint16"), 1.5), TypeError),
+    # ihfft checks its one axis before the array (JAX's order); None is refused naming it.
+    ("ihfft of None, axis ()", lambda: jnp.fft.ihfft(None, axis=()), ValueError),
+    ("ihfft of None", lambda: jnp.fft.ihfft(None, axis=-2), TypeError),
 ]
 
 _TYPES = [
+    # ihfft of float8 in float32 (JAX refuses it: rule rfft-narrow-float-input).
+    (
+        "ihfft of float8",
+        lambda: jnp.fft.ihfft(jnp.ones(2, "float8_e5m2")),
+        [1 + 0j, 0j],
+        "complex64",
+        False,
+    ),
     # hypot keeps the legs' promoted weak type only for a rank-0 result, as JAX.
     (
         "hypot int32 scalar leg and a Python float under vmap is weak",

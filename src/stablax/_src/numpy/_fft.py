@@ -323,12 +323,15 @@ def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) 
 def ihfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The inverse of `hfft` for a real signal: the conjugated half-spectrum (NumPy's
     `fft.ihfft`)."""
-    a = asarray(a)  # the array first, as JAX
+    axis = _one_axis(axis, "ihfft")  # the axis first, then the array, as JAX
+    if a is None:
+        raise TypeError("jnp.fft.ihfft: a must be an array, got None")
+    a = asarray(a)
     _check_norm(norm)
     spectrum = _transform(
         a,
         None if n is None else (n,),
-        _one_axis(axis, "ihfft"),
+        axis,
         _SWAPPED_NORM[norm],
         "rfft",
         "ihfft",
