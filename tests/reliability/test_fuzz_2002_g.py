@@ -70,6 +70,13 @@ _FINDINGS = [
     # ihfft checks its one axis before the array (JAX's order); None is refused naming it.
     ("ihfft of None, axis ()", lambda: jnp.fft.ihfft(None, axis=()), ValueError),
     ("ihfft of None", lambda: jnp.fft.ihfft(None, axis=-2), TypeError),
+    # fill_diagonal checks both arguments are arrays before the shapes, as JAX.
+    ("fill_diagonal bytes val", lambda: jnp.fill_diagonal(False, b"ab", inplace=False), TypeError),
+    (
+        "fill_diagonal None val",
+        lambda: jnp.fill_diagonal(jnp.zeros((2, 0, 1), "int16"), None, inplace=False),
+        TypeError,
+    ),
 ]
 
 _TYPES = [
