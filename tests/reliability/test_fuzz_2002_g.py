@@ -77,6 +77,22 @@ _FINDINGS = [
         lambda: jnp.fill_diagonal(jnp.zeros((2, 0, 1), "int16"), None, inplace=False),
         TypeError,
     ),
+    # pad checks a traced pad_width's shape before refusing it as traced, as JAX.
+    (
+        "pad traced pad_width of a bad shape",
+        lambda: stablax.grad(lambda v: jnp.sum(jnp.pad(jnp.ones((2, 2)), v)))(jnp.zeros((1, 1, 1))),
+        ValueError,
+    ),
+    (
+        "pad traced empty pad_width",
+        lambda: stablax.grad(lambda v: jnp.sum(jnp.pad(jnp.ones(4), v)))(jnp.zeros(0)),
+        ValueError,
+    ),
+    (
+        "pad traced pad_width of a good shape",
+        lambda: stablax.jit(lambda v: jnp.pad(jnp.ones(4), v))(jnp.zeros(2, "int32")),
+        TypeError,
+    ),
 ]
 
 _TYPES = [

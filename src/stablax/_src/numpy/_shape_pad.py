@@ -55,6 +55,14 @@ def _per_axis(value: Any, ndim: int, name: str, what: str) -> list[tuple[Any, An
 
 def _widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
     if isinstance(pad_width, Tracer):
+        # The shape first, known while tracing (JAX's order), then the concreteness.
+        shape = tuple(pad_width.aval.shape)
+        valid = [(ndim, 2), (1, 2), (2,), (1,), ()]
+        if shape not in valid:
+            raise ValueError(
+                f"jnp.pad: pad_width with nd={ndim} has unsupported shape {shape}. Valid shapes "
+                f"are {', '.join(map(str, valid[:-1]))}, or ()."
+            )
         raise TypeError("jnp.pad: pad_width must be concrete (static), not traced")
     widths = np.asarray(pad_width)
     if widths.size and widths.dtype.kind not in "iu":
