@@ -93,6 +93,12 @@ _FINDINGS = [
         lambda: stablax.jit(lambda v: jnp.pad(jnp.ones(4), v))(jnp.zeros(2, "int32")),
         TypeError,
     ),
+    # rfftn checks s's signs before the axes, as JAX.
+    (
+        "rfftn zero length before a bad axes",
+        lambda: jnp.fft.rfftn(jnp.float32(1), s=(5, 0, 1), axes=1 + 2j),
+        ValueError,
+    ),
 ]
 
 _TYPES = [

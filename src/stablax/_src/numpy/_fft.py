@@ -144,6 +144,16 @@ def _transform(
     if axes is not None and hasattr(axes, "__len__"):
         _check_two_axes(axes, name)  # the 2-D transforms' check comes first in JAX
     a = asarray(a)  # then the array
+    if s is not None and hasattr(s, "__iter__"):  # then s's signs, before the axes (JAX's order)
+        try:
+            sizes = [operator.index(n) for n in s]
+        except TypeError:
+            sizes = []  # a bad s is reported with the axes below
+        if any(n <= 0 for n in sizes):
+            raise ValueError(
+                f"jnp.fft.{name}: invalid number of data points {tuple(sizes)}; each must be "
+                f"positive{mlir.where_suffix()}"
+            )
     _check_norm(norm)
     axes, lengths = _axes_and_lengths(a, s, axes, name)
     if not axes:
