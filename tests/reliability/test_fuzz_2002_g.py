@@ -99,6 +99,12 @@ _FINDINGS = [
         lambda: jnp.fft.rfftn(jnp.float32(1), s=(5, 0, 1), axes=1 + 2j),
         ValueError,
     ),
+    # polyadd checks the broadcast before refusing bool, as JAX's scatter-add.
+    (
+        "polyadd bool, unbroadcastable shorter",
+        lambda: jnp.polyadd(jnp.zeros((1, 5, 4), bool), jnp.ones(4, bool)),
+        ValueError,
+    ),
 ]
 
 _TYPES = [

@@ -82,11 +82,6 @@ def _add_or_sub(a1: Any, a2: Any, combine, name: str) -> Any:
     shape = longer.aval.shape
     if 0 in shape:
         return longer
-    if longer.aval.dtype == np.bool_:  # JAX's scatter-add refuses bool
-        raise TypeError(
-            f"jnp.{name}: add does not accept dtype bool; polynomial coefficients must be "
-            f"numbers{mlir.where_suffix()}"
-        )
     out = []
     for a in (a1, a2):
         target = (a.aval.shape[0] or shape[0], *shape[1:])
@@ -99,6 +94,11 @@ def _add_or_sub(a1: Any, a2: Any, combine, name: str) -> Any:
             )
         dims = tuple(range(len(target) - a.aval.ndim, len(target)))
         out.append(_pad_front(lax.broadcast_in_dim(a, target, dims), shape[0]))
+    if longer.aval.dtype == np.bool_:  # JAX's scatter-add refuses bool, after the broadcast
+        raise TypeError(
+            f"jnp.{name}: add does not accept dtype bool; polynomial coefficients must be "
+            f"numbers{mlir.where_suffix()}"
+        )
     return combine(*out)
 
 
