@@ -2164,6 +2164,26 @@ def _rfft_narrow_float_input(call, ours, theirs, difference) -> bool:
     )
 
 
+def _interp_narrow_xp_finfo(call, ours, theirs, difference) -> bool:
+    """jnp.interp with xp of an ml_dtypes float (bfloat16, float8): stablax interpolates; JAX
+    0.10.2 takes its epsilon from NumPy's own np.finfo(xp.dtype), which does not know the
+    ml_dtypes types ("data type <class 'ml_dtypes.bfloat16'> not inexact"): an artefact, as
+    float16 xp works in JAX."""
+    return (
+        call["fn"] == "jnp.interp"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and theirs["type"] == "ValueError"
+        and bool(
+            re.match(
+                r"data type <class 'ml_dtypes\.(?:bfloat16|float8_\w+|float4_\w+|float6_\w+)'> "
+                r"not inexact$",
+                theirs["message"],
+            )
+        )
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -2415,6 +2435,7 @@ RULES: list[Rule] = [
     ("bool-add-mul-reduce", _bool_add_mul_reduce, _bool_add_mul_reduce.__doc__),
     ("roll-float-shift", _roll_float_shift, _roll_float_shift.__doc__),
     ("rfft-narrow-float-input", _rfft_narrow_float_input, _rfft_narrow_float_input.__doc__),
+    ("interp-narrow-xp-finfo", _interp_narrow_xp_finfo, _interp_narrow_xp_finfo.__doc__),
 ]
 
 

@@ -105,6 +105,12 @@ _FINDINGS = [
         lambda: jnp.polyadd(jnp.zeros((1, 5, 4), bool), jnp.ones(4, bool)),
         ValueError,
     ),
+    # interp with bfloat16 xp interpolates (JAX's np.finfo fails: rule interp-narrow-xp-finfo).
+    (
+        "interp bfloat16 xp",
+        lambda: jnp.interp(0.5, jnp.array([0.0, 1.0], "bfloat16"), jnp.array([0.0, 1.0])),
+        0.5,
+    ),
 ]
 
 _TYPES = [
