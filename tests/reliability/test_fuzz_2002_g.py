@@ -111,6 +111,13 @@ _FINDINGS = [
         lambda: jnp.interp(0.5, jnp.array([0.0, 1.0], "bfloat16"), jnp.array([0.0, 1.0])),
         0.5,
     ),
+    # pad checks the mode before the widths' signs, as JAX.
+    (
+        "pad unknown mode before negative widths",
+        lambda: jnp.pad(jnp.zeros(2, "int8"), jnp.array([3, -5], "int8"), mode="clip"),
+        ValueError,
+    ),
+    ("pad negative widths", lambda: jnp.pad(jnp.zeros(2), (1, -1)), ValueError),
 ]
 
 _TYPES = [
