@@ -1432,14 +1432,11 @@ _VARIANCE_FNS = ("jnp.var", "jnp.std", "jnp.nanvar", "jnp.nanstd")
 
 
 def _variance_checks(call, ours, theirs, difference) -> bool:
-    """var/std: with ddof > N stablax divides by max(N - ddof, 0) as NumPy (inf), where JAX
-    divides by the negative count (NaN after std's sqrt); ddof=None is rejected as NumPy does
-    (JAX treats it as 0 under vmap); and both reject a list argument or a bad dtype, in
-    another order (stablax's list check comes first, JAX's dtype and ddof checks)."""
+    """var/std: ddof=None is rejected as NumPy does (JAX treats it as 0 under vmap); and both
+    reject a list argument or a bad dtype, in another order (stablax's list check comes first,
+    JAX's dtype and ddof checks). (N - ddof <= 0 gives NaN in both: no value rule.)"""
     if call["fn"] not in _VARIANCE_FNS:
         return False
-    if _value_difference(difference):
-        return "ddof" in call["kwargs"] and "vs JAX nan" in difference[1]
     if not _error(ours):
         return False
     if "ddof must be a number, got None" in ours["message"]:
@@ -1652,8 +1649,8 @@ def _power_python_int_overflow(call, ours, theirs, difference) -> bool:
 
 def _cov_ddof_beyond_count(call, ours, theirs, difference) -> bool:
     """jnp.cov with ddof at or beyond the number of observations (or their weight): stablax
-    divides by max(N - ddof, 0) as NumPy does (inf, or NaN for a zero sum), as its var and std
-    do; JAX 0.10.2 divides by the negative count, a negative or -0.0 covariance."""
+    divides by max(N - ddof, 0) as NumPy does (inf, or NaN for a zero sum); JAX 0.10.2
+    divides by the negative count, a negative or -0.0 covariance."""
     return (
         call["fn"] == "jnp.cov"
         and "ddof" in call["kwargs"]
@@ -2147,6 +2144,62 @@ def _logspace_equal_ends_negative_base(call, ours, theirs, difference) -> bool:
     )
 
 
+def _roll_float_shift(call, ours, theirs, difference) -> bool:
+    """jnp.roll with a non-integer shift (1.5, a complex, NaN): stablax raises TypeError, as
+    NumPy does; JAX 0.10.2 casts the shift to an integer (truncating 1.5 to 1, dropping an
+    imaginary part, NaN to 0) and rolls, which the fuzz sees on arrays whose roll is invisible
+    (empty or constant)."""
+    return (
+        call["fn"] == "jnp.roll"
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and bool(
+            re.search(
+                r"shift must be a sequence of integers, got .*(?:\d\.\d|\dj|nan|inf)",
+                ours["message"],
+            )
+        )
+        and theirs["kind"] == "value"
+    )
+
+
+def _rfft_narrow_float_input(call, ours, theirs, difference) -> bool:
+    """A real FFT (rfft, ihfft, rfftn, rfft2) of a float16, bfloat16 or float8 input: stablax
+    computes it in float32, as it does the complex transforms and as NumPy upcasts; JAX 0.10.2
+    passes the narrow type to XLA's RFFT, which takes only float32 or float64 (a ValueError)."""
+    return (
+        call["fn"] in ("jnp.fft.rfft", "jnp.fft.ihfft", "jnp.fft.rfftn", "jnp.fft.rfft2")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and bool(
+            re.match(
+                r"RFFT input must be float32 or float64, got (?:b?float16|float8_\w+)$",
+                theirs["message"],
+            )
+        )
+    )
+
+
+def _interp_narrow_xp_finfo(call, ours, theirs, difference) -> bool:
+    """jnp.interp with xp of an ml_dtypes float (bfloat16, float8): stablax interpolates; JAX
+    0.10.2 takes its epsilon from NumPy's own np.finfo(xp.dtype), which does not know the
+    ml_dtypes types ("data type <class 'ml_dtypes.bfloat16'> not inexact"): an artefact, as
+    float16 xp works in JAX."""
+    return (
+        call["fn"] == "jnp.interp"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and theirs["type"] == "ValueError"
+        and bool(
+            re.match(
+                r"data type <class 'ml_dtypes\.(?:bfloat16|float8_\w+|float4_\w+|float6_\w+)'> "
+                r"not inexact$",
+                theirs["message"],
+            )
+        )
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -2401,6 +2454,9 @@ RULES: list[Rule] = [
         _logspace_equal_ends_negative_base,
         _logspace_equal_ends_negative_base.__doc__,
     ),
+    ("roll-float-shift", _roll_float_shift, _roll_float_shift.__doc__),
+    ("rfft-narrow-float-input", _rfft_narrow_float_input, _rfft_narrow_float_input.__doc__),
+    ("interp-narrow-xp-finfo", _interp_narrow_xp_finfo, _interp_narrow_xp_finfo.__doc__),
 ]
 
 

@@ -324,7 +324,14 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     # then the operand's dtype.
     if k < 0:
         raise ValueError(f"lax.top_k: k must be nonnegative, got {k}{mlir.where_suffix()}")
-    ndim = aval_of(operand).ndim
+    try:
+        ndim = aval_of(operand).ndim
+    except TypeError:
+        # JAX checks the axis against np.ndim(operand) before reading it as an array: None or
+        # a string is rank 0, an out-of-bounds axis (a ValueError) before the operand's type.
+        if np.ndim(operand) != 0:
+            raise
+        ndim = 0
     if ndim == 0:
         raise ValueError(
             f"lax.top_k: axis {axis} is out of bounds for a rank-0 array{mlir.where_suffix()}"

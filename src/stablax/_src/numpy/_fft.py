@@ -144,6 +144,16 @@ def _transform(
     if axes is not None and hasattr(axes, "__len__"):
         _check_two_axes(axes, name)  # the 2-D transforms' check comes first in JAX
     a = asarray(a)  # then the array
+    if s is not None and hasattr(s, "__iter__"):  # then s's signs, before the axes (JAX's order)
+        try:
+            sizes = [operator.index(n) for n in s]
+        except TypeError:
+            sizes = []  # a bad s is reported with the axes below
+        if any(n <= 0 for n in sizes):
+            raise ValueError(
+                f"jnp.fft.{name}: invalid number of data points {tuple(sizes)}; each must be "
+                f"positive{mlir.where_suffix()}"
+            )
     _check_norm(norm)
     axes, lengths = _axes_and_lengths(a, s, axes, name)
     if not axes:
@@ -323,12 +333,15 @@ def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) 
 def ihfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The inverse of `hfft` for a real signal: the conjugated half-spectrum (NumPy's
     `fft.ihfft`)."""
-    a = asarray(a)  # the array first, as JAX
+    axis = _one_axis(axis, "ihfft")  # the axis first, then the array, as JAX
+    if a is None:
+        raise TypeError("jnp.fft.ihfft: a must be an array, got None")
+    a = asarray(a)
     _check_norm(norm)
     spectrum = _transform(
         a,
         None if n is None else (n,),
-        _one_axis(axis, "ihfft"),
+        axis,
         _SWAPPED_NORM[norm],
         "rfft",
         "ihfft",
@@ -372,6 +385,11 @@ def _frequencies(k: np.ndarray, n: int, d: Any, dtype: Any, device: Any, cast_ba
     """k / (d*n), computed in a floating type. With an integer or bool `dtype`, JAX's fftfreq
     casts the quotient back to it, and its rfftfreq returns the floating quotient of k and
     d*n both cast to `dtype` first; both are kept, so the same call gives the same numbers."""
+    name = "fftfreq" if cast_back else "rfftfreq"
+    if d is None:  # JAX's d * n: a TypeError
+        raise TypeError(f"jnp.fft.{name}: d must be a number or an array, got None")
+    if isinstance(d, (str, bytes)):  # JAX's d * n repeats it; its float conversion fails
+        raise ValueError(f"jnp.fft.{name}: d must be a number or an array, got {d!r}")
     dtype = dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
     if not dtypes.issubdtype(dtype, np.inexact) and not cast_back:
         if dtype == np.bool_:

@@ -578,6 +578,7 @@ def fill_diagonal(a: Any, val: Any, wrap: bool = False, *, inplace: bool = True)
         raise NotImplementedError("stablax arrays are immutable, must use inplace=False")
     if wrap:
         raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
+    check_arraylike("jnp.fill_diagonal", a, val)  # both, before the shape checks (JAX's order)
     a = asarray(a)
     shape = a.aval.shape
     if len(shape) < 2:

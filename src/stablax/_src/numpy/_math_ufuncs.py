@@ -312,11 +312,13 @@ def spacing(x):
 @_eager
 def hypot(x1, x2):
     """sqrt(x1**2 + x2**2) without overflow or underflow; inf if either is infinite."""
-    # Weakly typed only when both legs are (JAX's result is strong as soon as one is).
-    weak = dtypes.is_weakly_typed(x1) and dtypes.is_weakly_typed(x2)
     x1, x2 = promote_dtypes_inexact(x1, x2)
     _reject_complex("hypot", x1, error=ValueError)  # before the shapes, as JAX
     x1, x2 = promote_args_inexact("hypot", x1, x2)
+    # As JAX: the legs' promoted weak type, kept only for a rank-0 result (JAX's last select
+    # takes a strong rank-0 inf, which makes a broadcast result strong): an int32 scalar leg
+    # with a Python float (as under vmap) is weak, an int32 vector with one is not.
+    weak = dtypes.is_weakly_typed(x1) and x1.aval.ndim == 0
     a, b = lax.abs(x1), lax.abs(x2)
     big, small = lax.max(a, b), lax.min(a, b)
     safe_big = lax.select(lax.eq(big, 0.0), lax.full_like(big, 1), big)

@@ -82,11 +82,6 @@ def _add_or_sub(a1: Any, a2: Any, combine, name: str) -> Any:
     shape = longer.aval.shape
     if 0 in shape:
         return longer
-    if longer.aval.dtype == np.bool_:  # JAX's scatter-add refuses bool
-        raise TypeError(
-            f"jnp.{name}: add does not accept dtype bool; polynomial coefficients must be "
-            f"numbers{mlir.where_suffix()}"
-        )
     out = []
     for a in (a1, a2):
         target = (a.aval.shape[0] or shape[0], *shape[1:])
@@ -99,6 +94,11 @@ def _add_or_sub(a1: Any, a2: Any, combine, name: str) -> Any:
             )
         dims = tuple(range(len(target) - a.aval.ndim, len(target)))
         out.append(_pad_front(lax.broadcast_in_dim(a, target, dims), shape[0]))
+    if longer.aval.dtype == np.bool_:  # JAX's scatter-add refuses bool, after the broadcast
+        raise TypeError(
+            f"jnp.{name}: add does not accept dtype bool; polynomial coefficients must be "
+            f"numbers{mlir.where_suffix()}"
+        )
     return combine(*out)
 
 
@@ -136,7 +136,13 @@ def polymul(a1: Any, a2: Any, *, trim_leading_zeros: bool = False) -> Any:
 
 @_eager
 def _polydiv(u, v):
-    u, v = promote_dtypes_inexact(_vector(u, "polydiv"), _vector(v, "polydiv"))
+    u, v = _vector(u, "polydiv"), _vector(v, "polydiv")
+    if u.aval.dtype == np.bool_ or v.aval.dtype == np.bool_:
+        # XLA folds convert(bool) * inf into a select, giving 0 where IEEE (and JAX) give
+        # 0 * inf = NaN: the barrier keeps the converted coefficients opaque.
+        u, v = lax.optimization_barrier(tuple(promote_dtypes_inexact(u, v)))
+    else:
+        u, v = promote_dtypes_inexact(u, v)
     n, m = u.aval.shape[0], v.aval.shape[0]
     if n < m:
         return lax.full((1,), 0, u.aval.dtype), u
@@ -151,8 +157,10 @@ def _polydiv(u, v):
         )
         remainder = lax.sub(remainder, shifted)
     # The eliminated leading coefficients are zero by construction: exact zeros, not the
-    # rounding residue of u[k] - (u[k] / v[0]) * v[0] (which XLA may fuse into one FMA).
-    eliminated = lax.full((n - m + 1,), 0, u.aval.dtype)
+    # rounding residue of u[k] - (u[k] / v[0]) * v[0] (which XLA may fuse into one FMA);
+    # times zero, so a non-finite residue (a zero divisor: 0 * inf) stays NaN, as NumPy and JAX.
+    head = remainder[: n - m + 1]
+    eliminated = lax.add(lax.mul(head, lax.full_like(head, 0)), lax.full_like(head, 0))
     remainder = lax.concatenate([eliminated, remainder[n - m + 1 :]], 0)
     return lax.concatenate(quotient, 0), remainder
 

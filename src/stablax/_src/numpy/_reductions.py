@@ -24,6 +24,17 @@ _STATIC = ("axis", "dtype", "keepdims", "ddof", "correction", "promote_integers"
 def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
+    names = (axis,) if isinstance(axis, str) else axis if isinstance(axis, tuple) else ()
+    if builtins.any(isinstance(a, str) for a in names):
+        # A string axis is a named (mapped) axis to JAX, which stablax does not have: JAX's
+        # classes, an unbound name where it has a collective, else no named reduction.
+        if name in ("sum", "max", "min", "mean"):
+            raise NameError(f"jnp.{name}: unbound axis name in axis={axis!r}{mlir.where_suffix()}")
+        if name in ("prod", "any", "all"):
+            raise NotImplementedError(
+                f"jnp.{name}: named reductions (axis={axis!r}) are not implemented"
+                f"{mlir.where_suffix()}"
+            )
     try:
         if isinstance(axis, (str, bytes)):
             raise TypeError
@@ -396,12 +407,10 @@ def _var_impl(
     squares, count = _squared_deviations(a, axes, compute, where, mean)
     total = lax.reduce_sum(_masked(squares, where, 0, "var"), axes)
     count = lax.real(count) if count.aval.dtype.kind == "c" else count
+    # As JAX: N - ddof <= 0 gives NaN (NumPy's division by max(N - ddof, 0) gives inf).
     normalizer = lax.sub(count, float(ddof))
-    zero = lax.full_like(count, 0)
-    # N - ddof <= 0: NumPy's value, the sum over 0 (inf, or NaN for no spread), held constant so
-    # that the gradient is JAX's (its NaN fill is a constant: 0 for N < ddof).
-    degenerate = lax.div(lax.stop_gradient(total), lax.max(normalizer, zero))
-    out = lax.select(lax.gt(normalizer, zero), lax.div(total, normalizer), degenerate)
+    positive = lax.gt(normalizer, lax.full_like(normalizer, 0))
+    out = lax.select(positive, lax.div(total, normalizer), lax.full_like(total, np.nan))
     if target is None:
         target = np.dtype(inexact.type(0).real.dtype) if inexact.kind == "c" else inexact
     return _finish(lax.convert_element_type(out, target), a.aval.shape, axes, keepdims)

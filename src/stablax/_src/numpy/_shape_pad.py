@@ -55,6 +55,14 @@ def _per_axis(value: Any, ndim: int, name: str, what: str) -> list[tuple[Any, An
 
 def _widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
     if isinstance(pad_width, Tracer):
+        # The shape first, known while tracing (JAX's order), then the concreteness.
+        shape = tuple(pad_width.aval.shape)
+        valid = [(ndim, 2), (1, 2), (2,), (1,), ()]
+        if shape not in valid:
+            raise ValueError(
+                f"jnp.pad: pad_width with nd={ndim} has unsupported shape {shape}. Valid shapes "
+                f"are {', '.join(map(str, valid[:-1]))}, or ()."
+            )
         raise TypeError("jnp.pad: pad_width must be concrete (static), not traced")
     widths = np.asarray(pad_width)
     if widths.size and widths.dtype.kind not in "iu":
@@ -63,9 +71,12 @@ def _widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
         (operator.index(b), operator.index(a))
         for b, a in _per_axis(widths, ndim, "jnp.pad", "pad_width")
     ]
+    return pairs
+
+
+def _check_nonnegative(pairs: list[tuple[int, int]], pad_width: Any) -> None:
     if any(b < 0 or a < 0 for b, a in pairs):
         raise ValueError(f"jnp.pad: pad_width must not be negative, got {pad_width}")
-    return pairs
 
 
 def _pad_constant(x: Any, axis: int, before: int, after: int, values: tuple) -> Any:
@@ -234,8 +245,9 @@ def pad(array: Any, pad_width: Any, mode: str | Callable = "constant", **kwargs:
       The padded array, of the same dtype (`stablehlo.pad`, `concatenate` or `gather`).
     """
     x = asarray(array)
-    widths = _widths(pad_width, x.aval.ndim)
+    widths = _widths(pad_width, x.aval.ndim)  # the shape, then the mode, then the signs (JAX)
     if callable(mode):
+        _check_nonnegative(widths, pad_width)
         return _pad_callable(x, widths, mode, kwargs)
     if mode not in _MODES:
         raise ValueError(f"jnp.pad: unimplemented padding mode {mode!r} for np.pad")
@@ -244,4 +256,5 @@ def pad(array: Any, pad_width: Any, mode: str | Callable = "constant", **kwargs:
         raise ValueError(
             f"jnp.pad: unsupported keyword arguments for mode {mode!r}: {sorted(unexpected)}"
         )
+    _check_nonnegative(widths, pad_width)
     return _pad_all(x, widths, mode, kwargs)
