@@ -40,3 +40,13 @@ def check_result_type(call: Callable[[], Any], expected: Any, dtype: str, weak: 
     assert isinstance(out, stablax.Array), type(out)
     assert (str(out.dtype), out.weak_type) == (dtype, weak)
     assert value(out) == expected
+
+
+def under_x64(call: Callable[[], Any]) -> Callable[[], Any]:
+    """`call` run with jax_enable_x64 on, for a row whose finding was in the x64 mode."""
+
+    def run():
+        with stablax.enable_x64():
+            return call()
+
+    return run

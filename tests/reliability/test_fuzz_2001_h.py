@@ -13,15 +13,7 @@ import stablax
 import stablax.lax.linalg
 import stablax.numpy as jnp
 from stablax import lax
-from tests.reliability.reproducer_checks import check_finding, check_result_type
-
-
-def _x64(call):
-    def run():
-        with stablax.enable_x64():
-            return call()
-
-    return run
+from tests.reliability.reproducer_checks import check_finding, check_result_type, under_x64
 
 
 def _conv_local_wrong_strides():
@@ -112,7 +104,7 @@ _FINDINGS = [
     # lstsq of empty bfloat16 matrices: an empty SVD needs no LAPACK, so any float dtype works.
     (
         "lstsq empty bfloat16 under vmap",
-        _x64(
+        under_x64(
             lambda: tuple(
                 o.shape
                 for o in stablax.vmap(lambda a, b: jnp.linalg.lstsq(a, b, numpy_resid=True))(
@@ -133,7 +125,7 @@ _FINDINGS = [
 _TYPES = [
     (
         "fft of a Python complex is strongly typed",
-        _x64(lambda: stablax.jit(lambda: lax.fft(0.5 + 0j, "FFT", ()))()),
+        under_x64(lambda: stablax.jit(lambda: lax.fft(0.5 + 0j, "FFT", ()))()),
         0.5 + 0j,
         "complex128",
         False,

@@ -12,16 +12,7 @@ import pytest
 
 import stablax
 import stablax.numpy as jnp
-from tests.reliability.reproducer_checks import check_finding, check_result_type
-
-
-def _x64(call):
-    def run():
-        with stablax.enable_x64():
-            return call()
-
-    return run
-
+from tests.reliability.reproducer_checks import check_finding, check_result_type, under_x64
 
 _FINDINGS = [
     # cov checks the weights as JAX does: fweights integer, 1-D, one per observation, after m
@@ -82,8 +73,8 @@ _FINDINGS = [
     # pow of a Python int base that does not fit its integer type: OverflowError, as every
     # other jnp function (JAX's integer_pow path wraps it).
     ("pow Python int over int32", lambda: jnp.pow(2**40, 2), OverflowError),
-    ("pow Python int over int64", _x64(lambda: jnp.pow(2**63, 2**63)), OverflowError),
-    ("pow Python int that fits", _x64(lambda: jnp.pow(2**40, 2)), 0),
+    ("pow Python int over int64", under_x64(lambda: jnp.pow(2**63, 2**63)), OverflowError),
+    ("pow Python int that fits", under_x64(lambda: jnp.pow(2**40, 2)), 0),
     ("partition bool kth", lambda: jnp.partition(jnp.arange(3), True), TypeError),  # as NumPy
     # array_repr of NumPy values is NumPy's (JAX's array_repr is NumPy's).
     (
@@ -184,7 +175,7 @@ _TYPES = [
     ),
     (
         "fromfunction dtype=None x64",
-        _x64(lambda: jnp.fromfunction(lambda x, y: x + y, (2, 2), dtype=None)),
+        under_x64(lambda: jnp.fromfunction(lambda x, y: x + y, (2, 2), dtype=None)),
         [[0, 1], [1, 2]],
         "int64",
         False,

@@ -12,16 +12,7 @@ import pytest
 import stablax
 import stablax.numpy as jnp
 from stablax import lax
-from tests.reliability.reproducer_checks import check_finding, check_result_type
-
-
-def _x64(call):
-    def run():
-        with stablax.enable_x64():
-            return call()
-
-    return run
-
+from tests.reliability.reproducer_checks import check_finding, check_result_type, under_x64
 
 _FINDINGS = [
     # repeat: bool counts are 0 or 1; total_repeat_length is checked only where it is used (JAX
@@ -142,7 +133,7 @@ _TYPES = [
     ),
     (
         "ix_ of empty uint16 under jit, x64",
-        _x64(lambda: stablax.jit(jnp.ix_)(jnp.zeros(0, "uint16"))[0]),
+        under_x64(lambda: stablax.jit(jnp.ix_)(jnp.zeros(0, "uint16"))[0]),
         [],
         "int64",
         False,
