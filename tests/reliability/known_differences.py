@@ -2133,7 +2133,9 @@ def _logspace_equal_ends_negative_base(call, ours, theirs, difference) -> bool:
     as NumPy's (so (-1.0)**5 is -1 everywhere); JAX 0.10.2's blend start*(1-t) + stop*t lands a
     hair off the end at some t, and a negative base to a non-integer power is NaN there."""
     found = re.search(r"element \d+: (\S+) vs JAX nan$", difference[1])
-    start, stop = (arg.get("py") for arg in call["args"][:2])
+    given = [*call["args"][:2], call["kwargs"].get("start"), call["kwargs"].get("stop")]
+    ends = [a for a in given if a is not None][:2]
+    start, stop = (a.get("py") if isinstance(a, dict) else None for a in (ends + [{}, {}])[:2])
     return (
         call["fn"] == "jnp.logspace"
         and _value_difference(difference)
