@@ -57,7 +57,14 @@ def linalg_error(name: str, message: str, kind: type[Exception] = TypeError) -> 
     return kind(f"lax.linalg.{name}: {message}{mlir.where_suffix()}")
 
 
-def check_matrix(name: str, x: ShapedArray, square: bool) -> tuple[int, int]:
+def check_matrix(
+    name: str, x: ShapedArray, square: bool, empty_any_float: bool = False
+) -> tuple[int, int]:
+    """(m, n) of a stack of matrices LAPACK can factor; with `empty_any_float`, an empty one of
+    any float dtype passes too (no LAPACK call for it, as JAX's qr and svd)."""
+    if empty_any_float and x.ndim >= 2 and 0 in x.shape[-2:]:
+        if dtypes.issubdtype(x.dtype, np.inexact):
+            return x.shape[-2:]
     if x.ndim < 2:
         raise linalg_error(name, f"expected a matrix or a stack of matrices, got {x.str_short()}")
     m, n = x.shape[-2:]
@@ -81,10 +88,7 @@ def _lu_rule(x: ShapedArray) -> tuple[ShapedArray, ShapedArray]:
 
 
 def _qr_rule(x: ShapedArray, *, full_matrices: bool, pivoting: bool = False) -> tuple:
-    if x.ndim >= 2 and 0 in x.shape[-2:] and dtypes.issubdtype(x.dtype, np.inexact):
-        m, n = x.shape[-2:]  # no LAPACK call for an empty QR: any float dtype, as JAX
-    else:
-        m, n = check_matrix("qr", x, square=False)
+    m, n = check_matrix("qr", x, square=False, empty_any_float=True)
     k = m if full_matrices else min(m, n)
     batch = x.shape[:-2]
     q, r = ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)
@@ -99,10 +103,7 @@ def _eigh_rule(x: ShapedArray, *, lower: bool) -> tuple[ShapedArray, ShapedArray
 def _svd_rule(
     x: ShapedArray, *, full_matrices: bool, compute_uv: bool, gesvd: bool = False
 ) -> tuple:
-    if x.ndim >= 2 and 0 in x.shape[-2:] and dtypes.issubdtype(x.dtype, np.inexact):
-        m, n = x.shape[-2:]  # no LAPACK call for an empty SVD: any float dtype, as JAX
-    else:
-        m, n = check_matrix("svd", x, square=False)
+    m, n = check_matrix("svd", x, square=False, empty_any_float=True)
     batch, k = x.shape[:-2], min(m, n)
     s = ShapedArray((*batch, k), u.real_dtype(x.dtype))
     if not compute_uv:
@@ -277,17 +278,13 @@ def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
     # The size is checked before the dtype, in JAX's order (its shape rule runs first), and
     # compared before it must be an integer: a float too small is JAX's ValueError too.
     comparable = isinstance(permutation_size, (int, float, np.integer, np.floating))
-    if comparable and pivots_aval.ndim >= 1 and pivots_aval.shape[-1] > permutation_size:
+    bound = permutation_size if comparable else operator.index(permutation_size)
+    if pivots_aval.ndim >= 1 and pivots_aval.shape[-1] > bound:
         raise ValueError(
             f"lax.linalg.lu_pivots_to_permutation: {pivots_aval.shape[-1]} pivots exceed "
             f"permutation_size={permutation_size}{mlir.where_suffix()}"
         )
     size = operator.index(permutation_size)
-    if pivots_aval.ndim >= 1 and pivots_aval.shape[-1] > size:
-        raise ValueError(
-            f"lax.linalg.lu_pivots_to_permutation: {pivots_aval.shape[-1]} pivots exceed "
-            f"permutation_size={size}{mlir.where_suffix()}"
-        )
     if pivots_aval.ndim < 1 or pivots_aval.dtype != np.int32:
         raise TypeError(
             f"lax.linalg.lu_pivots_to_permutation: pivots must be an int32 array of rank >= 1, "
