@@ -81,14 +81,10 @@ from stablax._src.runtime import Device
 from stablax._src.transforms.ad_forward import jvp, linearize
 from stablax._src.transforms.ad_jacobians import hessian, jacfwd, jacobian, jacrev
 from stablax._src.transforms.ad_reverse import grad, linear_transpose, value_and_grad, vjp
-from stablax._src.transforms.custom_derivatives import (
-    checkpoint,
-    checkpoint_policies,
-    custom_gradient,
-    custom_jvp,
-    custom_vjp,
-    remat,
-)
+from stablax._src.transforms.checkpoint import checkpoint, remat
+from stablax._src.transforms.custom_derivatives import custom_jvp, custom_vjp
+from stablax._src.transforms.custom_gradient import custom_gradient
+from stablax._src.transforms.remat_policies import checkpoint_policies
 from stablax._src.transforms.vjp_refs import ad
 from stablax._src.transforms.vmap_api import vmap
 from stablax._src.tree_util import (

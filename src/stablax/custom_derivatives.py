@@ -10,9 +10,6 @@ from stablax._src.transforms.custom_derivatives import (
     SymbolicZero as SymbolicZero,
 )
 from stablax._src.transforms.custom_derivatives import (
-    custom_gradient as custom_gradient,
-)
-from stablax._src.transforms.custom_derivatives import (
     custom_jvp as custom_jvp,
 )
 from stablax._src.transforms.custom_derivatives import (
@@ -22,8 +19,11 @@ from stablax._src.transforms.custom_derivatives import (
     custom_vjp_primal_tree_values as custom_vjp_primal_tree_values,
 )
 from stablax._src.transforms.custom_derivatives import (
-    linear_call as linear_call,
-)
-from stablax._src.transforms.custom_derivatives import (
     zero_from_primal as zero_from_primal,
+)
+from stablax._src.transforms.custom_gradient import (
+    custom_gradient as custom_gradient,
+)
+from stablax._src.transforms.custom_gradient import (
+    linear_call as linear_call,
 )

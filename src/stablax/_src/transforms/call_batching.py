@@ -17,13 +17,8 @@ from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.transforms import calls
 from stablax._src.transforms.ad import is_differentiable_dtype
 from stablax._src.transforms.batching import batch_traced
-from stablax._src.transforms.custom_derivatives import (
-    VJP_LIN,
-    CustomJvp,
-    CustomVjp,
-    Remat,
-    VjpLin,
-)
+from stablax._src.transforms.checkpoint import Remat
+from stablax._src.transforms.custom_derivatives import VJP_LIN, CustomJvp, CustomVjp, VjpLin
 
 
 def _at_front(values: Sequence[Any], dims: Sequence[int | None]):

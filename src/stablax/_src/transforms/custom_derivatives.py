@@ -1,12 +1,12 @@
-"""custom_jvp, custom_vjp and checkpoint (remat): user-supplied derivative behaviour.
+"""custom_jvp and custom_vjp: user-supplied derivative rules.
 
 Each is a `func.call` (transforms/calls.py) whose callee carries a rule object from this file
 as its payload. In a trace that autodiff is about to rewrite (`FuncTrace.differentiated`, set by
 grad/jvp/vjp), a custom_jvp function traces its jvp rule and a custom_vjp function its fwd, as
 JAX's JVP trace does: the user's functions run once each, on concrete values outside jit.
 Elsewhere (jit, vmap, loop bodies) the primal function is traced, and the rule is traced when
-the call is differentiated. custom_vjp's tangent is a marker op whose transpose runs bwd;
-checkpoint recomputes its body in the linear function, except what its policy saves.
+the call is differentiated. custom_vjp's tangent is a marker op whose transpose runs bwd.
+checkpoint.py and custom_gradient.py build on the helpers here.
 """
 
 from __future__ import annotations
@@ -24,24 +24,20 @@ from stablax._src.bodies import PAYLOAD_ATTRIBUTE
 from stablax._src.config import config
 from stablax._src.core import ShapedArray
 from stablax._src.ir import ir
-from stablax._src.transforms import calls, remat_policies
+from stablax._src.transforms import calls
 from stablax._src.transforms.ad import (
     aval_of,
     instantiate,
     is_differentiable_dtype,
-    jvp_traced,
     tangent_aval,
     zeros_like_aval,
 )
 from stablax._src.transforms.interpret import (
     copy_routed,
-    eval_op,
     interpret,
     is_flat,
     no_concrete_values,
-    operand_values,
 )
-from stablax._src.transforms.remat_policies import checkpoint_policies
 
 _CLOSED_OVER_MESSAGE = (
     "Detected differentiation of a {kind} function with respect to a closed-over value. That "
@@ -51,13 +47,13 @@ _CLOSED_OVER_MESSAGE = (
 )
 
 
-def _split_args(args: Sequence[Any], nondiff_argnums: Sequence[int]):
+def split_args(args: Sequence[Any], nondiff_argnums: Sequence[int]):
     nondiff = tuple(args[i] for i in nondiff_argnums)
     diff = tuple(a for i, a in enumerate(args) if i not in nondiff_argnums)
     return nondiff, diff
 
 
-def _merge_args(nondiff: Sequence[Any], diff: Sequence[Any], nondiff_argnums: Sequence[int]):
+def merge_args(nondiff: Sequence[Any], diff: Sequence[Any], nondiff_argnums: Sequence[int]):
     out, nd, d = [], iter(nondiff), iter(diff)
     for i in range(len(nondiff) + len(diff)):
         out.append(next(nd) if i in nondiff_argnums else next(d))
@@ -75,7 +71,7 @@ def _check_no_closed_over_tangents(tangents: Sequence[Any], kind: str, rule: str
         raise TypeError(_CLOSED_OVER_MESSAGE.format(kind=kind, rule=rule))
 
 
-def _trace_callee(fun: Callable, leaves: Sequence[Any], concrete: bool) -> core.TracedFunction:
+def trace_callee(fun: Callable, leaves: Sequence[Any], concrete: bool) -> core.TracedFunction:
     """Traces `fun` (flat in, flat out) as a callee. With `concrete`, its inputs stand for the
     call's operands, so Python control flow on values works wherever those are known."""
     avals = [aval_of(x) for x in leaves]
@@ -217,7 +213,7 @@ class custom_jvp:  # noqa: N801 (JAX's public name)
         trace = core.current_trace()
         if trace is None:
             return self.fun(*args)
-        nondiff, diff = _split_args(args, self.nondiff_argnums)
+        nondiff, diff = split_args(args, self.nondiff_argnums)
         nondiff = _stop_traced_gradients(nondiff)
         leaves, in_tree = tree_util.tree_flatten(diff)
         if trace.differentiated and not (self.symbolic_zeros or self.rule_at_rewrite):
@@ -300,7 +296,7 @@ def _call_jvp_rule(custom, nondiff, leaves, in_tree):
         kept = [t for t, m in zip(t_leaves, box["out_mask"], strict=True) if m]
         return [*out_leaves, *kept]
 
-    traced = _trace_callee(rule, [*leaves, *zeros], concrete=True)
+    traced = trace_callee(rule, [*leaves, *zeros], concrete=True)
     num_out = len(box["out_mask"])
     payload = JvpRuleCall(n, mask, num_out, box["out_mask"])
     outs = calls.call_traced_closed(traced, [*leaves, *zeros], payload)
@@ -349,11 +345,11 @@ def _call_primal(custom, nondiff, leaves, in_tree, payload_type) -> Any:
         for x in traced_nondiff:  # read them in the callee, so that they are its operands
             core.to_tracer(core.current_trace(), x)
         diff_args = tree_util.tree_unflatten(in_tree, list(xs))
-        out = custom.fun(*_merge_args(nondiff, diff_args, custom.nondiff_argnums))
+        out = custom.fun(*merge_args(nondiff, diff_args, custom.nondiff_argnums))
         out_leaves, box["out_tree"] = tree_util.tree_flatten(out)
         return out_leaves
 
-    traced = _trace_callee(primal, leaves, concrete=True)
+    traced = trace_callee(primal, leaves, concrete=True)
     payload = payload_type(custom, nondiff, in_tree, box["out_tree"], len(leaves))
     if traced_nondiff:
         payload.nondiff_slots = [
@@ -501,7 +497,7 @@ class custom_vjp:  # noqa: N801 (JAX's public name)
         trace = core.current_trace()
         if trace is None:
             return self.fun(*args)
-        nondiff, diff = _split_args(args, self.nondiff_argnums)
+        nondiff, diff = split_args(args, self.nondiff_argnums)
         _check_for_tracers(nondiff)
         leaves, in_tree = tree_util.tree_flatten(diff)
         if trace.differentiated:
@@ -515,7 +511,7 @@ class custom_vjp:  # noqa: N801 (JAX's public name)
                 box["num_out"] = len(out_leaves)
                 return [*out_leaves, *res_leaves]
 
-            traced = _trace_callee(fwd, leaves, concrete=True)
+            traced = trace_callee(fwd, leaves, concrete=True)
             info = VjpLin(self, nondiff, in_tree, box["out_tree"], box["res_tree"], traced, leaves)
             payload = FwdCall(info, len(leaves))
             outs = calls.call_traced_closed(traced, leaves, payload)
@@ -529,7 +525,7 @@ def _run_fwd(custom, nondiff, in_tree, args):
         args = [CustomVJPPrimal(a, is_differentiable_dtype(aval_of(a).dtype)) for a in args]
     primals_tree = tree_util.tree_unflatten(in_tree, list(args))
     nondiff_argnums = getattr(custom, "nondiff_argnums", ())
-    result = custom.fwd(*_merge_args(nondiff, primals_tree, nondiff_argnums))
+    result = custom.fwd(*merge_args(nondiff, primals_tree, nondiff_argnums))
     if not isinstance(result, (tuple, list)) or len(result) != 2:
         raise TypeError(
             "Custom VJP fwd rule must produce a pair (list or tuple of length two) representing "
@@ -695,242 +691,11 @@ dispatch.def_op(
 )
 
 
-# --- custom_gradient and linear_call, built on custom_vjp -----------------------------------------
-
-
-class _TracedRule:
-    """A residual holding a traced function of cotangents: the arrays it closed over are the
-    pytree's children (stored like any residual), the traced function and the structures of
-    its inputs and outputs its static part."""
-
-    def __init__(self, traced, captured: Sequence[Any], in_tree: Any, out_tree: Any) -> None:
-        self.traced = traced
-        self.captured = list(captured)
-        self.in_tree = in_tree
-        self.out_tree = out_tree
-
-    def __call__(self, ct: Any) -> Any:
-        ct_leaves, ct_tree = tree_util.tree_flatten(ct)
-        if ct_tree != self.in_tree:
-            raise TypeError(f"custom_gradient: cotangent structure {ct_tree} != {self.in_tree}")
-        outs = interpret(self.traced, [*ct_leaves, *self.captured])
-        return tree_util.tree_unflatten(self.out_tree, outs)
-
-
-tree_util.register_pytree_node(
-    _TracedRule,
-    lambda r: (r.captured, (r.traced, r.in_tree, r.out_tree)),
-    lambda aux, captured: _TracedRule(aux[0], captured, aux[1], aux[2]),
-)
-
-
-def custom_gradient(fun: Callable) -> Callable:
-    """A function whose gradient its own body defines: `fun(*args)` returns `(output, vjp)`
-    where `vjp(output cotangent)` returns the cotangents of the arguments (JAX's
-    `jax.custom_gradient`, after TensorFlow's).
-
-    Example: `@custom_gradient def f(x): return x ** 2, lambda g: (3 * g * x,)`.
-    """
-
-    @custom_vjp
-    def wrapped(*args: Any) -> Any:
-        out, _ = fun(*args)
-        return out
-
-    def fwd(*args: Any) -> Any:
-        out, vjp_rule = fun(*args)
-        out_leaves, out_tree = tree_util.tree_flatten(out)
-        box: dict[str, Any] = {}
-
-        def rule(*cts):
-            in_cts = vjp_rule(tree_util.tree_unflatten(out_tree, list(cts)))
-            leaves, box["tree"] = tree_util.tree_flatten(in_cts)
-            return leaves
-
-        # The rule, traced once: the arrays it closes over become residuals.
-        traced = core.trace_to_func(rule, [tangent_aval(aval_of(o)) for o in out_leaves])
-        in_avals = [*traced.in_avals, *(aval_of(c) for c in traced.captured)]
-        closed = traced.with_signature(in_avals, [])
-        return out, _TracedRule(closed, traced.captured, out_tree, box["tree"])
-
-    def bwd(rule: _TracedRule, ct: Any) -> Any:
-        cts = rule(ct)
-        return cts if isinstance(cts, tuple) else (cts,)
-
-    wrapped.defvjp(fwd, bwd)
-    functools.update_wrapper(wrapped, fun, updated=())
-    return wrapped
-
-
-def linear_call(fun: Callable, fun_transpose: Callable, residual_args: Any, linear_args: Any):
-    """`fun(residual_args, linear_args)`, a function linear in `linear_args`, whose transpose is
-    `fun_transpose(residual_args, cotangent)` instead of the transpose of fun's body (JAX's
-    `custom_derivatives.linear_call`). Forward mode applies `fun` to the tangents of
-    `linear_args`; `residual_args` are not differentiated."""
-    if core.current_trace() is None:
-        return fun(residual_args, linear_args)
-    res_leaves, res_tree = tree_util.tree_flatten(residual_args)
-    lin_leaves, lin_tree = tree_util.tree_flatten(linear_args)
-    n_res = len(res_leaves)
-    box: dict[str, Any] = {}
-
-    def flat(*xs):
-        res = tree_util.tree_unflatten(res_tree, list(xs[:n_res]))
-        out = fun(res, tree_util.tree_unflatten(lin_tree, list(xs[n_res:])))
-        out_leaves, box["out_tree"] = tree_util.tree_flatten(out)
-        return out_leaves
-
-    traced = core.trace_to_func(flat, [aval_of(x) for x in [*res_leaves, *lin_leaves]])
-    payload = LinearCall(fun_transpose, res_tree, lin_tree, box["out_tree"], traced.out_avals)
-    outs = calls.call_traced_closed(traced, [*res_leaves, *lin_leaves], payload)
-    return tree_util.tree_unflatten(box["out_tree"], outs)
-
-
-class LinearCall:
-    """The payload of a `linear_call`: its tangent is the call on the tangents of the linear
-    arguments; its transpose is the user's `fun_transpose`."""
-
-    kind = "linear_call"
-
-    def __init__(self, fun_transpose, res_tree, lin_tree, out_tree, out_avals) -> None:
-        self.fun_transpose = fun_transpose
-        self.res_tree = res_tree
-        self.lin_tree = lin_tree
-        self.out_tree = out_tree
-        self.out_avals = list(out_avals)
-        self.num_res = res_tree.num_leaves
-        self.num_lin = lin_tree.num_leaves
-
-    def jvp(self, callee, primals, tangents):
-        outs = calls.call(callee, primals, self)
-        r, n = self.num_res, self.num_lin
-        if all(t is None for t in tangents[r : r + n]):
-            return outs, [None] * len(outs)
-        lin = [
-            instantiate(t, tangent_aval(aval_of(p)))
-            for p, t in zip(primals[r : r + n], tangents[r : r + n], strict=True)
-        ]
-        return outs, calls.call(callee, [*primals[:r], *lin, *primals[r + n :]], self)
-
-    def transpose(self, cts, operands):
-        r, n = self.num_res, self.num_lin
-        cts = [
-            c if c is not None else zeros_like_aval(tangent_aval(a))
-            for c, a in zip(cts, self.out_avals, strict=True)
-        ]
-        res = tree_util.tree_unflatten(self.res_tree, list(operands[:r]))
-        in_ct = self.fun_transpose(res, tree_util.tree_unflatten(self.out_tree, cts))
-        lin_cts = tree_util.tree_leaves(in_ct, is_leaf=lambda x: x is None)
-        if len(lin_cts) != n:
-            raise TypeError(
-                f"linear_call: the transpose returned {len(lin_cts)} cotangents for {n} linear "
-                "arguments"
-            )
-        return [*([None] * r), *lin_cts, *([None] * (len(operands) - r - n))]
-
-
-# --- checkpoint --------------------------------------------------------------------------------
-
-
-def checkpoint(
-    fun: Callable,
-    *,
-    prevent_cse: bool = True,
-    policy: Any = None,
-    static_argnums: int | Sequence[int] = (),
-) -> Callable:
-    """Rematerialization: under reverse mode, recompute fun's intermediates instead of saving
-    them (all of them by default; `policy=checkpoint_policies.dots_saveable` keeps matmuls)."""
-    if isinstance(policy, str):
-        policy = remat_policies.LEGACY_NAMES.get(policy, policy)
-    if policy is not None and not callable(policy):
-        raise ValueError(
-            f"checkpoint: unknown policy {policy!r}; use a checkpoint_policies attribute"
-        )
-    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-
-    @functools.wraps(fun, updated=())
-    def remat_fun(*args: Any) -> Any:
-        if core.current_trace() is None:
-            return fun(*args)
-        nondiff, diff = _split_args(args, static)
-        leaves, in_tree = tree_util.tree_flatten(diff)
-        box: dict[str, Any] = {}
-
-        def body(*xs):
-            out = fun(*_merge_args(nondiff, tree_util.tree_unflatten(in_tree, list(xs)), static))
-            out_leaves, box["out_tree"] = tree_util.tree_flatten(out)
-            return out_leaves
-
-        # As in JAX, the body is traced abstractly: it is recomputed from its inputs.
-        traced = _trace_callee(body, leaves, concrete=False)
-        outs = calls.call_traced_closed(traced, leaves, Remat(policy, len(leaves)))
-        return tree_util.tree_unflatten(box["out_tree"], outs)
-
-    return remat_fun
-
-
-remat = checkpoint
-
-
-class Remat:
-    """The payload of a checkpointed call: the policy naming what the backward pass may save."""
-
-    kind = "remat"
-
-    def __init__(self, policy: Any, num_args: int) -> None:
-        self.policy = policy
-        self.num_args = num_args
-
-    def jvp(self, callee, primals, tangents):
-        # A checkpointed body is differentiated w.r.t. the values it closes over too.
-        primal_trace = core.trace_state.target
-        linear_trace = core.current_trace()
-        if primal_trace is None or primal_trace is linear_trace:
-            return jvp_traced(callee, primals, tangents)  # plain forward mode: nothing to save
-        if self.policy is remat_policies.everything_saveable:
-            return jvp_traced(callee, primals, tangents)  # as if not checkpointed
-        if self.policy is not None and self.policy is not remat_policies.nothing_saveable:
-            outs, saved = _saved_values(callee, primals, self.policy)  # the body inlined in K
-        else:
-            outs, saved = calls.call(callee, primals, self), {}  # the primal values, computed in K
-        # Recompute the body inside L from its (lifted) inputs: its intermediates are not residuals.
-        lifted = [
-            linear_trace.lift(a, aval_of(a)) if isinstance(a, core.Tracer) else a for a in primals
-        ]
-        # Saved values enter L as residuals, so what is computed from them is recomputed in L.
-        saved = {
-            k: linear_trace.lift(v, aval_of(v)) if isinstance(v, core.Tracer) else v
-            for k, v in saved.items()
-        }
-        with core.emitting_into(linear_trace):
-            _, out_tangents = jvp_traced(callee, lifted, tangents, saved=saved)
-        return outs, out_tangents
-
-
-def _saved_values(callee, args, policy):
-    """The body evaluated in K: (its outputs, {value the policy saves: its K value})."""
-    arguments, ops, returned = callee.parts()
-    env = dict(zip(arguments, args, strict=True))
-    saved = {}
-    for op in ops:
-        outs = eval_op(op, [env[v] for v in operand_values(op)], callee.owner)
-        for r, v in zip(op.results, outs, strict=True):
-            env[r] = v
-        if remat_policies.decide(policy, op) is not remat_policies.Recompute:
-            for r in op.results:
-                saved[r] = env[r]
-    return [env[v] for v in returned], saved
-
-
 __all__ = [
     "CustomVJPPrimal",
     "SymbolicZero",
-    "checkpoint",
-    "checkpoint_policies",
     "custom_jvp",
     "custom_vjp",
     "custom_vjp_primal_tree_values",
-    "remat",
     "zero_from_primal",
 ]
