@@ -7,7 +7,6 @@ tuples, so treedef equality and hashing run in C; `kind` is one `_NodeKind` per 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
@@ -484,6 +483,8 @@ def _prefix_error(
             f"so the symmetric difference on key sets is\n    {' '.join(only_one)}",
         )
     if prefix_aux != full_aux:
+        import difflib  # only this error message needs it: kept out of `import stablax`
+
         prefix_str, full_str = str(_unbox(prefix_aux)), str(_unbox(full_aux))
         aux_diff = "\n    ".join(difflib.ndiff([prefix_str], [full_str]))
         return error(
