@@ -2202,6 +2202,19 @@ def _interp_narrow_xp_finfo(call, ours, theirs, difference) -> bool:
     )
 
 
+def _spacing_float8_signbit(call, ours, theirs, difference) -> bool:
+    """jnp.spacing of an 8-bit float (float8_e4m3fn, ...): stablax gives ml_dtypes' np.spacing;
+    JAX 0.10.2 builds it on its own copysign, whose signbit takes only 16-, 32- and 64-bit
+    types (NotImplementedError), though jnp.spacing itself has no such limit."""
+    return (
+        call["fn"] == "jnp.spacing"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and theirs["type"] == "NotImplementedError"
+        and theirs["message"] == "jax.numpy.signbit only supports 16, 32, and 64-bit types."
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -2459,6 +2472,7 @@ RULES: list[Rule] = [
     ("roll-float-shift", _roll_float_shift, _roll_float_shift.__doc__),
     ("rfft-narrow-float-input", _rfft_narrow_float_input, _rfft_narrow_float_input.__doc__),
     ("interp-narrow-xp-finfo", _interp_narrow_xp_finfo, _interp_narrow_xp_finfo.__doc__),
+    ("spacing-float8-signbit", _spacing_float8_signbit, _spacing_float8_signbit.__doc__),
 ]
 
 

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
-from stablax._src import lax
 from stablax._src.lax._argcheck import int_arg
 from stablax._src.numpy._creation import asarray, linspace
 from stablax._src.numpy._promotion import promote_dtypes, promote_dtypes_inexact
@@ -59,7 +59,7 @@ def bincount(
     """
     del out_sharding  # single-device arrays only
     x = asarray(x)
-    if x.aval.dtype.kind not in "iub":
+    if x.aval.dtype != np.bool_ and not dtypes.issubdtype(x.aval.dtype, np.integer):  # int4 too
         raise TypeError(
             f"x argument to bincount must have an integer type; got {x.aval.dtype.name}"
             f"{mlir.where_suffix()}"
@@ -78,13 +78,13 @@ def bincount(
         updates = lax.full(x.aval.shape, 1, index_dtype())
     else:
         (updates,) = promote_dtypes(asarray(weights))
-        if updates.aval.dtype == np.bool_:  # summing booleans has no meaning (JAX raises too)
-            raise TypeError(f"jnp.bincount: weights must be numbers, got bool{mlir.where_suffix()}")
-        if updates.aval.shape != x.aval.shape:
+        if updates.aval.shape != x.aval.shape:  # before the dtype, as in JAX
             raise ValueError(
                 f"jnp.bincount: weights of shape {updates.aval.shape} must match x of shape "
-                f"{x.aval.shape}"
+                f"{x.aval.shape}{mlir.where_suffix()}"
             )
+        if updates.aval.dtype == np.bool_:  # summing booleans has no meaning (JAX raises too)
+            raise TypeError(f"jnp.bincount: weights must be numbers, got bool{mlir.where_suffix()}")
     index = lax.convert_element_type(x, index_dtype())
     index = lax.max(index, lax.full(x.aval.shape, 0, index_dtype()))
     return _scatter_add_1d(length, index, updates)

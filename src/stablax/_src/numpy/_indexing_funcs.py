@@ -226,7 +226,8 @@ def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:
     order = lax.sub(lax.cumsum(lax.convert_element_type(mask, np.int32)), 1)
     picked = take(vals, _ufuncs.remainder(order, vals.aval.size), mode="clip")
     flat = _ufuncs.where(mask, picked, _shape.ravel(arr))
-    return _shape.reshape(flat, arr.aval.shape)
+    flat = lax.convert_element_type(flat, arr.aval.dtype, weak_type=arr.aval.weak_type)
+    return _shape.reshape(flat, arr.aval.shape)  # arr's dtype and weak type, as JAX's scatter
 
 
 # --- selecting by a boolean condition ----------------------------------------------------------

@@ -4,6 +4,7 @@ ediff1d, gradient, trapezoid and unwrap."""
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import numpy as np
@@ -150,12 +151,16 @@ def _shifted_pair(a: Any, axis: int) -> tuple[Any, Any]:
 
 
 def _as_slab(value: Any, like: Any, axis: int) -> Any:
-    """`value` as an array like `like` along every axis but `axis` (a scalar becomes size 1)."""
+    """`value` as an array; a scalar broadcast to `like` with size 1 along `axis`."""
     value = asarray(value)
     if value.aval.ndim == 0:
         shape = list(like.aval.shape)
         shape[axis] = 1
         return broadcast_to_shape(value, tuple(shape))
+    return value
+
+
+def _check_joins(value: Any, like: Any, axis: int) -> None:
     other = [d for i, d in enumerate(like.aval.shape) if i != axis]
     if (
         value.aval.ndim != like.aval.ndim
@@ -165,20 +170,21 @@ def _as_slab(value: Any, like: Any, axis: int) -> Any:
             f"jnp.diff: prepend/append of shape {value.aval.shape} does not join an array of "
             f"shape {like.aval.shape} along axis {axis}{mlir.where_suffix()}"
         )
-    return value
 
 
 def _diff_impl(a, n=1, axis=-1, prepend=None, append=None):
     a = asarray(a)
+    n = _static_int(n, "n")
+    axis = _static_int(axis, "axis")
+    if n == 0:  # before any other check, as in JAX (prepend and append are ignored, as NumPy)
+        return a
+    if n < 0:
+        raise ValueError(f"jnp.diff: order must be non-negative but got {n}{mlir.where_suffix()}")
     if a.aval.ndim == 0:
         raise ValueError(
             f"jnp.diff requires input that is at least one dimensional{mlir.where_suffix()}"
         )
-    if n < 0:
-        raise ValueError(f"jnp.diff: order must be non-negative but got {n}{mlir.where_suffix()}")
     axis = _axis(axis, a.aval.ndim, "diff")
-    if n == 0:  # prepend and append are ignored, as in NumPy
-        return a
     parts = [a]
     if prepend is not None:
         prepend = asarray(prepend)
@@ -188,7 +194,10 @@ def _diff_impl(a, n=1, axis=-1, prepend=None, append=None):
     if append is not None:
         parts.append(_as_slab(append, a, axis))
     if len(parts) > 1:
+        # JAX's concatenation promotes the dtypes before it compares the shapes.
         parts = promote_dtypes(*parts)
+        for part in parts:
+            _check_joins(part, a, axis)
         a = lax.concatenate(parts, axis)
     for _ in range(n):
         if a.aval.shape[axis] == 0:
@@ -196,6 +205,17 @@ def _diff_impl(a, n=1, axis=-1, prepend=None, append=None):
         later, earlier = _shifted_pair(a, axis)
         a = lax.ne(later, earlier) if a.aval.dtype == np.bool_ else lax.sub(later, earlier)
     return a
+
+
+def _static_int(value: Any, name: str) -> int:
+    try:
+        return operator.index(value)
+    except TypeError as error:
+        if type(error) is not TypeError:  # a tracer's concretization error says more
+            raise
+        raise TypeError(
+            f"jnp.diff: '{name}' must be an integer, got {value!r}{mlir.where_suffix()}"
+        ) from None
 
 
 _diff = _eager(_diff_impl, static_argnames=_STATIC)

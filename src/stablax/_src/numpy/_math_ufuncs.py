@@ -300,10 +300,18 @@ def spacing(x):
     (x,) = promote_args_inexact("spacing", x)
     x = lax.convert_element_type(x, x.aval.dtype)  # strongly typed, as in JAX
     _reject_complex("spacing", x, error=ValueError)
-    away = lax.select(lax.lt(x, 0.0), lax.full_like(x, -np.inf), lax.full_like(x, np.inf))
+    dtype = x.aval.dtype
+    # Types without infinity (float8_e4m3fn, ...) step towards their largest value instead.
+    has_inf = bool(np.isinf(np.array(np.inf).astype(dtype)))
+    far = np.inf if has_inf else dtypes.finfo(dtype).max
+    away = lax.select(lax.lt(x, 0.0), lax.full_like(x, -far), lax.full_like(x, far))
     neighbour = lax.nextafter(x, away)
     # At zero the neighbour is the spacing itself (subtracting would flush it on some backends).
-    return lax.select(lax.eq(x, 0.0), neighbour, lax.sub(neighbour, x))
+    out = lax.select(lax.eq(x, 0.0), neighbour, lax.sub(neighbour, x))
+    if has_inf:
+        return out
+    # Past the largest value is NaN there, as in ml_dtypes' np.spacing.
+    return lax.select(lax.eq(lax.abs(x), lax.full_like(x, far)), lax.full_like(x, np.nan), out)
 
 
 # --- exponentials and special functions ----------------------------------------------------------

@@ -45,8 +45,16 @@ def nansum(
     where: Any = None,
 ) -> Any:
     """Sum treating NaN as zero."""
+    _check_dtype_and_where(dtype, where, "nansum", a)
     red._check_out(out, "nansum")
     return _nansum(a, axis, dtype, keepdims, initial, where)
+
+
+def _check_dtype_and_where(dtype: Any, where: Any, name: str, a: Any) -> None:
+    # JAX's order: the dtype, then `a` as an array and where's dtype, before the axis.
+    if dtype is not None:
+        dtypes.check_user_dtype(dtype, name)
+    red._check_where(where, name, a)
 
 
 def _nan_filled(name: str, reduce_fn, fill: int):
@@ -71,6 +79,7 @@ def nanprod(
     where: Any = None,
 ) -> Any:
     """Product treating NaN as one."""
+    _check_dtype_and_where(dtype, where, "nanprod", a)
     red._check_out(out, "nanprod")
     return _nanprod(a, axis, dtype, keepdims, initial, where)
 

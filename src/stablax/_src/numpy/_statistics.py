@@ -234,8 +234,9 @@ def nanmedian(
 
 
 def _average_impl(a, axis=None, weights=None, returned=False, keepdims=False):
+    # The axis is read against a's rank before `a` is checked to be an array, as in JAX.
+    axes = _axes(axis, a.aval.ndim if hasattr(a, "aval") else np.ndim(a), "average")
     a = asarray(a)
-    axes = _axes(axis, a.aval.ndim, "average")
     shape = a.aval.shape
     if weights is None:
         (a,) = promote_dtypes_inexact(a)
