@@ -44,6 +44,13 @@ _FINDINGS = [
         lambda: jnp.isnan(stablax.jit(jnp.spacing)(jnp.array([448.0, -448.0], _E4M3))),
         [True, True],
     ),
+    # float16 spacing steps towards +inf for every x, as NumPy's and JAX's; -inf is NaN (NumPy).
+    (
+        "spacing float16 steps up",
+        lambda: jnp.spacing(jnp.array([-1.0, 1.0, -3.5, -65504.0], "float16")),
+        [0.00048828125, 0.0009765625, 0.001953125, 32.0],
+    ),
+    ("spacing float16 of -inf", lambda: jnp.isnan(jnp.spacing(jnp.float16(-np.inf))), True),
     # bincount takes int4 as an integer type and checks weights' shape before their dtype, as JAX.
     ("bincount int4 of rank 4", lambda: jnp.bincount(jnp.zeros((1, 1, 2, 0), "int4")), ValueError),
     ("bincount int4", lambda: jnp.bincount(jnp.array([1, 2], "int4"), length=3), [0, 1, 1]),

@@ -296,7 +296,8 @@ def ldexp(x1, x2):
 
 @_eager
 def spacing(x):
-    """Distance from x to its nearest neighbour away from zero (negative for negative x)."""
+    """Distance from x to its nearest neighbour away from zero (negative for negative x; float16
+    steps up, as NumPy)."""
     (x,) = promote_args_inexact("spacing", x)
     x = lax.convert_element_type(x, x.aval.dtype)  # strongly typed, as in JAX
     _reject_complex("spacing", x, error=ValueError)
@@ -304,6 +305,11 @@ def spacing(x):
     # Types without infinity (float8_e4m3fn, ...) step towards their largest value instead.
     has_inf = bool(np.isinf(np.array(np.inf).astype(dtype)))
     far = np.inf if has_inf else dtypes.finfo(dtype).max
+    if dtype == np.float16:
+        # NumPy's (and JAX's) float16 spacing steps towards +inf for every x; -inf stays NaN.
+        neighbour = lax.nextafter(x, lax.full_like(x, far))
+        out = lax.select(lax.eq(x, 0.0), neighbour, lax.sub(neighbour, x))
+        return lax.select(lax.eq(x, -far), lax.full_like(x, np.nan), out)
     away = lax.select(lax.lt(x, 0.0), lax.full_like(x, -far), lax.full_like(x, far))
     neighbour = lax.nextafter(x, away)
     # At zero the neighbour is the spacing itself (subtracting would flush it on some backends).
