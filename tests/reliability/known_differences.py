@@ -526,8 +526,9 @@ def _jax_traced_to_numpy(call, ours, theirs, difference) -> bool:
 
 
 def _jax_missing_rule(call, ours, theirs, difference) -> bool:
-    """JAX has no batching (or differentiation) rule for the op and raises NotImplementedError
-    before it looks at the arguments; stablax checks them and raises its documented error."""
+    """JAX has no batching (or differentiation) rule for the op, or none for a batched
+    reduce_window init_value (which stablax batches), and raises NotImplementedError before it
+    looks at the arguments; stablax checks them and raises its documented error."""
     return (
         _error(ours)
         and _error(theirs)
@@ -536,7 +537,8 @@ def _jax_missing_rule(call, ours, theirs, difference) -> bool:
             re.search(
                 r"(?:Batching|Differentiation) rule for '\w+' not implemented"
                 r"|^\w+ JVP not implemented"
-                r"|^ragged_dot vmap over any dim but 0 - NYI",
+                r"|^ragged_dot vmap over any dim but 0 - NYI"
+                r"|^reduce_window batching is not implemented for initial values$",
                 theirs["message"],
             )
         )
@@ -2215,6 +2217,52 @@ def _spacing_float8_signbit(call, ours, theirs, difference) -> bool:
     )
 
 
+def _given(call: dict, position: int, name: str) -> Any:
+    """The spec of an argument given at `position` or by keyword `name`, or None."""
+    args = call["args"]
+    return args[position] if len(args) > position else call["kwargs"].get(name)
+
+
+def _scan_forwarded_carry_object(call, ours, theirs, difference) -> bool:
+    """lax.scan run eagerly, whose body returns a Python scalar carry unchanged: JAX 0.10.2
+    moves a forwarded carry out of the loop and hands back the init object itself (True, 1.0);
+    stablax returns it as a rank-0 Array, as JAX itself does under jit, with the same value."""
+    init = _given(call, 1, "init")
+    if not (isinstance(init, dict) and "py" in init) or isinstance(init["py"], (str, complex)):
+        return False
+    mine, jax_carry = ours["value"]["seq"][0], theirs["value"]["seq"][0]
+    values = mine.get("values", {})
+    flat = values.get("ints", values.get("flat"))
+    return (
+        call["fn"] == "lax.scan"
+        and call["mode"] == "eager"
+        and difference[0] == "diverge-structure"
+        and jax_carry == {"scalar": init["py"]}
+        and mine.get("shape") == []
+        and flat is not None
+        and flat[0] == init["py"]
+        and ours["value"]["seq"][1:] == theirs["value"]["seq"][1:]
+    )
+
+
+def _integer_pow_float_exponent(call, ours, theirs, difference) -> bool:
+    """lax.integer_pow with a float exponent equal to -1, 0, 1, 2 or 3: stablax raises
+    TypeError (y is a static integer, as JAX documents); JAX 0.10.2 never checks y's type and
+    its lowering special-cases those values, so they compute (3.5, or 4.0 through its
+    repeated squaring's y & 1, raise TypeError in JAX too)."""
+    y = _given(call, 1, "y")
+    return (
+        call["fn"] == "lax.integer_pow"
+        and isinstance(y, dict)
+        and isinstance(y.get("py"), float)
+        and y["py"] in (-1.0, 0.0, 1.0, 2.0, 3.0)
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and "lax.integer_pow: y must be an integer" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
@@ -2473,6 +2521,16 @@ RULES: list[Rule] = [
     ("rfft-narrow-float-input", _rfft_narrow_float_input, _rfft_narrow_float_input.__doc__),
     ("interp-narrow-xp-finfo", _interp_narrow_xp_finfo, _interp_narrow_xp_finfo.__doc__),
     ("spacing-float8-signbit", _spacing_float8_signbit, _spacing_float8_signbit.__doc__),
+    (
+        "scan-forwarded-carry-object",
+        _scan_forwarded_carry_object,
+        _scan_forwarded_carry_object.__doc__,
+    ),
+    (
+        "integer-pow-float-exponent",
+        _integer_pow_float_exponent,
+        _integer_pow_float_exponent.__doc__,
+    ),
 ]
 
 

@@ -374,6 +374,11 @@ def scan(
         "do not match. Revise the function so that all output types match the corresponding "
         "input types",
     )
+    if not isinstance(unroll, bool) and unroll < 0:  # after the carry's types, as JAX
+        raise ValueError(
+            f"lax.scan: `unroll` must be a `bool` or a non-negative `int`, got {unroll!r}"
+            f"{mlir.where_suffix()}"
+        )
     steps = length if unroll is True else max(1, min(int(unroll), length)) if unroll else 1
     if core.current_trace() is None:  # eagerly: one program, compiled once per fingerprint
         from stablax._src.transforms.interpret import run_staged

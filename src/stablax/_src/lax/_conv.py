@@ -49,13 +49,6 @@ def _conv_rule(
     preferred_element_type,
 ) -> ShapedArray:
     op = "conv_general_dilated"
-    if lhs.dtype != rhs.dtype:
-        raise _error(
-            op, f"lhs and rhs must have the same dtype, got {lhs.str_short()} and {rhs.str_short()}"
-        )
-    check_dtype(op, lhs.dtype, ANY)
-    if preferred_element_type is not None:
-        _check_preferred(op, lhs.dtype, np.dtype(preferred_element_type))
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     if not lhs.ndim == rhs.ndim == len(lhs_spec) or lhs.ndim < 2:
         raise _error(
@@ -133,6 +126,14 @@ def _conv_rule(
         out_spec, (batch // batch_group_count, out_features, *spatial), strict=True
     ):
         shape[dim] = size
+    # the dtypes after the shapes, as JAX's shape rule runs before its dtype rule
+    if lhs.dtype != rhs.dtype:
+        raise _error(
+            op, f"lhs and rhs must have the same dtype, got {lhs.str_short()} and {rhs.str_short()}"
+        )
+    check_dtype(op, lhs.dtype, ANY)
+    if preferred_element_type is not None:
+        _check_preferred(op, lhs.dtype, np.dtype(preferred_element_type))
     dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
     weak = lhs.weak_type and rhs.weak_type and preferred_element_type is None
     return ShapedArray(shape, dtype, weak)
@@ -534,6 +535,12 @@ def conv_general_dilated(
     for name, count in (("feature", feature_group_count), ("batch", batch_group_count)):
         if isinstance(count, (int, np.integer)) and count < 1:
             raise _error(op, f"{name}_group_count must be positive, got {count}", ValueError)
+    if len(lhs_shape) < 2 and dimension_numbers is None:
+        # JAX checks the preferred type and the precision before its shape rule finds no
+        # feature dimension
+        if preferred_element_type is not None:
+            dtypes.canonicalize_dtype(preferred_element_type)
+        canonicalize_precision(precision)
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers, op)
     n = len(lhs_shape) - 2
     strides = _spatial(window_strides, n, "window_strides", op)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import batch_rules, bind, def_op
@@ -216,7 +217,7 @@ def fft(x: Any, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Any:
             raise ValueError(
                 f"lax.fft: RFFT needs a real input, got {dtype.name}{mlir.where_suffix()}"
             )
-        x = convert_element_type(x, real if dtype.kind in "biu" else dtype)
+        x = convert_element_type(x, dtypes.to_inexact_dtype(dtype))  # uint4 too, as JAX
     else:
         x = convert_element_type(x, dtype if dtype.kind == "c" else _COMPLEX_OF[real])
     # (always converted, as JAX: a weak input, a Python scalar, comes back strongly typed)

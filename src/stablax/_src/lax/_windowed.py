@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from stablax._src import ir as mlir
+from stablax._src import tree_util
 from stablax._src.core import ShapedArray, Tracer, current_trace
 from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.lax import _elementwise as ew
@@ -480,6 +481,13 @@ def reduce_window(
     Example:
       2x2 max pooling: `reduce_window(x, -inf, lax.max, (2, 2), (2, 2))`.
     """
+    operand_tree = tree_util.tree_structure(operand)
+    init_tree = tree_util.tree_structure(init_value)
+    if operand_tree != init_tree:  # JAX's first check: an init_value per operand
+        raise ValueError(
+            "lax.reduce_window: operands must have the same tree structure as init_values: "
+            f"{operand_tree} vs. {init_tree}{mlir.where_suffix()}"
+        )
     name = monoid_name(computation)
     if name is None or isinstance(operand, (tuple, list)):
         raise NotImplementedError(
