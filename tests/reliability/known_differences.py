@@ -268,7 +268,8 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
     FFTs of zero points, linspace/logspace axes out of bounds, multi_dot of one array,
     array_split into no sections, complex quantiles, geomspace through zero, vsplit/dsplit of
     arrays of too few dimensions,
-    unravel_index of float indices (NumPy's TypeError; JAX truncates them) or into a shape with
+    unravel_index of float indices or into a shape of float dimensions (NumPy's TypeError; JAX
+    truncates the indices and divides by the float dimensions) or into a shape with
     a negative dimension or of size 0 (NumPy's ValueError: no index is in bounds; JAX's clipping
     gives -1 or 0, and its divmod by zero the rest),
     pad with a non-integer pad_width (NumPy's TypeError; JAX truncates it), histogram bins of 0
@@ -319,7 +320,8 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
         return ours["kind"] == "error" and bool(
             re.search(
                 r"indices must be of integer type|shape must be non-negative"
-                r"|every index is out of bounds for shape",
+                r"|every index is out of bounds for shape"
+                r"|shape must be a sequence of integers, got .*(?:\d\.\d|\dj|nan|inf)",
                 ours["message"],
             )
         )

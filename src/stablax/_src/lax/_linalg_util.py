@@ -11,6 +11,7 @@ import numpy as np
 
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax._dot import Precision, dot_general
+from stablax._src.lax._gather import GatherDimensionNumbers, gather
 from stablax._src.lax._shapes import (
     aval_of,
     broadcast_in_dim,
@@ -146,13 +147,20 @@ def where_ok(ok: Any, x: Any) -> Any:
 
 
 def permute_rows(x: Any, permutation: Any) -> Any:
-    """x[..., permutation, :] as a one-hot product (batches and differentiates like a matmul)."""
-    *batch, m, _ = shape(x)
-    nd = len(batch) + 2
+    """x[..., permutation, :], one gather over the batch (a one-hot product would turn an inf or
+    NaN of x into NaN everywhere, 0 * inf)."""
+    *batch, _, n = shape(x)
+    nb = len(batch)
     k = shape(permutation)[-1]
-    table = broadcast_in_dim(permutation, (*batch, k, m), tuple(range(nd - 1)))
-    one_hot = ew.eq(table, broadcasted_iota(dtype(permutation), (*batch, k, m), nd - 1))
-    return matmul(convert_element_type(one_hot, dtype(x)), x)
+    dims = GatherDimensionNumbers(
+        offset_dims=(nb + 1,),
+        collapsed_slice_dims=(nb,),
+        start_index_map=(nb,),
+        operand_batching_dims=tuple(range(nb)),
+        start_indices_batching_dims=tuple(range(nb)),
+    )
+    indices = broadcast_in_dim(permutation, (*batch, k, 1), tuple(range(nb + 1)))
+    return gather(x, indices, dims, (*(1,) * nb, 1, n))
 
 
 def is_inexact_linalg_dtype(dt: np.dtype) -> bool:

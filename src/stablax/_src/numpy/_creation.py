@@ -370,7 +370,7 @@ def eye(
     """A 2-D array with ones on the k-th diagonal."""
     # JAX's order of checks: dtype, k, the dimensions' types, then their signs.
     dtype = _dtype_or_default(dtype)
-    k = int_arg(k, "k", "jnp.eye")
+    k = diagonal_offset(k, "jnp.eye")
     n = int_arg(N, "N", "jnp.eye")
     m = n if M is None else int_arg(M, "M", "jnp.eye")
     if n < 0 or m < 0:
@@ -383,6 +383,23 @@ def eye(
     cols = lax.broadcasted_iota(np.int32, (N, M), 1)
     mask = lax.eq(lax.add(rows, np.int32(k)), cols)
     return _on_device(lax.convert_element_type(mask, dtype), device, "eye")
+
+
+def diagonal_offset(k: Any, name: str, python_bool: bool = True) -> int:
+    """The diagonal offset `k` of eye (and of trace, which JAX builds on eye) as a Python int.
+
+    As JAX: a float, complex, bool or non-scalar array-like offset raises ValueError; what is not
+    array-like (None, a string, a list) TypeError. A Python bool passes when `python_bool`
+    (JAX's eye treats it as an int; its jitted trace sees a bool array).
+    """
+    if not (python_bool and isinstance(k, bool)):
+        dtype = np.dtype(type(k)) if isinstance(k, (bool, float, complex)) else None
+        dtype = getattr(k, "dtype", dtype)
+        if dtype is not None and (
+            getattr(k, "shape", ()) != () or not dtypes.issubdtype(dtype, np.integer)
+        ):
+            raise ValueError(f"{name}: k must be a scalar integer; got {k!r}{mlir.where_suffix()}")
+    return int_arg(k, "k", name)
 
 
 def identity(n: int, dtype: Any = None) -> Any:

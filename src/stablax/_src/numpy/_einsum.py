@@ -47,7 +47,10 @@ def _interleaved_to_string(args: Sequence[Any]) -> tuple[str, list[Any]]:
         return "".join(out)
 
     if not args:
-        raise TypeError(f"jnp.einsum: no operands given{mlir.where_suffix()}")
+        if output is not None:
+            letters(output)  # what is no subscript list is refused first (TypeError)
+        # JAX's class for einsum(None): opt_einsum counts one subscript for no operand
+        raise ValueError(f"jnp.einsum: no operands given{mlir.where_suffix()}")
     operands = args[0::2]
     subscripts = ",".join(letters(s) for s in args[1::2])
     if output is not None:
@@ -71,11 +74,21 @@ def _opt_einsum_optimize(optimize: Any, n_operands: int) -> Any:
     return optimize
 
 
+def _operand_shape(op: Any) -> tuple[int, ...]:
+    """An operand's shape as opt_einsum reads it (JAX hands it the operands as given): a scalar
+    or string is (), and what has no shape (None) a ValueError."""
+    if hasattr(op, "aval"):
+        return op.aval.shape
+    import opt_einsum  # on first use: import time (a first program rarely calls einsum)
+
+    return tuple(opt_einsum.parser.get_shape(op))
+
+
 def einsum_path(subscripts: Any, /, *operands: Any, optimize: Any = "auto") -> tuple:
     """The contraction order `einsum` would use, and opt_einsum's report on it."""
     subscripts, operands = _parse(subscripts, operands)
-    shapes = [np.shape(op) if not hasattr(op, "aval") else op.aval.shape for op in operands]
-    import opt_einsum  # on first use: import time (a first program rarely calls einsum)
+    shapes = [_operand_shape(op) for op in operands]
+    import opt_einsum
 
     return opt_einsum.contract_path(
         subscripts, *shapes, shapes=True, optimize=_opt_einsum_optimize(optimize, len(shapes))
@@ -107,12 +120,12 @@ def einsum(
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     subscripts, operands = _parse(subscripts, operands)
-    arrays = [asarray(op) for op in operands]
-    if not arrays:
+    if not operands:
         raise ValueError("jnp.einsum: at least one operand is required")
-    arrays = promote_dtypes(*arrays) if len(arrays) > 1 else arrays
-    shapes = [a.aval.shape for a in arrays]
+    # JAX's order: the subscripts are matched with the operands' shapes before any operand
+    # becomes an array.
     try:
+        shapes = [_operand_shape(op) for op in operands]
         import opt_einsum
 
         _, contractions = opt_einsum.contract_path(
@@ -120,10 +133,12 @@ def einsum(
             *shapes,
             shapes=True,
             einsum_call=True,
-            optimize=_opt_einsum_optimize(optimize, len(arrays)),
+            optimize=_opt_einsum_optimize(optimize, len(operands)),
         )
     except ValueError as e:
         raise ValueError(f"jnp.einsum: {e}{mlir.where_suffix()}") from None
+    arrays = [asarray(op) for op in operands]
+    arrays = promote_dtypes(*arrays) if len(arrays) > 1 else arrays
     dot_kw = {"precision": precision, "preferred_element_type": preferred_element_type}
     for contraction in contractions:
         positions, einsum_str = contraction[0], contraction[2]

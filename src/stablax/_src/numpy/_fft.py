@@ -370,6 +370,7 @@ def fftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> A
     """The sample frequencies of `fft` for `n` samples spaced `d` apart: `[0, 1, ..., -1] / (d*n)`
     (NumPy's `fft.fftfreq`)."""
     n = _sample_count(n, "fftfreq")
+    dtypes.check_user_dtype(dtype, "jnp.fft.fftfreq")  # before the samples are built, as JAX
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
     return _frequencies(k, n, d, dtype, device, cast_back=True)
 
@@ -378,6 +379,7 @@ def rfftfreq(n: int, d: Any = 1.0, *, dtype: Any = None, device: Any = None) -> 
     """The sample frequencies of `rfft`: `[0, 1, ..., n // 2] / (d*n)` (NumPy's
     `fft.rfftfreq`)."""
     n = _sample_count(n, "rfftfreq")
+    dtypes.check_user_dtype(dtype, "jnp.fft.rfftfreq")  # before the samples are built, as JAX
     return _frequencies(np.arange(0, n // 2 + 1), n, d, dtype, device, cast_back=False)
 
 

@@ -287,6 +287,11 @@ def histogramdd(
                 f"jnp.histogramdd: should have one weight for each of the {count} samples, got "
                 f"weights of shape {updates.aval.shape}{mlir.where_suffix()}"
             )
+    if not dims:  # NumPy and JAX fail counting samples of no coordinates (their bincount)
+        raise ValueError(
+            f"jnp.histogramdd: sample must have at least one coordinate, got shape "
+            f"{sample.aval.shape}{mlir.where_suffix()}"
+        )
     total = int(np.prod(shape))
     counts = lax.reshape(_scatter_add_1d(total, flat_index, updates), shape)
     counts = lax.slice(counts, (1,) * dims, tuple(s - 1 for s in shape))

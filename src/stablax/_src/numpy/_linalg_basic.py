@@ -154,6 +154,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
     pairs of axes (`np.tensordot`, one `stablehlo.dot_general`). `out_sharding` is accepted as
     in JAX (optax passes it); on stablax's one device any sharding holds, so it changes nothing."""
     a, b = _operands(a, b, preferred_element_type)
+    dtypes.check_user_dtype(preferred_element_type, "jnp.tensordot")  # before the axes, as JAX
     a_nd, b_nd = a.aval.ndim, b.aval.ndim
     if isinstance(axes, int) or (hasattr(axes, "__index__") and not hasattr(axes, "__len__")):
         n = operator.index(axes)

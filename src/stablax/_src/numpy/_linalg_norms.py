@@ -62,8 +62,10 @@ def _matrix_norm(x, axes, keepdims, ord):  # noqa: A002
     if ord in (1, -1, np.inf, -np.inf):
         summed_axis, reduced_axis = (row, col) if ord in (1, -1) else (col, row)
         sums = red.sum(uf.abs(x), axis=summed_axis, keepdims=True)
-        pick = red.max if ord in (1, np.inf) else red.min
-        out = pick(sums, axis=reduced_axis, keepdims=True)
+        if ord in (1, np.inf):  # JAX's initial=0: an empty matrix has norm 0 (its min raises)
+            out = red.max(sums, axis=reduced_axis, keepdims=True, initial=0)
+        else:
+            out = red.min(sums, axis=reduced_axis, keepdims=True)
         return out if keepdims else lax.squeeze(out, tuple(sorted(axes)))
     if ord in (2, -2, "nuc"):
         moved = uf_moveaxis(x, axes)

@@ -10,7 +10,7 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.lax._argcheck import int_arg
 from stablax._src.numpy import _reductions
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._creation import asarray, diagonal_offset
 from stablax._src.numpy._shape import moveaxis, normalize_axis, ravel
 
 
@@ -72,6 +72,15 @@ def trace(
     """Sum along the `offset` diagonal (`np.trace`); integer sums widen like `jnp.sum`."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
+    a = asarray(a)
+    ndim = a.aval.ndim
+    # JAX's order: the axes, the dtype, then the offset (through its eye); diagonal checks the rest.
+    if ndim >= 2 and normalize_axis(axis1, ndim, "jnp.trace") != normalize_axis(
+        axis2, ndim, "jnp.trace"
+    ):
+        if dtype is not None:
+            dtypes.check_user_dtype(dtype, "jnp.trace")
+        offset = diagonal_offset(offset, "jnp.trace", python_bool=False)
     return _reductions.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
