@@ -223,6 +223,9 @@ from stablax._src.numpy._reductions import argmax, argmin, count_nonzero, ptp
 from stablax._src import traceback_util as _traceback_util
 from stablax._src.numpy._arraylike import CHECKED as _CHECKED
 from stablax._src.numpy._arraylike import checked as _checked
+from stablax._src.numpy._ufunc_class import PUBLIC_UFUNCS as _PUBLIC_UFUNCS
+from stablax._src.numpy._ufunc_class import frompyfunc, ufunc
+from stablax._src.numpy._ufunc_class import public_ufunc as _public_ufunc
 
 # Families a first program rarely touches load on first use of one of their names (import time,
 # issue 16 point 8): module under stablax._src.numpy -> the names it gives stablax.numpy.
@@ -262,18 +265,20 @@ _LAZY_FAMILIES = {
     "_host_io": (
         "array_repr array_str get_printoptions load printoptions save savez set_printoptions"
     ),
-    "_ufunc_class": "frompyfunc ufunc",
 }
 _LAZY_NAMES = {name: family for family, names in _LAZY_FAMILIES.items() for name in names.split()}
 _SUBMODULES = frozenset({"fft", "linalg"})  # `jnp.linalg` and `jnp.fft` also load on first use
 
 
 def _public(namespace: dict) -> dict:
-    # JAX's list check where it applies, then the traceback filter, on every public function.
+    # JAX's list check where it applies, then the traceback filter, on every public function;
+    # JAX's 14 ufuncs (jnp.add, ...) then become `ufunc`s calling those functions.
     for name in _CHECKED:
         if name in namespace:
             namespace[name] = _checked(name, namespace[name])
     _traceback_util.wrap_public_functions(namespace)
+    for name in _PUBLIC_UFUNCS.keys() & namespace.keys():
+        namespace[name] = _public_ufunc(name, namespace[name])
     return namespace
 
 

@@ -1,6 +1,8 @@
 """`jnp.ufunc` and `jnp.frompyfunc`: NumPy's ufunc methods for any elementwise Python function.
 
 Calls broadcast through `vectorize`; reductions of arbitrary binary functions are `lax.scan`s.
+JAX's 14 built-in ufuncs (`jnp.add`, `jnp.maximum`, ...) are made here from the public functions
+by `public_ufunc`, with JAX's identities and fast paths (lax reductions, cumsum, scatters).
 """
 
 from __future__ import annotations
@@ -10,12 +12,15 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from stablax._src import lax
+from stablax._src import dtypes, lax
 from stablax._src.api import eval_shape
 from stablax._src.jit import ShapeDtypeStruct
+from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._shapes import aval_of
+from stablax._src.numpy import _reductions
 from stablax._src.numpy._creation import arange, asarray, full
+from stablax._src.numpy._promotion import check_arraylike, promote_dtypes_inexact
 from stablax._src.numpy._reductions import _axes
 from stablax._src.numpy._shape import (
     broadcast_to,
@@ -26,10 +31,9 @@ from stablax._src.numpy._shape import (
     reshape,
 )
 from stablax._src.numpy._ufuncs import where as _where
-from stablax._src.numpy._vectorize import vectorize
 
 _INPLACE_MESSAGE = (
-    "Because JAX arrays are immutable, jnp.ufunc.at() cannot operate inplace like "
+    "Because JAX arrays are immutable, jnp.ufunc.at() cannot operate inplace like\n"
     "np.ufunc.at(). Instead, you can pass inplace=False and capture the result; e.g.\n"
     ">>> arr = jnp.add.at(arr, ind, val, inplace=False)\n"
 )
@@ -66,30 +70,55 @@ class ufunc:  # noqa: N801 - the public name is NumPy's
         reduceat: Callable[..., Any] | None = None,
     ) -> None:
         self.__name__ = name if name is not None else getattr(func, "__name__", repr(func))
-        self._func = check_callable("jnp.ufunc", func, "func")
-        self.nin = operator.index(nin)
-        self.nout = operator.index(nout)
-        self.nargs = operator.index(nargs if nargs is not None else nin)
-        self.identity = identity
+        self.__doc__ = getattr(func, "__doc__", None)
+        # Read-only, as JAX's: a ufunc marked static must not change under its hash.
+        self.__props = (
+            check_callable("jnp.ufunc", func, "func"),
+            operator.index(nin),
+            operator.index(nout),
+            operator.index(nargs if nargs is not None else nin),
+            identity,
+        )
         self._call = call
         self._reduce = reduce
         self._accumulate = accumulate
         self._at = at
         self._reduceat = reduceat
 
+    _func = property(lambda self: self.__props[0])
+    nin = property(lambda self: self.__props[1])
+    nout = property(lambda self: self.__props[2])
+    nargs = property(lambda self: self.__props[3])
+    identity = property(lambda self: self.__props[4])
+
+    def _key(self) -> tuple:
+        # The fast paths (call, reduce, ...) are implementation details, not identity (as JAX).
+        func, nin, nout, nargs, identity = self.__props
+        return (func, self.__name__, identity, nin, nout, nargs)
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, ufunc) and self._key() == other._key()
+
     def __repr__(self) -> str:
         return f"<jnp.ufunc '{self.__name__}'>"
 
     def __call__(self, *args: Any, out: None = None, where: None = None) -> Any:
         """Applies the function elementwise, broadcasting its inputs."""
+        call = self._call
+        if call is not None and out is None and where is None:  # jnp.add(x, y): one extra call
+            return call(*args)
+        check_arraylike(self.__name__, *args)
         if out is not None:
             raise NotImplementedError(f"out argument of {self}")
         if where is not None:
             raise NotImplementedError(f"where argument of {self}")
         if len(args) != self.nin:
             raise TypeError(f"{self}: expected {self.nin} positional arguments, got {len(args)}")
-        if self._call is not None:
-            return self._call(*args)
+        from stablax._src.numpy._vectorize import vectorize
+
         return vectorize(self._func)(*args)
 
     def _require_binary(self, method: str) -> None:
@@ -107,6 +136,7 @@ class ufunc:  # noqa: N801 - the public name is NumPy's
     def outer(self, A: Any, B: Any, /) -> Any:  # noqa: N803 - NumPy's argument names
         """`func(a, b)` for every pair of elements: the result has shape `A.shape + B.shape`."""
         self._require_binary("outer")
+        check_arraylike(f"{self.__name__}.outer", A, B)
         A, B = asarray(A), asarray(B)  # noqa: N806
         return self(reshape(A, A.shape + (1,) * B.ndim), B)
 
@@ -125,9 +155,22 @@ class ufunc:  # noqa: N801 - the public name is NumPy's
         Masked-out elements (`where=False`) are skipped; the fold then starts from `initial`,
         or from `identity` when no initial is given.
         """
+        check_arraylike(f"{self.__name__}.reduce", a)
         self._require_binary("reduce")
         if out is not None:
-            raise NotImplementedError(f"out argument of {self}")
+            raise NotImplementedError(f"out argument of {self.__name__}.reduce()")
+        if initial is not None:
+            check_arraylike(f"{self.__name__}.reduce", initial)
+        if where is not None:
+            check_arraylike(f"{self.__name__}.reduce", where)
+            if self.identity is None and initial is None:
+                raise ValueError(
+                    f"reduction operation {self.__name__!r} does not have an identity, so to "
+                    "use a where mask one has to specify 'initial'."
+                )
+            where_dtype = aval_of(asarray(where)).dtype
+            if where_dtype != np.bool_:
+                raise ValueError(f"where argument must have dtype=bool; got dtype={where_dtype}")
         if self._reduce is not None:
             return self._reduce(
                 a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial, where=where
@@ -135,11 +178,6 @@ class ufunc:  # noqa: N801 - the public name is NumPy's
         a = asarray(a)
         if dtype is not None:
             a = a.astype(dtype)
-        if where is not None and initial is None and self.identity is None:
-            raise ValueError(
-                f"reduction operation {self.__name__!r} does not have an identity, so to use a "
-                "where mask one has to specify 'initial'."
-            )
         axes = _axes(axis, a.ndim, "ufunc.reduce")
         rest_shape = tuple(d for i, d in enumerate(a.shape) if i not in axes)
         # The reduced axes go first (in C order, as NumPy folds them) and flatten to one.
@@ -179,7 +217,8 @@ class ufunc:  # noqa: N801 - the public name is NumPy's
         """The running fold of `func` along `axis`: element i is `reduce` of elements 0..i."""
         self._require_binary("accumulate")
         if out is not None:
-            raise NotImplementedError(f"out argument of {self}")
+            raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
+        check_arraylike(f"{self.__name__}.accumulate", a)
         if self._accumulate is not None:
             return self._accumulate(a, axis=axis, dtype=dtype)
         if axis is None or isinstance(axis, (tuple, list)):
@@ -212,9 +251,10 @@ class ufunc:  # noqa: N801 - the public name is NumPy's
         if self.nout != 1 or self.nin not in (1, 2):
             raise ValueError("at only supported for unary and binary single-output ufuncs")
         if (self.nin == 2) != (b is not None):
-            raise ValueError(f"{self}.at: b is required for binary and not allowed for unary")
+            raise TypeError(f"{self}.at: b is required for binary and not allowed for unary")
+        check_arraylike(f"{self.__name__}.at", a, *(() if b is None else (b,)))
         if self._at is not None:
-            return self._at(a, indices, b)
+            return self._at(asarray(a), indices, b)
         a = asarray(a)
         # Each selected element's flat position, so any NumPy-style index (ints, slices,
         # integer arrays, tuples of them) reduces to one scan over positions.
@@ -246,7 +286,7 @@ class ufunc:  # noqa: N801 - the public name is NumPy's
         """
         self._require_binary("reduceat")
         if out is not None:
-            raise NotImplementedError(f"out argument of {self}")
+            raise NotImplementedError(f"out argument of {self.__name__}.reduceat()")
         if self._reduceat is not None:
             return self._reduceat(a, indices, axis=axis, dtype=dtype)
         a = asarray(a)
@@ -294,6 +334,194 @@ def frompyfunc(func: Callable[..., Any], /, nin: int, nout: int, *, identity: An
       Array([0, 1, 3, 6], dtype=int32)
     """
     return ufunc(func, nin, nout, identity=identity)
+
+
+# The fast paths of jax.numpy's own ufuncs: lax reductions, cumsum/cumprod and scatters in place
+# of the generic scans.
+
+
+def _sum_reduce(a, axis=0, dtype=None, keepdims=False, initial=None, where=None):
+    return _reductions.sum(a, axis, dtype, None, keepdims, initial, where)
+
+
+def _prod_reduce(a, axis=0, dtype=None, keepdims=False, initial=None, where=None):
+    return _reductions.prod(a, axis, dtype, None, keepdims, initial, where)
+
+
+def _extremum_reduce(reduce: Callable[..., Any]) -> Callable[..., Any]:
+    def fn(a, axis=0, dtype=None, keepdims=False, initial=None, where=None):
+        a = asarray(a)
+        if dtype is not None:
+            a = lax.convert_element_type(a, _user_dtype(dtype, "reduce"))
+        return reduce(a, axis, None, keepdims, initial, where)
+
+    return fn
+
+
+def _user_dtype(dtype: Any, name: str) -> np.dtype:
+    return dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, name))
+
+
+def _bitwise_reduce(
+    name: str, lax_reduce: Callable, combine: Callable, identity: Any, logical: bool
+):
+    """A reduction by one lax bitwise reduce: integer (and bool) operands only, or for the
+    logical ones any operand, cast to bool first (a complex one by its real part, as JAX)."""
+
+    def fn(a, axis=0, dtype=None, keepdims=False, initial=None, where=None):
+        a = asarray(a)
+        kind = aval_of(a).dtype.kind
+        if logical:
+            a = lax.convert_element_type(lax.real(a) if kind == "c" else a, np.bool_)
+        elif kind not in "biu":
+            raise ValueError(f"integer argument required; got dtype={aval_of(a).dtype}")
+        target = aval_of(a).dtype if dtype is None else _user_dtype(dtype, name)
+        a = lax.convert_element_type(a, target)
+        axes = _axes(axis, a.ndim, name)
+        fill = np.array(identity).astype(target)
+        out = lax_reduce(_reductions._masked(a, where, fill, name), axes)
+        out = _reductions._with_initial(out, initial, combine, name)
+        return _reductions._finish(out, a.shape, axes, keepdims)
+
+    return _eager(fn, static_argnames=("axis", "dtype", "keepdims"))
+
+
+def _logsumexp(base2: bool) -> Callable[..., Any]:
+    name = "logaddexp2.reduce" if base2 else "logaddexp.reduce"
+
+    def fn(a, axis=0, dtype=None, keepdims=False, initial=None, where=None):
+        from stablax._src.numpy._math_ufuncs import logaddexp
+
+        if dtype is not None:  # checked, then unused, as in JAX
+            dtypes.check_user_dtype(dtype, name)
+        (a,) = promote_dtypes_inexact(asarray(a))
+        if base2:
+            a = lax.mul(a, lax.full_like(a, _LN2))
+            initial = None if initial is None else initial * _LN2
+        axes = _axes(axis, a.ndim, name)
+        real = lax.real(a) if aval_of(a).dtype.kind == "c" else a
+        top = _reductions.max(real, axes, keepdims=True, initial=-np.inf, where=where)
+        top = lax.stop_gradient(_where(lax.is_finite(top), top, lax.full_like(top, 0)))
+        shifted = lax.exp(lax.sub(a, lax.convert_element_type(top, aval_of(a).dtype)))
+        total = _reductions.sum(shifted, axes, keepdims=True, where=where)
+        out = lax.add(lax.log(total), lax.convert_element_type(top, aval_of(total).dtype))
+        if not keepdims:
+            out = reshape(out, tuple(d for i, d in enumerate(out.shape) if i not in axes))
+        if initial is not None:
+            out = logaddexp(initial, out)
+        return lax.div(out, lax.full_like(out, _LN2)) if base2 else out
+
+    return fn
+
+
+_LN2 = float(np.log(2))
+
+
+def _scatter_at(method: str, via_int32: bool = False) -> Callable[..., Any]:
+    # a[indices] op= b as one scatter; bools go through int32 and back, as JAX.
+    def fn(a, indices, b):
+        if via_int32 and aval_of(a).dtype == np.bool_:
+            b = lax.convert_element_type(lax.convert_element_type(asarray(b), np.bool_), np.int32)
+            a = lax.convert_element_type(a, np.int32)
+            out = getattr(a.at[indices], method)(b)
+            return lax.convert_element_type(out, np.bool_)
+        return getattr(a.at[indices], method)(b)
+
+    return fn
+
+
+def _cumulative(name: str) -> Callable[..., Any]:
+    def fn(a, axis=0, dtype=None):
+        from stablax._src.numpy import _math_cumulative
+
+        return getattr(_math_cumulative, name)(a, axis=axis, dtype=dtype)
+
+    return fn
+
+
+# name -> (nin, identity, fast paths): JAX 0.10.2's ufuncs in jax.numpy; the rest are functions.
+PUBLIC_UFUNCS: dict[str, tuple[int, Any, dict[str, Callable[..., Any]]]] = {
+    "add": (
+        2,
+        0,
+        {
+            "reduce": _sum_reduce,
+            "accumulate": _cumulative("cumsum"),
+            "at": _scatter_at("add", True),
+        },
+    ),
+    "multiply": (
+        2,
+        1,
+        {
+            "reduce": _prod_reduce,
+            "accumulate": _cumulative("cumprod"),
+            "at": _scatter_at("multiply", True),
+        },
+    ),
+    "subtract": (2, None, {"at": _scatter_at("subtract")}),
+    "maximum": (2, None, {"reduce": _extremum_reduce(_reductions.max)}),
+    "minimum": (2, None, {"reduce": _extremum_reduce(_reductions.min)}),
+    "bitwise_and": (
+        2,
+        -1,
+        {
+            "reduce": _bitwise_reduce(
+                "bitwise_and.reduce", lax.reduce_and, lax.bitwise_and, -1, False
+            )
+        },
+    ),
+    "bitwise_or": (
+        2,
+        0,
+        {"reduce": _bitwise_reduce("bitwise_or.reduce", lax.reduce_or, lax.bitwise_or, 0, False)},
+    ),
+    "bitwise_xor": (
+        2,
+        0,
+        {
+            "reduce": _bitwise_reduce(
+                "bitwise_xor.reduce", lax.reduce_xor, lax.bitwise_xor, 0, False
+            )
+        },
+    ),
+    "logical_and": (
+        2,
+        True,
+        {
+            "reduce": _bitwise_reduce(
+                "logical_and.reduce", lax.reduce_and, lax.bitwise_and, True, True
+            )
+        },
+    ),
+    "logical_or": (
+        2,
+        False,
+        {
+            "reduce": _bitwise_reduce(
+                "logical_or.reduce", lax.reduce_or, lax.bitwise_or, False, True
+            )
+        },
+    ),
+    "logical_xor": (
+        2,
+        False,
+        {
+            "reduce": _bitwise_reduce(
+                "logical_xor.reduce", lax.reduce_xor, lax.bitwise_xor, False, True
+            )
+        },
+    ),
+    "logaddexp": (2, -np.inf, {"reduce": _logsumexp(False)}),
+    "logaddexp2": (2, -np.inf, {"reduce": _logsumexp(True)}),
+    "negative": (1, None, {}),
+}
+
+
+def public_ufunc(name: str, func: Callable[..., Any]) -> ufunc:
+    """`jnp.<name>` as JAX has it: a ufunc whose call is the public function `func` itself."""
+    nin, identity, fast = PUBLIC_UFUNCS[name]
+    return ufunc(func, nin, 1, name=name, identity=identity, call=func, **fast)
 
 
 __all__ = ["frompyfunc", "ufunc"]

@@ -401,6 +401,7 @@ def _logical(lax_fn, name):
         return lax.convert_element_type(out, np.bool_, weak_type=weak)
 
     fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name} of the truth values of x and y (NumPy's `{name}`)."
     return _eager(fn)
 
 
