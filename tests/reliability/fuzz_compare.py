@@ -1,5 +1,5 @@
 """Comparing a call's stablax outcome with JAX's: values (dtype, shape, weak type, numbers) or
-exception classes; differences listed in known_differences.py are explained, not findings."""
+exception classes; differences listed in known_differences/ are explained, not findings."""
 
 from __future__ import annotations
 

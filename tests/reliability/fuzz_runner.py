@@ -8,7 +8,7 @@ in XLA) or runs past the time limit is a finding, and the next call gets a fresh
 outcome must be a value or an exception of a documented type whose message holds no MLIR/XLA
 internals. With --compare-jax (an interpreter with JAX installed, PYTHONPATH=src) each call also
 runs through JAX and the two outcomes must agree: result dtypes, shapes, weak types and values,
-or exception classes, unless known_differences.py explains the difference. With --jobs N, N
+or exception classes, unless known_differences/ explains the difference. With --jobs N, N
 runner processes each take every Nth function of the shuffled order (a function's calls are
 the same as in one process: its seed is its place in that order) and the parent merges their
 reports.
@@ -332,7 +332,7 @@ class Report:
                 )
 
     def reclassify(self, findings: list[dict]) -> None:
-        """Counts stored findings again (after known_differences.py changed)."""
+        """Counts stored findings again (after known_differences/ changed)."""
         for finding in findings:
             outcomes = finding["outcomes"]
             problem = check(outcomes["stablax"], finding["call"])

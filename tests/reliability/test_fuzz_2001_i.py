@@ -37,7 +37,7 @@ _FINDINGS = [
     ("broadcast_shapes (2, 0)", lambda: jnp.broadcast_shapes(jnp.zeros((2, 0))), TypeError),
     # lax's Python scalars take the dtype of an array case: -1 into uint32 overflows (JAX's lax
     # converts it to int32 and then refuses the mixed dtypes: a TypeError; see
-    # known_differences._lax_python_scalars).
+    # known_differences.lax_functions).
     (
         "select_n Python int into uint32",
         lambda: lax.select_n(True, -1, jnp.asarray(np.uint32(6))),

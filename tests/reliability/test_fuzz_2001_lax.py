@@ -1,6 +1,6 @@
 """Findings of the seed-2001 comparison fuzz (second report) in lax functions, one row each, with
 JAX 0.10.2's answer as the expected outcome: (id, call, expected value or exception class).
-Differences kept on purpose are rules in known_differences.py (reshape-empty-batch,
+Differences kept on purpose are rules in known_differences/ (reshape-empty-batch,
 update-slice-vmap-float-index, random-gamma-grad-reverse, eigh-integer-symmetrize).
 """
 
