@@ -164,11 +164,24 @@ def _tensorsolve_axes_order(call, ours, theirs, difference) -> bool:
     )
 
 
+def _svd_of_non_finite(call, ours, theirs, difference) -> bool:
+    """The SVD of a matrix holding an infinity or NaN: stablax returns NaN in every output
+    (LAPACK's gesdd can hang on such input, so stablax never hands it one); JAX returns what
+    LAPACK left, NaN in places and stray zeros and ones elsewhere (NumPy raises LinAlgError)."""
+    return (
+        call["fn"] in ("jnp.linalg.svd", "lax.linalg.svd")
+        and _special_values(call)
+        and _value_difference(difference)
+        and ": nan vs JAX" in difference[1]
+    )
+
+
 RULES: list[Rule] = [
     ("non-square-hermitian", _non_square_hermitian, _non_square_hermitian.__doc__),
     ("half-precision-linalg", _half_precision_linalg, _half_precision_linalg.__doc__),
     ("lstsq-numpy-residuals", _lstsq_numpy_residuals, _lstsq_numpy_residuals.__doc__),
     ("eig-of-a-vector", _eig_of_a_vector, _eig_of_a_vector.__doc__),
+    ("svd-of-non-finite", _svd_of_non_finite, _svd_of_non_finite.__doc__),
     ("eig-grad-first", _eig_grad_first, _eig_grad_first.__doc__),
     ("eigh-integer-symmetrize", _eigh_integer_symmetrize, _eigh_integer_symmetrize.__doc__),
     (

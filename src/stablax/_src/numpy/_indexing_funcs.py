@@ -20,6 +20,7 @@ from stablax._src.lax._argcheck import check_callable, int_arg, int_or_int_seque
 from stablax._src.numpy import _shape, _ufuncs
 from stablax._src.numpy._creation import asarray, ones, zeros
 from stablax._src.numpy._promotion import check_arraylike
+from stablax._src.numpy._sorting import nonzero
 
 
 def _axis(axis: int, ndim: int, name: str) -> int:
@@ -447,14 +448,9 @@ def mask_indices(
     n = operator.index(n)
     mask = mask_func(ones((n, n)), k)  # JAX's: a float array (lax functions check its dtype)
     check_arraylike("jnp.mask_indices: nonzero of mask_func's result", mask)  # JAX's class
-    mask = np.asarray(mask) != 0
-    rows, cols = np.nonzero(mask)
-    if size is not None:
-        rows, cols = (
-            np.concatenate([v[:size], np.zeros(max(size - v.size, 0), v.dtype)])
-            for v in (rows, cols)
-        )
-    return _index_array(rows), _index_array(cols)
+    # jnp.nonzero, as JAX: a traced mask works under jit when `size` is given.
+    rows, cols = nonzero(mask, size=size)
+    return rows, cols
 
 
 def ix_(*args: Any) -> tuple[Any, ...]:
