@@ -92,6 +92,13 @@ def test_every_state_context_manager_restores_its_flag():
         bool(stablax.enable_x64)
 
 
+def test_debug_nans_context_checks_the_block_only():
+    f = stablax.jit(lambda x: jnp.log(x))
+    with stablax.debug_nans(True), pytest.raises(FloatingPointError, match="nan"):
+        f(jnp.array(-1.0))
+    assert np.isnan(f(jnp.array(-1.0)))
+
+
 def test_enable_x64_and_checking_leaks():
     with stablax.enable_x64():
         assert jnp.ones(2).dtype == np.float64

@@ -16,6 +16,7 @@ auto_pcast = State("jax_auto_pcast")
 check_tracer_leaks = State("jax_check_tracer_leaks")
 checking_leaks = functools.partial(check_tracer_leaks, True)
 debug_key_reuse = State("jax_debug_key_reuse")
+debug_nans = State("jax_debug_nans")
 default_device = State("jax_default_device")
 default_matmul_precision = State("jax_default_matmul_precision")
 default_prng_impl = State("jax_default_prng_impl")
@@ -45,6 +46,7 @@ __all__ = [
     "check_tracer_leaks",
     "checking_leaks",
     "debug_key_reuse",
+    "debug_nans",
     "default_device",
     "default_matmul_precision",
     "default_prng_impl",
