@@ -27,6 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stablax.dtypes as public_dtypes
+import stablax.numpy as jnp
 from stablax._src import dtypes
 from stablax._src.config import config
 
@@ -994,6 +995,9 @@ def test_finfo_and_iinfo(x64):
         dtypes.finfo(np.int32)
     with pytest.raises(ValueError):
         dtypes.iinfo(np.float32)
+    # The public names are the classes, as JAX's: isinstance works.
+    assert isinstance(jnp.finfo(jnp.ones(2)), jnp.finfo)
+    assert isinstance(public_dtypes.iinfo(np.int8), jnp.iinfo)
 
 
 @pytest.mark.parametrize(

@@ -346,24 +346,11 @@ def issubdtype(a: DTypeLike, b: DTypeLike) -> bool:
         return _issubdtype(a, b)
 
 
-def _info_dtype(x: Any) -> Any:
-    if isinstance(x, (type, str, np.dtype)) or x is None:
-        return x
-    dt = getattr(x, "dtype", None)
-    return x if dt is None else dt
-
-
-def finfo(dtype: Any) -> np.finfo:
-    """Machine limits of a floating or complex dtype, bfloat16 and float8 included (`jnp.finfo`).
-
-    Like JAX, not canonicalized: `finfo(float)` describes float64 whatever the x64 mode.
-    """
-    return ml_dtypes.finfo(_info_dtype(dtype))
-
-
-def iinfo(dtype: Any) -> np.iinfo:
-    """Machine limits of an integer dtype, int4 included (`jnp.iinfo`); not canonicalized."""
-    return ml_dtypes.iinfo(_info_dtype(dtype))
+# jnp.finfo and jnp.iinfo are ml_dtypes' classes, as in JAX: NumPy's limits extended to
+# bfloat16, float8 and int4, read from a dtype, a type, a name or anything with a `.dtype`;
+# not canonicalized (`finfo(float)` describes float64 whatever the x64 mode).
+finfo = ml_dtypes.finfo
+iinfo = ml_dtypes.iinfo
 
 
 _SCALAR_TYPE_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
