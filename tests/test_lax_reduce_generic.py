@@ -172,3 +172,99 @@ def test_closing_over_a_tracer_raises_as_jax():
         jax.jit(lambda c: lax.reduce(X, 0.0, lambda a, b: a * b + c, (0,)))(1.0)
     with pytest.raises(NotImplementedError):
         jax.jvp(lambda i: lax.reduce(X, i, affine, (0,)), (1.0,), (1.0,))
+
+
+# --- reduce_window ---------------------------------------------------------------------------
+
+
+def max_pool_loop(x, window, strides):
+    rows = (x.shape[0] - window[0]) // strides[0] + 1
+    cols = (x.shape[1] - window[1]) // strides[1] + 1
+    out = np.empty((rows, cols), x.dtype)
+    for i in range(rows):
+        for j in range(cols):
+            r, c = i * strides[0], j * strides[1]
+            out[i, j] = x[r : r + window[0], c : c + window[1]].max()
+    return out
+
+
+def window_affine(x):
+    return lax.reduce_window(x, 0.0, affine, (1, 2), (1, 1), "VALID")
+
+
+def window_argmax(x):
+    idx = lax.broadcasted_iota(np.int32, x.shape, 0)
+    window = (x.shape[0],) + (1,) * (x.ndim - 1)
+    return lax.reduce_window((x, idx), (-np.inf, 0), argmax_pairs, window, None, "VALID")
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_window_values(jit):
+    wrap = jax.jit if jit else (lambda f: f)
+    pool = wrap(lambda x: lax.reduce_window(x, -jnp.inf, jnp.maximum, (2, 2), (1, 2), "VALID"))
+    np.testing.assert_array_equal(pool(X), max_pool_loop(X, (2, 2), (1, 2)))
+    expected = [[affine(affine(0.0, X[i, j]), X[i, j + 1]) for j in range(3)] for i in range(3)]
+    np.testing.assert_allclose(wrap(window_affine)(X), expected, rtol=1e-6)
+    values, indices = wrap(window_argmax)(XS)
+    np.testing.assert_array_equal(indices[0], np.argmax(XS, 0))
+    np.testing.assert_array_equal(values[0], XS.max(0))
+
+
+def test_window_vmap():
+    for f in (window_affine, lambda x: window_argmax(x)[1]):
+        expected = np.stack([f(x) for x in XS])
+        np.testing.assert_allclose(jax.vmap(f)(XS), expected, rtol=1e-6)
+        np.testing.assert_allclose(
+            jax.jit(jax.vmap(f, in_axes=2))(XS.transpose(1, 2, 0)), expected, rtol=1e-6
+        )
+    with pytest.raises(NotImplementedError):
+        jax.vmap(lambda i: lax.reduce_window(X, i, affine, (2, 1)))(np.ones(3, np.float32))
+
+
+def test_window_jvp_vs_jax_and_grad_raises_as_jax():
+    real = pytest.importorskip("jax")
+    t = np.cos(X).astype(np.float32)
+
+    def theirs(x):
+        return real.lax.reduce_window(x, 0.0, lambda a, b: a * b + 1, (1, 2), (1, 1), "VALID")
+
+    for wrap in (lambda f: f, jax.jit):
+        (p, tp), (q, tq) = (
+            wrap(lambda x: jax.jvp(window_affine, (x,), (t,)))(X),
+            real.jvp(theirs, (X,), (t,)),
+        )
+        np.testing.assert_allclose(p, q, rtol=1e-6)
+        np.testing.assert_allclose(tp, tq, rtol=1e-6)
+    with pytest.raises(Exception) as info:
+        real.grad(lambda x: theirs(x).sum())(X)
+    with pytest.raises(info.type):
+        jax.grad(lambda x: window_affine(x).sum())(X)
+    # the monoid lambda keeps the monoid rules: grad of max pooling works
+    g = jax.grad(lambda x: lax.reduce_window(x, -jnp.inf, jnp.maximum, (1, 2), (1, 1)).sum())(X)
+    h = real.grad(lambda x: real.lax.reduce_window(x, -np.inf, real.lax.max, (1, 2), (1, 1)).sum())(
+        X
+    )
+    np.testing.assert_allclose(g, h)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        lambda L, n: L.reduce_window((X, X), (0.0, 0.0, 1.0), lambda a, b: a, (2, 1)),
+        lambda L, n: L.reduce_window(X, n.zeros(2), lambda a, b: a * b + 1, (2, 1)),
+        lambda L, n: L.reduce_window(X, n.int32(0), lambda a, b: a * b + 1, (2, 1)),
+        lambda L, n: L.reduce_window(X, 0.0, lambda a, b: (a * b).astype(n.int32), (2, 1)),
+        lambda L, n: L.reduce_window((X, X), (0.0, 0.0), lambda a, b: a[0], (2, 1)),
+    ],
+    ids=["struct", "nonscalar", "dtype", "ret_dtype", "ret_struct"],
+)
+def test_window_error_classes_vs_jax(case):
+    _both(case, case)
+
+
+def test_closing_over_a_concrete_array_makes_a_constant():
+    c = jnp.float32(1)
+    expected = [fold(affine, np.float32(0), X[:, j]) for j in range(4)]
+    for wrap in (lambda f: f, jax.jit):
+        out = wrap(lambda x: lax.reduce(x, 0.0, lambda a, b: a * b + c, (0,)))(X)
+        np.testing.assert_allclose(out, expected)

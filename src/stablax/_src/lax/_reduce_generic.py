@@ -20,11 +20,12 @@ import numpy as np
 
 from stablax._src import bodies, core, tree_util
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray
+from stablax._src.core import ShapedArray, Tracer
 from stablax._src.dispatch import bind
 from stablax._src.ir import ir
 from stablax._src.lax import _control_flow_common as cf
 from stablax._src.lax._shapes import aval_of, broadcast_in_dim, reshape, transpose
+from stablax._src.transforms.interpret import interpret
 
 GENERIC_ATTRIBUTE = "stablax.generic_body"
 
@@ -68,6 +69,13 @@ def trace_computation(opname: str, computation: Callable, init_avals, tree) -> t
 
     avals = [ShapedArray((), a.dtype, a.weak_type) for a in init_avals]
     fn, captured = cf.trace_body(flat, [*avals, *avals])
+    if captured and not any(isinstance(c, Tracer) for c in captured):
+        # Concrete arrays it closes over become constants of the body.
+        consts = [np.asarray(c) for c in captured]
+        closed = fn
+        fn, captured = cf.trace_body(
+            lambda *args: interpret(closed, [*args, *consts]), [*avals, *avals]
+        )
     if captured:
         raise NotImplementedError(
             "Reduction computations can't close over Tracers (stablax: pass such values as "
