@@ -197,20 +197,6 @@ def test_bad_parameters_raise_naming_the_op_and_caller(name, jit):
     assert __file__ in message, message
 
 
-@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
-def test_arbitrary_computations_are_not_implemented(jit):
-    def general_reduce(x):
-        return lax.reduce(x, 0.0, lambda a, b: a + 2 * b, (0,))
-
-    def general_window(x):
-        return lax.reduce_window(x, 0.0, lambda a, b: a - b, (2, 2))
-
-    for fun in (general_reduce, general_window):
-        with pytest.raises(NotImplementedError, match=r"^lax\.reduce(_window)? supports") as info:
-            (jax.jit(fun) if jit else fun)(X)
-        assert __file__ in str(info.value)
-
-
 def test_padtype_to_pads_rejects_unknown_padding():
     with pytest.raises(ValueError, match=r"^lax\.padtype_to_pads: unrecognized padding"):
         lax.padtype_to_pads((5,), (2,), (1,), "FULL")

@@ -11,16 +11,6 @@ from tests.reliability.known_differences._shared import Rule, _error, _given, _v
 _SAME_DTYPES = re.compile(r"requires arguments to have the same dtypes, got")
 
 
-def _monoid_reduce(call, ours, theirs, difference) -> bool:
-    """stablax's lax.reduce and lax.reduce_window take monoid computations only (lax.add, mul,
-    max, min and the bitwise ones) and raise NotImplementedError for other callables."""
-    return (
-        call["fn"] in ("lax.reduce", "lax.reduce_window")
-        and ours["kind"] == "error"
-        and ours["type"] == "NotImplementedError"
-    )
-
-
 def _lax_python_scalars(call, ours, theirs, difference) -> bool:
     """In stablax.lax's binary ops a Python scalar takes the dtype of an array operand of its
     kind (lax._elementwise_common._prepare; stablax's own compositions rely on it) and one out
@@ -384,7 +374,6 @@ RULES: list[Rule] = [
     ("single-shape-unchecked", _single_shape_unchecked, _single_shape_unchecked.__doc__),
     ("lax-python-scalars", _lax_python_scalars, _lax_python_scalars.__doc__),
     ("integer-select-predicate", _integer_select_predicate, _integer_select_predicate.__doc__),
-    ("monoid-reduce", _monoid_reduce, _monoid_reduce.__doc__),
     ("complex-clamp", _complex_clamp, _complex_clamp.__doc__),
     ("negative-map-batch", _negative_map_batch, _negative_map_batch.__doc__),
     ("reduce-non-scalar-init", _reduce_non_scalar_init, _reduce_non_scalar_init.__doc__),

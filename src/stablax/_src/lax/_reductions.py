@@ -14,7 +14,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from stablax._src import dtypes
+from stablax._src import dtypes, tree_util
 from stablax._src import ir as mlir
 from stablax._src.config import config
 from stablax._src.core import ShapedArray, Tracer, current_trace, to_tracer
@@ -180,7 +180,9 @@ def pad_pairs(attr: Any) -> tuple[tuple[int, int], ...]:
 ARG_REDUCTIONS = ("argmax", "argmin")
 
 
-def _reduce_rule(*args: ShapedArray, computation: str, axes: tuple[int, ...]) -> Any:
+def _reduce_rule(*args: ShapedArray, computation: Any, axes: tuple[int, ...]) -> Any:
+    if not isinstance(computation, str):  # a traced body: _reduce_generic.py
+        return _generic().reduce_rule(*args, computation=computation, axes=axes)
     where = mlir.where_suffix()
     operands, inits = args[: len(args) // 2], args[len(args) // 2 :]
     opname = computation if computation in ARG_REDUCTIONS else f"reduce_{computation}"
@@ -226,6 +228,10 @@ def _arg_reduce_rule(
 
 
 def _reduce_lowering(operands, in_avals, out_avals, *, computation, axes):
+    if not isinstance(computation, str):
+        return _generic().reduce_lowering(
+            operands, in_avals, out_avals, computation=computation, axes=axes
+        )
     op = mlir.emit(
         "stablehlo.reduce",
         operands,
@@ -263,8 +269,29 @@ def _arg_reduce_body(computation: str, is_float: bool):
     return body
 
 
-def _reduce_decode(op: Any) -> dict[str, Any]:
-    return {"computation": computation_of(op), "axes": int_tuple(op.attributes["dimensions"])}
+def _generic():
+    from stablax._src.lax import _reduce_generic
+
+    return _reduce_generic
+
+
+def decode_computation(op: Any, owner: Any) -> Any:
+    """The `computation` of an emitted reduce/reduce_window: a monoid's or special body's name,
+    or, for a generic body (or one no pattern recognises), the region read back as a function."""
+    generic = _generic()
+    if generic.is_generic(op):
+        return generic.decode_body(op, owner)
+    try:
+        return computation_of(op)
+    except (KeyError, StopIteration):
+        return generic.decode_body(op, owner)
+
+
+def _reduce_decode(op: Any, owner: Any) -> dict[str, Any]:
+    return {
+        "computation": decode_computation(op, owner),
+        "axes": int_tuple(op.attributes["dimensions"]),
+    }
 
 
 # --- derivatives -------------------------------------------------------------------------------
@@ -319,6 +346,8 @@ def exclusive_products(x: Any, axes: Sequence[int]) -> Any:
 
 
 def _reduce_jvp(primals, tangents, *, computation, axes):
+    if not isinstance(computation, str):
+        return _generic().reduce_jvp(primals, tangents, computation=computation, axes=axes)
     outs = bind("stablehlo.reduce", *primals, computation=computation, axes=axes)
     half = len(primals) // 2
     (x, init), (tx, t_init) = primals[::half][:2], tangents[::half][:2]
@@ -366,6 +395,7 @@ def_op(
     _reduce_rule,
     _reduce_lowering,
     decode=_reduce_decode,
+    decode_reads_owner=True,
     jvp=_reduce_jvp,
     transpose=_reduce_transpose,
 )
@@ -555,45 +585,50 @@ def _check_init_dtype(computation: str, operand_aval, init: Any, init_aval) -> N
 
 
 def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequence[int]) -> Any:
-    """Reduces `operands` over `dimensions` with a monoid `computation` (`stablehlo.reduce`).
+    """Reduces `operands` over `dimensions` with `computation` (`stablehlo.reduce`).
 
     Args:
-      operands: an array (or a 1-tuple of one).
-      init_values: the reduction's starting scalar (or a 1-tuple of one), usually the identity;
-        it enters every result once.
-      computation: one of `lax.add`, `lax.mul`, `lax.max`, `lax.min`, `lax.bitwise_and`,
-        `lax.bitwise_or`, `lax.bitwise_xor`; other callables raise NotImplementedError.
+      operands: an array or a pytree of arrays of one shape.
+      init_values: scalars in `operands`' structure, usually the computation's identity.
+      computation: a function of two such pytrees (accumulated, new) returning one. A monoid
+        (`lax.add`, `lax.mul`, `lax.max`, `lax.min`, the bitwise ones, or any callable that is
+        one such op of its two arguments, like `lambda a, b: a + b`) reduces with its own rules;
+        anything else becomes the body of a generic reduce (see _reduce_generic.py).
       dimensions: the axes to reduce.
 
     Returns:
-      The reduction (a 1-tuple if `operands` was one), without the reduced axes.
+      The reduction, without the reduced axes: an array for a monoid of one array, else a
+      pytree in the structure `computation` returns.
     """
-    single = not isinstance(operands, (tuple, list))
-    operand_list = [operands] if single else list(operands)
-    init_list = [init_values] if single else list(init_values)
-    name = monoid_name(computation)
-    if name is None or len(operand_list) != 1 or len(init_list) != 1:
-        raise NotImplementedError(
-            "lax.reduce supports one operand with a monoid computation (lax.add, lax.mul, "
-            "lax.max, lax.min, lax.bitwise_and, lax.bitwise_or, lax.bitwise_xor); got "
-            f"{getattr(computation, '__name__', computation)!r} on {len(operand_list)} "
-            f"operand(s){mlir.where_suffix()}"
-        )
-    (operand,), (init,) = operand_list, init_list
-    init_aval = aval_of(init)
-    if init_aval.shape != ():
-        raise ValueError(
-            f"lax.reduce: init_values must be scalars, got shape {init_aval.shape}"
-            f"{mlir.where_suffix()}"
-        )
-    _check_init_dtype(name, aval_of(operand), init, init_aval)
+    generic = _generic()
+    flat_operands, flat_inits, tree = generic.flatten_args("reduce", operands, init_values)
+    name = monoid_name(computation) if len(flat_operands) == 1 else None
+    if name is not None:
+        init_aval = aval_of(flat_inits[0])
+        if init_aval.shape == ():
+            _check_init_dtype(name, aval_of(flat_operands[0]), flat_inits[0], init_aval)
+            return _monoid_reduce(name, flat_operands[0], flat_inits[0], dimensions)
+    operand_avals = [aval_of(x) for x in flat_operands]
+    init_avals = [aval_of(i) for i in flat_inits]
+    generic.check_inits("reduce", operand_avals, init_avals)
+    fn, out_tree = generic.trace_computation("reduce", computation, init_avals, tree)
+    dims = _normalize_axes(dimensions, operand_avals[0].ndim, "reduce")
+    name = generic.monoid_of(fn) if len(flat_operands) == 1 else None
+    if name is not None:
+        outs = [_monoid_reduce(name, flat_operands[0], flat_inits[0], dims)]
+    else:
+        outs = generic.reduce_generic(flat_operands, flat_inits, fn, dims)
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _monoid_reduce(name: str, operand: Any, init: Any, dimensions: Sequence[int]) -> Any:
     dims = _normalize_axes(dimensions, aval_of(operand).ndim, "reduce")
     result = _reduce(name, operand, dims, init)
     # As JAX: weakly typed only when both the operand and the init value are.
-    weak = aval_of(operand).weak_type and init_aval.weak_type
+    weak = aval_of(operand).weak_type and aval_of(init).weak_type
     if aval_of(result).weak_type != weak:
         result = convert_element_type(result, aval_of(result).dtype, weak_type=weak)
-    return result if single else (result,)
+    return result
 
 
 # --- batching ----------------------------------------------------------------------------------
@@ -612,6 +647,10 @@ def batch_at(x: Any, bdim: int | None, dst: int, axis_size: int) -> Any:
 
 
 def _reduce_batch(values, dims, *, axis_size, computation, axes):
+    if not isinstance(computation, str):
+        return _generic().reduce_batch(
+            values, dims, axis_size=axis_size, computation=computation, axes=axes
+        )
     half = len(values) // 2
     if any(d is not None for d in dims[half:]):
         return _reduce_batch_init(values, dims, axis_size, computation, axes)

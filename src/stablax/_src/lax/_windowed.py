@@ -24,7 +24,7 @@ from stablax._src.lax._reductions import (
     MONOIDS,
     batch_at,
     chooser_tangent,
-    computation_of,
+    decode_computation,
     emit_monoid_body,
     emit_region_body,
     exclusive_products,
@@ -187,24 +187,31 @@ def reduce_window_shape_tuple(
 # --- reduce_window -----------------------------------------------------------------------------
 
 
-def _reduce_window_rule(
-    x: ShapedArray,
-    init: ShapedArray,
-    *,
-    computation,
-    window_dimensions,
-    window_strides,
-    padding,
-    base_dilation,
-    window_dilation,
-) -> ShapedArray:
-    where = mlir.where_suffix()
+def _generic():
+    from stablax._src.lax import _reduce_window_generic
+
+    return _reduce_window_generic
+
+
+def _reduce_window_rule(*args: ShapedArray, computation, **params) -> Any:
+    if not isinstance(computation, str):  # a traced body: _reduce_window_generic.py
+        return _generic().rule(*args, computation=computation, **params)
+    x, init = args
     check_dtype("reduce_window", x.dtype, WINDOW_COMPUTATIONS[computation])
     if init.shape != () or init.dtype != x.dtype:
         raise TypeError(
             f"lax.reduce_window: init_value must be a scalar of the operand's dtype "
-            f"{x.dtype.name}, got {init.str_short()}{where}"
+            f"{x.dtype.name}, got {init.str_short()}{mlir.where_suffix()}"
         )
+    return ShapedArray(window_shape_rule(x, params), x.dtype, x.weak_type)
+
+
+def window_shape_rule(x: ShapedArray, params: dict[str, Any]) -> tuple[int, ...]:
+    """The checks of the window parameters against operand `x`, and the result's shape."""
+    where = mlir.where_suffix()
+    window_dimensions, window_strides = params["window_dimensions"], params["window_strides"]
+    padding, base_dilation = params["padding"], params["base_dilation"]
+    window_dilation = params["window_dilation"]
     for name, values in (
         ("window_dimensions", window_dimensions),
         ("window_strides", window_strides),
@@ -227,37 +234,20 @@ def _reduce_window_rule(
                 f"lax.reduce_window: padding {padding} removes more than the whole "
                 f"operand {x.str_short()}{where}"
             )
-    shape = reduce_window_shape_tuple(
+    return reduce_window_shape_tuple(
         x.shape, window_dimensions, window_strides, padding, base_dilation, window_dilation
     )
-    return ShapedArray(shape, x.dtype, x.weak_type)
 
 
-def _reduce_window_lowering(
-    operands,
-    in_avals,
-    out_avals,
-    *,
-    computation,
-    window_dimensions,
-    window_strides,
-    padding,
-    base_dilation,
-    window_dilation,
-):
+def _reduce_window_lowering(operands, in_avals, out_avals, *, computation, **params):
+    if not isinstance(computation, str):
+        return _generic().lowering(operands, in_avals, out_avals, computation=computation, **params)
     dtype = in_avals[0].dtype
-    pads = np.asarray(padding, np.int64).reshape(len(padding), 2)
     op = mlir.emit(
         "stablehlo.reduce_window",
         operands,
         [mlir.aval_type(out_avals[0])],
-        {
-            "window_dimensions": mlir.i64_array(window_dimensions),
-            "window_strides": mlir.i64_array(window_strides),
-            "base_dilations": mlir.i64_array(base_dilation),
-            "window_dilations": mlir.i64_array(window_dilation),
-            "padding": mlir.dense_i64(pads, pads.shape),
-        },
+        window_attributes(params),
         regions=1,
     )
     scalar = mlir.tensor_type((), dtype)
@@ -269,6 +259,18 @@ def _reduce_window_lowering(
     return list(op.results)
 
 
+def window_attributes(params: dict[str, Any]) -> dict[str, Any]:
+    """The window attributes of an emitted `stablehlo.reduce_window`."""
+    pads = np.asarray(params["padding"], np.int64).reshape(len(params["padding"]), 2)
+    return {
+        "window_dimensions": mlir.i64_array(params["window_dimensions"]),
+        "window_strides": mlir.i64_array(params["window_strides"]),
+        "base_dilations": mlir.i64_array(params["base_dilation"]),
+        "window_dilations": mlir.i64_array(params["window_dilation"]),
+        "padding": mlir.dense_i64(pads, pads.shape),
+    }
+
+
 def region_constant(like: Any, value: Any) -> Any:
     """A scalar constant of `like`'s dtype emitted at the insertion point (inside a region body,
     where a trace's own constants, emitted outside the region, cannot be used)."""
@@ -276,10 +278,10 @@ def region_constant(like: Any, value: Any) -> Any:
     return Tracer(current_trace(), ShapedArray((), dtype), mlir.constant(np.asarray(value, dtype)))
 
 
-def _reduce_window_decode(op: Any) -> dict[str, Any]:
+def _reduce_window_decode(op: Any, owner: Any) -> dict[str, Any]:
     attrs = op.attributes
     return {
-        "computation": computation_of(op),
+        "computation": decode_computation(op, owner),
         "window_dimensions": int_tuple(attrs["window_dimensions"]),
         "window_strides": int_tuple(attrs["window_strides"]),
         "padding": pad_pairs(attrs["padding"]),
@@ -327,6 +329,8 @@ def _unfold(x: Any, pad_value: Any, params: dict[str, Any]) -> Any:
 
 
 def _reduce_window_jvp(primals, tangents, **params):
+    if not isinstance(params["computation"], str):
+        return _generic().jvp(primals, tangents, **params)
     x, init = primals
     tx, t_init = tangents
     out = bind("stablehlo.reduce_window", x, init, **params)
@@ -354,7 +358,10 @@ def _reduce_window_jvp(primals, tangents, **params):
     return out, reduce_sum(ew.mul(window_tangents, weights), (0,))
 
 
-def _reduce_window_transpose(ct, x, init, **params):
+def _reduce_window_transpose(ct, *operands, **params):
+    if not isinstance(params["computation"], str):
+        return _generic().transpose(ct, *operands, **params)
+    x, init = operands
     # y[o] = sum of x over window o, so x[i] collects ct[o] from every window covering it: a
     # window sum over ct dilated by the strides, padded so that windows land on the dilated and
     # padded positions of x (strided by the base dilation).
@@ -400,6 +407,7 @@ def_op(
     _reduce_window_rule,
     _reduce_window_lowering,
     decode=_reduce_window_decode,
+    decode_reads_owner=True,
     jvp=_reduce_window_jvp,
     transpose=_reduce_window_transpose,
 )
@@ -421,6 +429,8 @@ def _with_batch_window(params: dict[str, Any], at: int) -> dict[str, Any]:
 
 
 def _reduce_window_batch(values, dims, *, axis_size, **params):
+    if not isinstance(params["computation"], str):
+        return _generic().batch(values, dims, axis_size=axis_size, **params)
     (x, init), (x_dim, init_dim) = values, dims
     if init_dim is None:
         return bind("stablehlo.reduce_window", x, init, **_with_batch_window(params, x_dim)), x_dim
@@ -488,14 +498,46 @@ def reduce_window(
             "lax.reduce_window: operands must have the same tree structure as init_values: "
             f"{operand_tree} vs. {init_tree}{mlir.where_suffix()}"
         )
-    name = monoid_name(computation)
-    if name is None or isinstance(operand, (tuple, list)):
-        raise NotImplementedError(
-            "lax.reduce_window supports one operand with a monoid computation (lax.add, lax.mul, "
-            "lax.max, lax.min, lax.bitwise_and, lax.bitwise_or, lax.bitwise_xor); got "
-            f"{getattr(computation, '__name__', computation)!r}{mlir.where_suffix()}"
-        )
-    aval = aval_of(operand)
+    flat_operands, flat_inits = tree_util.tree_leaves(operand), tree_util.tree_leaves(init_value)
+    if not flat_operands:
+        raise ValueError(f"reduce_window must have at least one operand.{mlir.where_suffix()}")
+    params = _window_params(
+        aval_of(flat_operands[0]),
+        window_dimensions,
+        window_strides,
+        padding,
+        base_dilation,
+        window_dilation,
+    )
+    name = monoid_name(computation) if len(flat_operands) == 1 else None
+    if name is None:  # trace it: one monoid op (lambda a, b: a + b) keeps the monoid path
+        generic = _generic()
+        fn = generic.traced_computation(flat_operands, flat_inits, computation, operand_tree)
+        name = _monoid_of(fn) if len(flat_operands) == 1 else None
+        if name is None:
+            return generic.reduce_window_generic(
+                flat_operands, flat_inits, fn, operand_tree, params
+            )
+    out = bind(
+        "stablehlo.reduce_window",
+        flat_operands[0],
+        init_operand(flat_inits[0], aval_of(flat_operands[0]).dtype),
+        computation=name,
+        **params,
+    )
+    return tree_util.tree_unflatten(operand_tree, [out])
+
+
+def _monoid_of(fn: Any) -> str | None:
+    from stablax._src.lax._reduce_generic import monoid_of
+
+    return monoid_of(fn)
+
+
+def _window_params(
+    aval: ShapedArray, window_dimensions, window_strides, padding, base_dilation, window_dilation
+) -> dict[str, Any]:
+    """The window parameters, checked and normalized (padding strings resolved), as JAX."""
     ndim = aval.ndim
     window_dimensions = _ints(window_dimensions, "window_dimensions", "reduce_window")
     ones = (1,) * ndim
@@ -534,11 +576,7 @@ def reduce_window(
             "reduce_window",
         )
     pads = normalize_padding(padding, (), (), (), "reduce_window")
-    return bind(
-        "stablehlo.reduce_window",
-        operand,
-        init_operand(init_value, aval.dtype),
-        computation=name,
+    return dict(
         window_dimensions=window_dimensions,
         window_strides=strides,
         padding=pads,
