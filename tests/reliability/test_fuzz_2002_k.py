@@ -25,6 +25,9 @@ _FINDINGS = [
         ([0], [0]),
     ),
     ("mask_indices of a 1-d mask", lambda: jnp.mask_indices(2, lambda a, k: a[0]), ValueError),
+    # where checks its arguments' types before refusing size/fill_value in the 3-term form.
+    ("where None with size", lambda: jnp.where(None, jnp.ones(3), 1.0, size=0), TypeError),
+    ("where with size", lambda: jnp.where(True, jnp.ones(3), 1.0, size=0), ValueError),
 ]
 
 

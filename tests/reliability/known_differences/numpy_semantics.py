@@ -439,21 +439,37 @@ def _broadcast_shapes_of_arrays(call, ours, theirs, difference) -> bool:
     )
 
 
+def _equal_ends(call: dict) -> bool:
+    """Whether a linspace/logspace call's start and stop are the same Python scalar."""
+    given = [*call["args"][:2], call["kwargs"].get("start"), call["kwargs"].get("stop")]
+    ends = [a for a in given if a is not None][:2]
+    start, stop = (a.get("py") if isinstance(a, dict) else None for a in (ends + [{}, {}])[:2])
+    return start is not None and start == stop
+
+
 def _logspace_equal_ends_negative_base(call, ours, theirs, difference) -> bool:
     """logspace with equal ends and a negative base: stablax's samples are the end exactly,
     as NumPy's (so (-1.0)**5 is -1 everywhere); JAX 0.10.2's blend start*(1-t) + stop*t lands a
     hair off the end at some t, and a negative base to a non-integer power is NaN there."""
     found = re.search(r"element \d+: (\S+) vs JAX nan$", difference[1])
-    given = [*call["args"][:2], call["kwargs"].get("start"), call["kwargs"].get("stop")]
-    ends = [a for a in given if a is not None][:2]
-    start, stop = (a.get("py") if isinstance(a, dict) else None for a in (ends + [{}, {}])[:2])
     return (
         call["fn"] == "jnp.logspace"
         and _value_difference(difference)
         and found is not None
         and found[1] != "nan"
-        and start is not None
-        and start == stop
+        and _equal_ends(call)
+    )
+
+
+def _linspace_equal_ends_integer(call, ours, theirs, difference) -> bool:
+    """Integer linspace with equal ends: every stablax sample is the end exactly, as NumPy's;
+    JAX 0.10.2's blend start*(1-t) + stop*t lands a hair below the end at some t (2.9999...
+    for 3), and the cast to the integer dtype truncates those samples to one less."""
+    return (
+        call["fn"] == "jnp.linspace"
+        and difference[0] == "diverge-value"
+        and "values differ" in difference[1]
+        and _equal_ends(call)
     )
 
 
@@ -544,6 +560,11 @@ RULES: list[Rule] = [
         "logspace-equal-ends-negative-base",
         _logspace_equal_ends_negative_base,
         _logspace_equal_ends_negative_base.__doc__,
+    ),
+    (
+        "linspace-equal-ends-integer",
+        _linspace_equal_ends_integer,
+        _linspace_equal_ends_integer.__doc__,
     ),
     ("roll-float-shift", _roll_float_shift, _roll_float_shift.__doc__),
 ]

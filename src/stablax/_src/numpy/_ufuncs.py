@@ -473,7 +473,8 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise TypeError("jnp.where: either both or neither of x and y must be given")
-    if size is not None or fill_value is not None:  # JAX's check
+    if size is not None or fill_value is not None:  # JAX's check, after the arguments' types
+        check_arraylike("jnp.where", condition, x, y)
         raise ValueError(
             "jnp.where: size and fill_value apply only to the one-argument form"
             f"{mlir.where_suffix()}"
