@@ -406,9 +406,12 @@ def identity(n: int, dtype: Any = None) -> Any:
     return eye(n, dtype=dtype)
 
 
-def copy(a: Any) -> Any:
-    """A copy of `a` in a new device buffer (deleting or donating one leaves the other intact)."""
-    return array(a, copy=True)
+def copy(a: Any, order: str | None = None) -> Any:
+    """A copy of `a` in a new device buffer (deleting or donating one leaves the other intact).
+
+    `order` is NumPy's memory layout: None or 'K' (arrays have one layout), as `jnp.array`.
+    """
+    return array(a, copy=True, order=order)
 
 
 def _identity(x: Any) -> Any:

@@ -14,7 +14,7 @@ from stablax._src.lax._argcheck import int_arg, int_or_int_sequence
 from stablax._src.lax._dot import canonicalize_precision
 from stablax._src.lax._shapes import canonicalize_axis
 from stablax._src.numpy._creation import asarray
-from stablax._src.numpy._promotion import broadcast_shapes, promote_dtypes
+from stablax._src.numpy._promotion import broadcast_shapes, check_out_none, promote_dtypes
 
 
 def _operands(a, b, preferred_element_type):
@@ -131,18 +131,34 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
     return _vdot(a, b, precision=precision, preferred_element_type=preferred_element_type)
 
 
-@_eager
-def inner(a, b):
-    """Sum product over the last axes."""
-    a, b = promote_dtypes(asarray(a), asarray(b))
-    if a.aval.ndim == 0 or b.aval.ndim == 0:
-        return lax.mul(a, b)
-    return lax.dot_general(a, b, (((a.aval.ndim - 1,), (b.aval.ndim - 1,)), ((), ())))
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    """Sum product over the last axes (`np.inner`); `precision` and `preferred_element_type`
+    as in `lax.dot_general` (with a scalar operand: both cast to `preferred_element_type`)."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return _scalar_inner(a, b, preferred_element_type=preferred_element_type)
+    return tensordot(
+        a, b, (-1, -1), precision=precision, preferred_element_type=preferred_element_type
+    )
+
+
+@_eager(static_argnames=("preferred_element_type",))
+def _scalar_inner(a, b, preferred_element_type):
+    a, b = asarray(a), asarray(b)
+    if preferred_element_type is not None:
+        a = a.astype(preferred_element_type)
+        b = b.astype(preferred_element_type)
+    a, b = promote_dtypes(a, b)
+    return lax.mul(a, b)
+
+
+def outer(a, b, out=None):
+    """Outer product of the flattened inputs (`np.outer`; `out` must be None, as JAX)."""
+    check_out_none("jnp.outer", out)
+    return _outer(a, b)
 
 
 @_eager
-def outer(a, b):
-    """Outer product of the flattened inputs."""
+def _outer(a, b):
     a, b = promote_dtypes(asarray(a), asarray(b))
     a = lax.reshape(a, (a.aval.size, 1))
     b = lax.reshape(b, (1, b.aval.size))
