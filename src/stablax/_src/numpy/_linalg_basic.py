@@ -7,7 +7,7 @@ import operator
 from typing import Any
 
 import numpy as np
-from stablax._src import dtypes, lax
+from stablax._src import dtypes, lax, runtime
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import int_arg, int_or_int_sequence
@@ -87,7 +87,14 @@ def _matmul_impl(a, b, precision=None, preferred_element_type=None):
     return out
 
 
-matmul = _eager(_matmul_impl, static_argnames=("precision", "preferred_element_type"))
+_matmul = _eager(_matmul_impl, static_argnames=("precision", "preferred_element_type"))
+
+
+def matmul(a, b, precision=None, preferred_element_type=None, *, out_sharding=None):
+    """Matrix product with NumPy's broadcasting of the batch dimensions (`np.matmul`); one
+    `stablehlo.dot_general`. `out_sharding` is None or a sharding on stablax's one device."""
+    runtime.check_sharding(out_sharding, "jnp.matmul")
+    return _matmul(a, b, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def _dot_impl(a, b, precision=None, preferred_element_type=None):
@@ -110,7 +117,14 @@ def _dot_impl(a, b, precision=None, preferred_element_type=None):
     )
 
 
-dot = _eager(_dot_impl, static_argnames=("precision", "preferred_element_type"))
+_dot = _eager(_dot_impl, static_argnames=("precision", "preferred_element_type"))
+
+
+def dot(a, b, precision=None, preferred_element_type=None, *, out_sharding=None):
+    """`np.dot`: a product over the last axis of `a` and the second-to-last of `b` (a scalar
+    operand multiplies). `out_sharding` is None or a sharding on stablax's one device."""
+    runtime.check_sharding(out_sharding, "jnp.dot")
+    return _dot(a, b, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def _vdot_impl(a, b, precision=None, preferred_element_type=None):

@@ -50,9 +50,19 @@ def _resolve_shape(newshape: Any, size: int, name: str) -> tuple[int, ...]:
 
 
 def reshape(
-    a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: bool | None = None
+    a: Any,
+    shape: Any = None,
+    order: str = "C",
+    *,
+    newshape: Any = None,
+    copy: bool | None = None,
+    out_sharding: Any = None,
 ) -> Any:
-    """Reshapes (row-major; -1 infers one dimension). Arrays are immutable, so `copy` is moot."""
+    """Reshapes (row-major; -1 infers one dimension). Arrays are immutable, so `copy` is moot.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "jnp.reshape")
     if shape is None:
         shape = newshape
     if shape is None:
@@ -76,7 +86,8 @@ def reshape(
     return lax.reshape(a, shape)
 
 
-def ravel(a: Any, order: str = "C") -> Any:
+def ravel(a: Any, order: str = "C", *, out_sharding: Any = None) -> Any:
+    runtime.check_sharding(out_sharding, "jnp.ravel")
     a = asarray(a)
     if order == "K":
         raise NotImplementedError("Ravel not implemented for order='K'.")
