@@ -53,14 +53,15 @@ def _cauchy(key, shape, dtype):
     return lax.tan(lax.mul(np.array(np.pi, dtype), lax.sub(u, np.array(0.5, dtype))))
 
 
+_SHARDING_DOC = "\n\n`out_sharding` is None or a sharding on stablax's one device."
 exponential = _sampler("exponential", _exponential)
 laplace = _sampler("laplace", _laplace)
 logistic = _sampler("logistic", _logistic)
 cauchy = _sampler("cauchy", _cauchy)
-exponential.__doc__ = "Standard exponential values, -log(1 - U)."
-laplace.__doc__ = "Standard Laplace values (density exp(-|x|) / 2)."
-logistic.__doc__ = "Standard logistic values, log(U / (1 - U))."
-cauchy.__doc__ = "Standard Cauchy values, tan(pi * (U - 1/2))."
+exponential.__doc__ = "Standard exponential values, -log(1 - U)." + _SHARDING_DOC
+laplace.__doc__ = "Standard Laplace values (density exp(-|x|) / 2)." + _SHARDING_DOC
+logistic.__doc__ = "Standard logistic values, log(U / (1 - U))." + _SHARDING_DOC
+cauchy.__doc__ = "Standard Cauchy values, tan(pi * (U - 1/2))." + _SHARDING_DOC
 
 
 # --- gumbel --------------------------------------------------------------------------------------
@@ -330,7 +331,7 @@ def _rademacher(key, shape, dtype):
 
 
 maxwell = _sampler("maxwell", _maxwell)
-maxwell.__doc__ = "Maxwell values: the length of a 3-d standard normal vector."
+maxwell.__doc__ = "Maxwell values: the length of a 3-d standard normal vector." + _SHARDING_DOC
 _rademacher_jit = jit(_rademacher, static_argnums=(1, 2))
 
 

@@ -188,7 +188,7 @@ gamma.__doc__ = """Gamma(a, 1) values (Marsaglia-Tsang rejection sampling).
     """
 loggamma = _gamma_sampler("loggamma", True)
 loggamma.__doc__ = """Logarithms of Gamma(a, 1) values, accurate for small `a` where gamma
-    underflows to 0."""
+    underflows to 0 (`out_sharding`: None or a sharding on stablax's one device)."""
 
 
 # --- built from gamma ----------------------------------------------------------------------------
