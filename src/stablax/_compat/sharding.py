@@ -103,6 +103,9 @@ class PartitionSpec(tuple):
         return PartitionSpec(*(tuple(self) + (None,) * (ndim - len(self))))
 
 
+runtime.one_device_specs.append(PartitionSpec)
+
+
 class AbstractMesh:
     """A mesh's axis names, sizes and types, without devices."""
 

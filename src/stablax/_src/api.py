@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -26,7 +27,20 @@ def devices(backend: str | None = None) -> list[Any]:
     return runtime.devices(backend)
 
 
-def local_devices(process_index: int | None = None, backend: str | None = None) -> list[Any]:
+def local_devices(
+    process_index: int | None = None, backend: str | None = None, host_id: int | None = None
+) -> list[Any]:
+    """The devices of this process (`process_index`, or JAX's deprecated `host_id`, must be 0:
+    stablax runs as one process) on `backend`."""
+    if host_id is not None:
+        warnings.warn(
+            "The argument to jax.local_devices has been renamed from `host_id` to "
+            "`process_index`. This alias will eventually be removed; please update your code.",
+            stacklevel=2,
+        )
+        process_index = host_id
+    if process_index is not None and not 0 <= process_index < process_count(backend):
+        raise ValueError(f"Unknown process_index {process_index}")
     return runtime.local_devices(backend)
 
 
@@ -43,22 +57,65 @@ def default_backend() -> str:
     return runtime.default_backend()
 
 
-def process_index() -> int:
-    return runtime.process_index()
+def process_index(backend: str | None = None) -> int:
+    """This process's index among the processes of `backend` (0: stablax runs as one)."""
+    return runtime.process_index(backend)
 
 
-def process_count() -> int:
+def process_count(backend: str | None = None) -> int:
+    """The number of processes of `backend` (1: stablax runs as one)."""
+    runtime.client(backend)  # an unknown backend raises, as in JAX
     return 1
 
 
-def device_put(x: Any, device: Any = None) -> Any:
-    """Copies a pytree of host values or arrays to `device` (the default device when None)."""
-    target = runtime.default_device() if device is None else runtime.as_device(device)
+def _per_leaf(name: str, x: Any, spec: Any) -> list[Any]:
+    """`spec` (a bool, None, or a pytree prefix of `x` of them) as one entry per leaf of `x`."""
+    if spec is None or isinstance(spec, bool):
+        return [spec] * len(tree_util.tree_leaves(x))
+    spec_leaves, spec_def = tree_util.tree_flatten(spec, is_leaf=lambda v: v is None)
+    try:
+        subtrees = spec_def.flatten_up_to(x)
+    except ValueError:
+        raise ValueError(
+            f"{name} specification must be a tree prefix of the corresponding value, got {spec!r}"
+        ) from None
+    out: list[Any] = []
+    for value, subtree in zip(spec_leaves, subtrees, strict=True):
+        out.extend([value] * len(tree_util.tree_leaves(subtree)))
+    return out
 
-    def put(leaf: Any) -> Any:
+
+_copy_on_device = jit(lambda v: v)  # XLA writes an identity program's output to a new buffer
+
+
+def device_put(
+    x: Any, device: Any = None, *, src: Any = None, donate: Any = False, may_alias: Any = None
+) -> Any:
+    """Copies a pytree of host values or arrays to `device` (the default device when None).
+
+    Args:
+      x: a pytree of arrays, NumPy arrays or Python scalars.
+      device: a Device or single-device Sharding.
+      src: where `x` is now (a Device, Sharding or pytree prefix of them): checked, else unused,
+        since stablax has one device.
+      donate: True (or a pytree prefix of bools) lets `x`'s buffers go, as in JAX this is best
+        effort: stablax keeps them.
+      may_alias: False forces a new buffer even for an array already on `device`; True or None
+        (default) may return it as it is. Not True where `donate` is True.
+    """
+    target = runtime.default_device() if device is None else runtime.as_device(device)
+    for where in tree_util.tree_leaves(src):
+        runtime.as_device(where)
+    donate_flat = _per_leaf("device_put donate", x, donate)
+    alias_flat = _per_leaf("device_put may_alias", x, may_alias)
+    if any(d and m for d, m in zip(donate_flat, alias_flat, strict=True)):
+        raise ValueError("may_alias and donate cannot be True at the same time.")
+    leaves, treedef = tree_util.tree_flatten(x)
+
+    def put(leaf: Any, may_alias: bool | None) -> Any:
         if isinstance(leaf, Array):
             if leaf.device == target:
-                return leaf
+                return _copy_on_device(leaf) if may_alias is False else leaf
             if transfer_guard.active["device_to_device"]:
                 transfer_guard.check("device_to_device", f"aval={leaf.aval}", explicit=True)
             return Array(runtime.copy_to_device(leaf._buf, leaf.aval, target), leaf.aval)
@@ -71,7 +128,7 @@ def device_put(x: Any, device: Any = None) -> Any:
             return from_host(leaf, dtype, weak_type=weak, device=target, explicit=True)
         return from_host(leaf, device=target, explicit=True)
 
-    return tree_util.tree_map(put, x)
+    return treedef.unflatten([put(v, m) for v, m in zip(leaves, alias_flat, strict=True)])
 
 
 def device_get(x: Any) -> Any:

@@ -64,7 +64,7 @@ from stablax._src.dtype_tables import float0 as float0
 _CANON_CACHE: tuple[dict, dict] = ({}, {})
 
 
-def canonicalize_dtype(dtype: DTypeLike) -> np.dtype:
+def canonicalize_dtype(dtype: DTypeLike, allow_extended_dtype: bool = False) -> np.dtype:
     """Returns the dtype stablax uses for `dtype` in the current x64 mode.
 
     With x64 off, 64-bit types map to their 32-bit forms; `None` means the default float. Like
@@ -72,6 +72,8 @@ def canonicalize_dtype(dtype: DTypeLike) -> np.dtype:
 
     Args:
       dtype: anything `np.dtype` accepts, or None.
+      allow_extended_dtype: an extended dtype (a typed key's) is returned as it is; without
+        this it raises ValueError, as in JAX.
 
     Returns:
       A `np.dtype`, e.g. float32 for `float64`, `float` or `None` when x64 is off.
@@ -80,6 +82,13 @@ def canonicalize_dtype(dtype: DTypeLike) -> np.dtype:
     try:
         return _CANON_CACHE[x64][dtype]
     except (KeyError, TypeError):
+        if isinstance(dtype, ExtendedDType):
+            if not allow_extended_dtype:
+                raise ValueError(
+                    f"Internal: canonicalize_dtype called on extended dtype {dtype} with "
+                    "allow_extended_dtype=False"
+                ) from None
+            return dtype
         return _canonicalize_slow(dtype, x64, "canonicalize_dtype")
 
 

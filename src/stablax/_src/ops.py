@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dtypes, lax
+from stablax._src import dtypes, lax, runtime
 from stablax._src.numpy import _reductions
 from stablax._src.numpy._creation import arange, asarray, full
 from stablax._src.numpy._sorting import concrete_value
@@ -98,6 +98,8 @@ def segment_sum(
     unique_indices: bool = False,
     bucket_size: int | None = None,
     mode: Any = None,
+    *,
+    out_sharding: Any = None,
 ) -> Any:
     """Sums the rows of `data` that share a segment id.
 
@@ -111,11 +113,13 @@ def segment_sum(
       bucket_size: if given, rows are summed in buckets of this many consecutive rows first,
         then the buckets' results are summed: more accurate for long segments.
       mode: a `lax.GatherScatterMode`; by default ids outside `[0, num_segments)` are dropped.
+      out_sharding: None, or a sharding on stablax's one device.
 
     Returns:
       An array of shape `(num_segments, *data.shape[1:])`; an empty segment holds 0.
       Lowers to `stablehlo.scatter` with an add combiner (`jnp.zeros(...).at[ids].add(data)`).
     """
+    runtime.check_sharding(out_sharding, "ops.segment_sum")
     return _segment_reduce(
         "segment_sum",
         "add",
@@ -137,12 +141,17 @@ def segment_prod(
     unique_indices: bool = False,
     bucket_size: int | None = None,
     mode: Any = None,
+    *,
+    out_sharding: Any = None,
 ) -> Any:
     """Multiplies the rows of `data` that share a segment id (see `segment_sum` for the args).
 
     Returns:
       An array of shape `(num_segments, *data.shape[1:])`; an empty segment holds 1.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "ops.segment_prod")
     return _segment_reduce(
         "segment_prod",
         "mul",
@@ -164,13 +173,18 @@ def segment_max(
     unique_indices: bool = False,
     bucket_size: int | None = None,
     mode: Any = None,
+    *,
+    out_sharding: Any = None,
 ) -> Any:
     """The maximum of the rows of `data` that share a segment id (see `segment_sum`).
 
     Returns:
       An array of shape `(num_segments, *data.shape[1:])`; an empty segment holds the dtype's
       lowest value (-inf for floats, False for bools).
+
+    `out_sharding`: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "ops.segment_max")
     return _segment_reduce(
         "segment_max",
         "max",
@@ -192,13 +206,18 @@ def segment_min(
     unique_indices: bool = False,
     bucket_size: int | None = None,
     mode: Any = None,
+    *,
+    out_sharding: Any = None,
 ) -> Any:
     """The minimum of the rows of `data` that share a segment id (see `segment_sum`).
 
     Returns:
       An array of shape `(num_segments, *data.shape[1:])`; an empty segment holds the dtype's
       highest value (inf for floats, True for bools).
+
+    `out_sharding`: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "ops.segment_min")
     return _segment_reduce(
         "segment_min",
         "min",

@@ -47,11 +47,13 @@ _active = _Session()
 _server: Any = None
 
 
-def start_server(port: int) -> Any:
+def start_server(port: int, requires_backend: bool = True) -> Any:
     """Starts a profiler server on `port`, so TensorBoard can capture traces of this process.
 
     Args:
       port: the TCP port to listen on.
+      requires_backend: create the backends first, so the device tracers attach to them (as
+        JAX); False starts the server without waiting for them.
 
     Returns:
       The server; `stop_server` stops it.
@@ -62,7 +64,8 @@ def start_server(port: int) -> Any:
     global _server
     if _server is not None:
         raise ValueError("Only one profiler server can be active at a time.")
-    runtime.backends()  # the device tracers attach to the backends, so create them first
+    if requires_backend:
+        runtime.backends()  # the device tracers attach to the backends, so create them first
     _server = runtime.start_profiler_server(port)
     return _server
 

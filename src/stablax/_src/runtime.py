@@ -263,8 +263,8 @@ def default_device() -> Device:
     return chosen
 
 
-def process_index() -> int:
-    return client().process_index()
+def process_index(backend: str | None = None) -> int:
+    return client(backend).process_index()
 
 
 # --- shardings ---------------------------------------------------------------------------------
@@ -316,6 +316,29 @@ def sharding_for(device: Device) -> SingleDeviceSharding:
     if sharding is None:
         sharding = _shardings[device] = SingleDeviceSharding(device)
     return sharding
+
+
+# Placement types that always mean the one device: the alias's PartitionSpec registers itself
+# (it is resolved against the mesh in force, and every stablax mesh has one device).
+one_device_specs: list[type] = []
+
+
+def check_sharding(value: Any, where: str, arg: str = "out_sharding") -> None:
+    """Raises unless `value` (an `out_sharding=` / `sharding=` argument) is None or a sharding
+    that places the whole result on the default device, where stablax puts every result anyway.
+
+    Anything else (a sharding over other or several devices, a device, a string) asks for a
+    placement stablax does not do: NotImplementedError naming `where` and `arg`.
+    """
+    if value is None or isinstance(value, tuple(one_device_specs)):
+        return
+    devices = getattr(value, "device_set", None)
+    if isinstance(devices, (set, frozenset)) and devices == {default_device()}:
+        return
+    raise NotImplementedError(
+        f"{where}: {arg}={value!r} is not supported by stablax, which places every result on its "
+        f"one device ({default_device()}); pass None or a sharding on that device"
+    )
 
 
 # --- transfers ---------------------------------------------------------------------------------

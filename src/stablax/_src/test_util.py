@@ -7,6 +7,7 @@ jvp/vjp functions, so grad-of-grad is checked the same way.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -100,45 +101,105 @@ def _assert_close(a: Any, b: Any, atol: float, rtol: float, what: str) -> None:
         )
 
 
+def _numerical_jvp(f: Callable, args: tuple, tangents: Any, out: Any, eps: float | None):
+    # Central differences (f(x + eps t) - f(x - eps t)) / 2 eps; the default step is also coarse
+    # enough for the outputs' precision (e.g. f32 -> bf16).
+    if eps is None:
+        eps = max(_tolerance(args, None, _DEFAULT_EPS), _tolerance(out, None, _DEFAULT_EPS))
+    plus = f(*_scaled_add(args, tangents, eps))
+    minus = f(*_scaled_add(args, tangents, -eps))
+    return tree_util.tree_map(
+        lambda p, m: (np.asarray(p, np.complex128) - np.asarray(m, np.complex128)) / (2 * eps),
+        plus,
+        minus,
+    )
+
+
 def check_jvp(
     f: Callable,
+    f_jvp: Callable,
     args: Sequence[Any],
     atol: float | None = None,
     rtol: float | None = None,
     eps: float | None = None,
+    err_msg: str = "",
+    *,
     rng: np.random.Generator | None = None,
 ) -> None:
-    """jvp(f) against central differences (f(x + eps t) - f(x - eps t)) / 2 eps."""
+    """Checks `f_jvp` (usually `functools.partial(jax.jvp, f)`) against `f` and against central
+    differences of `f` along one random tangent, as `jax.test_util.check_jvp`.
+
+    Args:
+      f: the function, called as `f(*args)`.
+      f_jvp: called as `f_jvp(args, tangents)`, returning `(f(*args), tangent out)`.
+      args: the point (a tuple of arguments).
+      atol, rtol: tolerances (None: per dtype).
+      eps: the finite-difference step (None: per dtype).
+      err_msg: prefixed to the failure message.
+      rng: the random tangent's generator (default: seeded).
+
+    Raises:
+      AssertionError: the primal or the tangent output does not match.
+    """
     rng = np.random.default_rng(0) if rng is None else rng
     args = tuple(args)
     tol = _tolerance(args, atol, _DEFAULT_TOL)
     rtol = tol if rtol is None else rtol
     tangents = _random_like(rng, args)
-    out, out_tangent = ad_forward.jvp(f, args, tangents)
-    # The step must also be coarse enough for the outputs' precision (e.g. f32 -> bf16).
-    eps = (
-        eps
-        if eps is not None
-        else max(_tolerance(args, None, _DEFAULT_EPS), _tolerance(out, None, _DEFAULT_EPS))
-    )
-    plus = f(*_scaled_add(args, tangents, eps))
-    minus = f(*_scaled_add(args, tangents, -eps))
-    numeric = tree_util.tree_map(
-        lambda p, m: (np.asarray(p, np.complex128) - np.asarray(m, np.complex128)) / (2 * eps),
-        plus,
-        minus,
-    )
-    _assert_close(out_tangent, numeric, tol, rtol, "JVP does not match finite differences")
+    out, out_tangent = f_jvp(args, tangents)
+    prefix = f"{err_msg} " if err_msg else ""
+    _assert_close(out, f(*args), tol, rtol, f"{prefix}JVP primal output does not match f")
+    numeric = _numerical_jvp(f, args, tangents, out, eps)
+    _assert_close(out_tangent, numeric, tol, rtol, f"{prefix}JVP does not match finite differences")
 
 
 def check_vjp(
+    f: Callable,
+    f_vjp: Callable,
+    args: Sequence[Any],
+    atol: float | None = None,
+    rtol: float | None = None,
+    eps: float | None = None,
+    err_msg: str = "",
+    *,
+    rng: np.random.Generator | None = None,
+) -> None:
+    """Checks `f_vjp` (usually `functools.partial(jax.vjp, f)`) as `jax.test_util.check_vjp`:
+    its primal output against `f`, and <vjp(ct), t> against <ct, numerical jvp(t)> for a random
+    tangent t and cotangent ct, the JVP by central differences of step `eps` (None: per dtype).
+
+    Raises:
+      AssertionError: the primal output or the inner products do not match.
+    """
+    rng = np.random.default_rng(1) if rng is None else rng
+    args = tuple(args)
+    tol = _tolerance(args, atol, _DEFAULT_TOL)
+    rtol = tol if rtol is None else rtol
+    out, vjp_fun = f_vjp(*args)
+    prefix = f"{err_msg} " if err_msg else ""
+    _assert_close(out, f(*args), tol, rtol, f"{prefix}VJP primal output does not match f")
+    tangents = _random_like(rng, args)
+    out_tangent = _numerical_jvp(f, args, tangents, out, eps)
+    cotangent = _random_like(rng, out)
+    lhs = _inner(vjp_fun(cotangent), tangents)
+    rhs = _inner(cotangent, out_tangent)
+    scale = max(1.0, abs(lhs), abs(rhs))
+    if abs(lhs - rhs) > (tol + rtol) * scale:
+        raise AssertionError(
+            f"{prefix}VJP does not match finite differences: <vjp(ct), t> = {lhs}, "
+            f"<ct, jvp(t)> = {rhs}"
+        )
+
+
+def _check_vjp_against_jvp(
     f: Callable,
     args: Sequence[Any],
     atol: float | None = None,
     rtol: float | None = None,
     rng: np.random.Generator | None = None,
 ) -> None:
-    """<vjp(ct), t> == <ct, jvp(t)> for random t and ct."""
+    """<vjp(ct), t> == <ct, jvp(t)> for random t and ct (check_grads' reverse check: the exact
+    JVP, already checked against differences in forward mode)."""
     rng = np.random.default_rng(1) if rng is None else rng
     args = tuple(args)
     tol = _tolerance(args, atol, _DEFAULT_TOL)
@@ -175,7 +236,7 @@ def check_grads(
     args = tuple(args)
     rng = np.random.default_rng(0)
     if "fwd" in modes:
-        check_jvp(f, args, atol, rtol, eps, rng)
+        check_jvp(f, functools.partial(ad_forward.jvp, f), args, atol, rtol, eps, rng=rng)
         if order > 1:
             tangents = _random_like(rng, args)
 
@@ -184,7 +245,7 @@ def check_grads(
 
             check_grads(f_jvp, args, order - 1, ("fwd",), atol, rtol, eps)
     if "rev" in modes:
-        check_vjp(f, args, atol, rtol, rng)
+        _check_vjp_against_jvp(f, args, atol, rtol, rng)
         if order > 1:
             cotangent = _random_like(rng, f(*args))
 

@@ -208,17 +208,20 @@ def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool
     return all(tree_leaves(tree, is_leaf))
 
 
-def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, pytree: Any) -> Any:
+def tree_transpose(
+    outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, pytree_to_transpose: Any
+) -> Any:
     """Turns an outer-of-inner pytree into an inner-of-outer one.
 
     Args:
       outer_treedef: structure of the outer level.
       inner_treedef: structure of each inner subtree; if None, that of the first one.
-      pytree: a tree with structure `outer_treedef.compose(inner_treedef)`.
+      pytree_to_transpose: a tree with structure `outer_treedef.compose(inner_treedef)`.
 
     Example: `tree_transpose(tree_structure([0, 0]), tree_structure((0, 0)), [(1, 2), (3, 4)])`
     gives `([1, 3], [2, 4])`.
     """
+    pytree = pytree_to_transpose
     leaves, treedef = tree_flatten(pytree)
     if inner_treedef is None:
         inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree)[0])

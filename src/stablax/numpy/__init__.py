@@ -46,6 +46,7 @@ from stablax._src.numpy._introspection import (
     iscomplexobj,
     isrealobj,
     isscalar,
+    issubdtype,
     iterable,
     ndim,
     shape,
@@ -162,7 +163,6 @@ from stablax._src.numpy._ufuncs import abs, divmod, pow, round
 
 promote_types = _dtypes.promote_types
 result_type = _dtypes.result_type
-issubdtype = _dtypes.issubdtype
 finfo = _dtypes.finfo
 iinfo = _dtypes.iinfo
 dtype = _np.dtype

@@ -35,10 +35,10 @@ def safe_zip(*args: Iterable) -> list[tuple]:
     return list(zip(*args, strict=True))
 
 
-def unzip2(pairs: Iterable[tuple[Any, Any]]) -> tuple[tuple, tuple]:
-    """Splits a sequence of pairs into a tuple of firsts and a tuple of seconds."""
+def unzip2(xys: Iterable[tuple[Any, Any]]) -> tuple[tuple, tuple]:
+    """Splits `xys`, a sequence of pairs, into a tuple of firsts and a tuple of seconds."""
     firsts, seconds = [], []
-    for a, b in pairs:
+    for a, b in xys:
         firsts.append(a)
         seconds.append(b)
     return tuple(firsts), tuple(seconds)

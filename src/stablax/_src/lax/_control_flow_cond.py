@@ -372,14 +372,33 @@ def _kind(names: Sequence[str]) -> str:
     return "cond branches" if names[0] == "true_fun" else "switch branches"
 
 
-def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
+_NO_OPERAND = object()  # `operand=` was not passed (None is a valid operand)
+
+
+def _legacy_operand(operands: tuple, operand: Any) -> tuple:
+    """JAX's legacy `operand=` keyword: one operand, instead of positional ones."""
+    if operand is _NO_OPERAND:
+        return operands
+    if operands:
+        raise TypeError(
+            "if 'operand' keyword is passed then no positional operands can be passed, got "
+            f"operand={operand!r} and positional operands {operands}"
+        )
+    return (operand,)
+
+
+def cond(
+    pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any, operand: Any = _NO_OPERAND
+) -> Any:
     """`true_fun(*operands)` if pred else `false_fun(*operands)`, chosen when the program runs.
 
     Lowers to `stablehlo.case`; both branches are traced and must return the same types.
+    `operand=x` is JAX's legacy form of one positional operand (not both).
     Example: `lax.cond(x > 0, jnp.sin, jnp.cos, x)`.
     """
     if not callable(true_fun) or not callable(false_fun):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+    operands = _legacy_operand(operands, operand)
     pred_aval = aval_of(pred)
     if pred_aval.shape != ():
         raise TypeError(
@@ -399,15 +418,19 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     return tree_util.tree_unflatten(out_tree, bind_cond(index, xs, names[::-1]))
 
 
-def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
+def switch(
+    index: Any, branches: Sequence[Callable], *operands: Any, operand: Any = _NO_OPERAND
+) -> Any:
     """`branches[index](*operands)`, with index clamped to the valid range as in JAX.
 
-    Lowers to `stablehlo.case`. Example: `lax.switch(i, [jnp.sin, jnp.cos, jnp.tan], x)`.
+    Lowers to `stablehlo.case`. `operand=x` is JAX's legacy form of one positional operand.
+    Example: `lax.switch(i, [jnp.sin, jnp.cos, jnp.tan], x)`.
     """
     branches = [
         check_callable("lax.switch", b, "each branch")
         for b in sequence(branches, "branches", "lax.switch")
     ]
+    operands = _legacy_operand(operands, operand)
     index_aval = aval_of(index)
     if index_aval.shape != ():
         raise TypeError(

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dtypes
+from stablax._src import dtypes, runtime
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import batch_rules, bind, def_op
@@ -489,6 +489,8 @@ def conv_general_dilated(
     batch_group_count: int = 1,
     precision: Any = None,
     preferred_element_type: Any = None,
+    *,
+    out_sharding: Any = None,
 ) -> Any:
     """General n-d convolution with strides, padding and dilations (`stablehlo.convolution`).
 
@@ -505,6 +507,7 @@ def conv_general_dilated(
       batch_group_count: split the batch into this many groups (filter gradients).
       precision: None, a name, a `Precision` or a pair of them.
       preferred_element_type: the accumulation and output dtype.
+      out_sharding: None, or a sharding on stablax's one device.
 
     Returns:
       The convolution in the `out` layout of `dimension_numbers`.
@@ -512,6 +515,7 @@ def conv_general_dilated(
     Example:
       `conv_general_dilated(x, w, (1, 1), 'SAME', dimension_numbers=('NHWC', 'HWIO', 'NHWC'))`.
     """
+    runtime.check_sharding(out_sharding, "lax.conv_general_dilated")
     op = "conv_general_dilated"
     lhs_shape, rhs_shape = aval_of(lhs).shape, aval_of(rhs).shape
     # JAX's order: equal ranks and the layout's type; string padding against lhs_dilation; an

@@ -129,8 +129,17 @@ def sub(x, y):
     return _binary("sub", x, y)
 
 
-def mul(x, y):
-    """Elementwise x * y (`stablehlo.multiply`)."""
+def mul(x, y, *, out_dtype=None):
+    """Elementwise x * y (`stablehlo.multiply`).
+
+    With `out_dtype`, both operands are first converted to it (their dtypes may then differ),
+    as JAX lowers it; the product has that dtype.
+    """
+    if out_dtype is not None:
+        from stablax._src.lax._shapes import convert_element_type
+
+        out_dtype = dtypes.check_user_dtype(out_dtype, "lax.mul")
+        x, y = convert_element_type(x, out_dtype), convert_element_type(y, out_dtype)
     return _binary("mul", x, y)
 
 
@@ -526,15 +535,16 @@ def conj(x):
     return complex(real(x), neg(imag(x)))
 
 
-def exp2(x):
-    """Elementwise 2**x, as exp(x * ln 2)."""
+def exp2(x, *, accuracy=None):
+    """Elementwise 2**x, as exp(x * ln 2); `accuracy` (a `lax.Tolerance` or `lax.AccuracyMode`)
+    is that `stablehlo.exponential`'s, as JAX lowers it."""
     (x,) = _prepare("exp2", x)
     aval = operand_aval(x)
     check_dtype("exp2", aval.dtype, INEXACT)
     ln2 = float(np.log(2.0))
     ln2 = ln2 + 0j if np.issubdtype(aval.dtype, np.complexfloating) else ln2
     # A Python scalar keeps a weak x weak; a NumPy x gets a NumPy factor of its own dtype.
-    return exp(mul(x, ln2 if aval.weak_type else np.asarray(ln2, aval.dtype)))
+    return exp(mul(x, ln2 if aval.weak_type else np.asarray(ln2, aval.dtype)), accuracy)
 
 
 def square(x):

@@ -14,7 +14,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from stablax._src import dtypes, tree_util
+from stablax._src import dtypes, runtime, tree_util
 from stablax._src import ir as mlir
 from stablax._src.config import config
 from stablax._src.core import ShapedArray, Tracer, current_trace, to_tracer
@@ -442,8 +442,12 @@ def _check_reducible(name: str, operand: Any, axes: Sequence[int]) -> None:
     check_dtype(name, dtype, NUMBER)
 
 
-def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
-    """Sum over `axes` (`stablehlo.reduce` with an add body)."""
+def reduce_sum(operand: Any, axes: Sequence[int], *, out_sharding: Any = None) -> Any:
+    """Sum over `axes` (`stablehlo.reduce` with an add body).
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "lax.reduce_sum")
     if not config.jax_allow_f16_reductions and aval_of(operand).dtype in _HALF:
         raise TypeError(
             f"lax.reduce_sum of {aval_of(operand).dtype.name} with "

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dispatch, dtypes
+from stablax._src import dispatch, dtypes, runtime
 from stablax._src import ir as mlir
 from stablax._src.core import ShapedArray
 from stablax._src.dispatch import attribute_lowering, bind, def_op, weak_scalar
@@ -225,9 +225,17 @@ def _unbroadcast(ct: Any, shape: Sequence[int], broadcast_dimensions: Sequence[i
 
 
 def broadcast_in_dim(
-    operand: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]
+    operand: Any,
+    shape: Sequence[int],
+    broadcast_dimensions: Sequence[int],
+    *,
+    out_sharding: Any = None,
 ) -> Any:
-    """Broadcasts to `shape`, operand dim i going to `broadcast_dimensions[i]`."""
+    """Broadcasts to `shape`, operand dim i going to `broadcast_dimensions[i]`.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "lax.broadcast_in_dim")
     shape = _ints(shape, "shape", "broadcast_in_dim")
     dims = _ints(broadcast_dimensions, "broadcast_dimensions", "broadcast_in_dim")
     aval = aval_of(operand)
@@ -238,8 +246,12 @@ def broadcast_in_dim(
     return bind("stablehlo.broadcast_in_dim", operand, shape=shape, broadcast_dimensions=dims)
 
 
-def broadcast(operand: Any, sizes: Sequence[int]) -> Any:
-    """Adds leading dimensions of the given sizes."""
+def broadcast(operand: Any, sizes: Sequence[int], *, out_sharding: Any = None) -> Any:
+    """Adds leading dimensions of the given sizes.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "lax.broadcast")
     sizes = _ints(sizes, "sizes", "broadcast")
     aval = aval_of(operand)
     dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
@@ -271,8 +283,18 @@ dispatch.batch_rules["stablehlo.reshape"] = lambda values, dims, *, axis_size, n
 )
 
 
-def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
-    """Reshapes in row-major order, after transposing by `dimensions` if given."""
+def reshape(
+    operand: Any,
+    new_sizes: Sequence[int],
+    dimensions: Sequence[int] | None = None,
+    *,
+    out_sharding: Any = None,
+) -> Any:
+    """Reshapes in row-major order, after transposing by `dimensions` if given.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "lax.reshape")
     new_sizes = _ints(new_sizes, "new_sizes", "reshape")
     aval = aval_of(operand)
     if dimensions is not None:
@@ -359,8 +381,14 @@ dispatch.batch_rules["stablehlo.iota"] = lambda values, dims, *, axis_size, **pa
 )
 
 
-def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
-    """An array of `shape` counting 0, 1, ... along `dimension` (`stablehlo.iota`)."""
+def broadcasted_iota(
+    dtype: Any, shape: Sequence[int], dimension: int, *, out_sharding: Any = None
+) -> Any:
+    """An array of `shape` counting 0, 1, ... along `dimension` (`stablehlo.iota`).
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "lax.broadcasted_iota")
     if dtype is None:  # JAX's class
         raise ValueError(f"lax.iota: dtype must be specified{mlir.where_suffix()}")
     dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "iota"))
@@ -383,9 +411,13 @@ def iota(dtype: Any, size: int) -> Any:
     return broadcasted_iota(dtype, (operator.index(size),), 0)
 
 
-def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
+def full(shape: Sequence[int], fill_value: Any, dtype: Any = None, *, sharding: Any = None) -> Any:
     """An array of `shape` filled with `fill_value` (a broadcast scalar); a Python int shape
-    is one dimension, as in JAX."""
+    is one dimension, as in JAX.
+
+    `sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(sharding, "lax.full", "sharding")
     shape = _ints((shape,) if isinstance(shape, int) else shape, "shape", "full")
     if dtype is None:
         aval = aval_of(fill_value)
@@ -426,9 +458,15 @@ def _strong_scalar(value: Any, dtype: np.dtype, name: str = "full") -> Any:
 
 
 def full_like(
-    x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None
+    x: Any,
+    fill_value: Any,
+    dtype: Any = None,
+    shape: Sequence[int] | None = None,
+    sharding: Any = None,
 ) -> Any:
-    """An array like `x` (shape, dtype, weak type) filled with `fill_value` (a scalar)."""
+    """An array like `x` (shape, dtype, weak type) filled with `fill_value` (a scalar);
+    `sharding` is None or a sharding on stablax's one device."""
+    runtime.check_sharding(sharding, "lax.full_like", "sharding")
     fill_shape = np.shape(fill_value) if not hasattr(fill_value, "aval") else fill_value.aval.shape
     if fill_shape != ():  # JAX's class
         raise TypeError(

@@ -40,8 +40,13 @@ def asarray(
     *,
     copy: bool | None = None,
     device: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
-    """Converts lists, scalars, NumPy arrays, `__array__`/`__dlpack__` objects to an Array."""
+    """Converts lists, scalars, NumPy arrays, `__array__`/`__dlpack__` objects to an Array.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "jnp.asarray")
     if copy is False and device is not None and not isinstance(a, (Array, Tracer)):
         # JAX asks for the device's platform (to refuse a copy) before it looks at `order`.
         _check_device(device, "asarray")
@@ -125,8 +130,13 @@ def array(
     ndmin: int = 0,
     *,
     device: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
-    """Like `asarray`, with NumPy's `ndmin`; `copy` (the default) gives an Array a new buffer."""
+    """Like `asarray`, with NumPy's `ndmin`; `copy` (the default) gives an Array a new buffer.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "jnp.array")
     _check_order(order, "array")
     _check_device(device, "array")
     ndmin = int_arg(ndmin, "ndmin", "jnp.array")
@@ -168,8 +178,14 @@ def _dtype_or_default(dtype: Any) -> np.dtype:
     return dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "stablax.numpy"))
 
 
-def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) -> Any:
-    """An array of `shape` filled with `fill_value`."""
+def full(
+    shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any = None
+) -> Any:
+    """An array of `shape` filled with `fill_value`.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "jnp.full")
     shape = _shape_tuple(shape)
     if dtype is not None:
         dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "jnp.full"))
@@ -183,18 +199,30 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) 
     return _on_device(lax.full(shape, fill, dtype), device, "full")
 
 
-def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
-    """An array of zeros (float32 by default)."""
+def zeros(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any = None) -> Any:
+    """An array of zeros (float32 by default).
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "jnp.zeros")
     return _on_device(lax.full(_shape_tuple(shape), 0, _dtype_or_default(dtype)), device, "zeros")
 
 
-def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
-    """An array of ones (float32 by default)."""
+def ones(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any = None) -> Any:
+    """An array of ones (float32 by default).
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "jnp.ones")
     return _on_device(lax.full(_shape_tuple(shape), 1, _dtype_or_default(dtype)), device, "ones")
 
 
-def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
-    """Zeros: XLA arrays are always initialised."""
+def empty(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any = None) -> Any:
+    """Zeros: XLA arrays are always initialised.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "jnp.empty")
     return zeros(shape, dtype, device=device)
 
 
@@ -208,12 +236,18 @@ def _prototype(a: Any) -> Any:
     return asarray(a)
 
 
-def zeros_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
+def zeros_like(
+    a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
+) -> Any:
+    runtime.check_sharding(out_sharding, "jnp.zeros_like")
     out = lax.full_like(_prototype(a), 0, dtype, None if shape is None else _shape_tuple(shape))
     return _on_device(out, device, "zeros_like")
 
 
-def ones_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
+def ones_like(
+    a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
+) -> Any:
+    runtime.check_sharding(out_sharding, "jnp.ones_like")
     out = lax.full_like(_prototype(a), 1, dtype, None if shape is None else _shape_tuple(shape))
     return _on_device(out, device, "ones_like")
 
@@ -224,8 +258,15 @@ def empty_like(prototype: Any, dtype: Any = None, shape: Any = None, *, device: 
 
 
 def full_like(
-    a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *, device: Any = None
+    a: Any,
+    fill_value: Any,
+    dtype: Any = None,
+    shape: Any = None,
+    *,
+    device: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
+    runtime.check_sharding(out_sharding, "jnp.full_like")
     if np.ndim(fill_value):  # an array fill broadcasts to the shape, as NumPy and JAX
         prototype = _prototype(a)
         shape = np.shape(prototype) if shape is None else shape
@@ -237,9 +278,19 @@ def full_like(
 
 
 def arange(
-    start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *, device: Any = None
+    start: Any,
+    stop: Any = None,
+    step: Any = None,
+    dtype: Any = None,
+    *,
+    device: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
-    """Evenly spaced values in [start, stop), NumPy's `arange` with JAX's dtype rules."""
+    """Evenly spaced values in [start, stop), NumPy's `arange` with JAX's dtype rules.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "jnp.arange")
     return _on_device(_arange(start, stop, step, dtype), device, "arange")
 
 
@@ -406,9 +457,12 @@ def identity(n: int, dtype: Any = None) -> Any:
     return eye(n, dtype=dtype)
 
 
-def copy(a: Any) -> Any:
-    """A copy of `a` in a new device buffer (deleting or donating one leaves the other intact)."""
-    return array(a, copy=True)
+def copy(a: Any, order: str | None = None) -> Any:
+    """A copy of `a` in a new device buffer (deleting or donating one leaves the other intact).
+
+    `order` is NumPy's memory layout: None or 'K' (arrays have one layout), as `jnp.array`.
+    """
+    return array(a, copy=True, order=order)
 
 
 def _identity(x: Any) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import ir as mlir
-from stablax._src import lax
+from stablax._src import lax, runtime
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import promote_dtypes
 from stablax._src.numpy._shape_diag import diagonal
@@ -103,6 +103,7 @@ def einsum(
     optimize: Any = "auto",
     precision: Any = None,
     preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """Einstein summation (`np.einsum`), in the subscripts-string or interleaved form.
 
@@ -113,10 +114,12 @@ def einsum(
       optimize: "auto" (default), True ("greedy"), False (left to right), any opt_einsum
         strategy name ("optimal", "dp", ...), or an explicit path as `einsum_path` returns.
       precision, preferred_element_type: passed to every `lax.dot_general`.
+      out_sharding: None, or a sharding on stablax's one device.
 
     Returns:
       The contraction, of the operands' promoted dtype (or `preferred_element_type`).
     """
+    runtime.check_sharding(out_sharding, "jnp.einsum")
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     subscripts, operands = _parse(subscripts, operands)

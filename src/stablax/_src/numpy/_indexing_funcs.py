@@ -126,12 +126,17 @@ def take_along_axis(
     axis: int | None = -1,
     mode: str | lax.GatherScatterMode | None = None,
     fill_value: Any = None,
+    *,
+    wrap_negative_indices: bool | None = None,
 ) -> Any:
     """`np.take_along_axis`: picks `indices` along `axis`, broadcasting the other dimensions.
 
     Out-of-bounds indices give `fill_value` (NaN by default) as in JAX; negative ones count from
-    the end. Lowers to one `stablehlo.gather`.
+    the end when `wrap_negative_indices` is true (None: JAX's legacy default, true unless mode is
+    'promise_in_bounds'). Lowers to one `stablehlo.gather`.
     """
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
     arr = asarray(arr)
     indices = _check_int_indices("take_along_axis", indices)
     if dtypes.itemsize_bits(indices.aval.dtype) < 8:  # int4: indexing computes in int32
@@ -141,7 +146,11 @@ def take_along_axis(
         indices = _shape.ravel(indices)
     axis = _axis(axis, arr.aval.ndim, "take_along_axis")
     index = _along_axis_index("take_along_axis", arr, indices, axis)
-    return arr.at[index].get(mode="fill" if mode is None else mode, fill_value=fill_value)
+    return arr.at[index].get(
+        mode="fill" if mode is None else mode,
+        fill_value=fill_value,
+        wrap_negative_indices=wrap_negative_indices,
+    )
 
 
 def put_along_axis(

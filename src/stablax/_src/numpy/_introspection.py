@@ -78,6 +78,12 @@ def iterable(y: Any) -> bool:
     return True
 
 
+def issubdtype(arg1: Any, arg2: Any) -> bool:
+    """Whether dtype `arg1` is `arg2` or below it in NumPy's type hierarchy (`np.issubdtype`),
+    with bfloat16 and float8 under np.floating and int4 under np.integer."""
+    return dtypes.issubdtype(arg1, arg2)
+
+
 def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
     """NumPy's `can_cast` on dtypes (Python scalars are refused, as NEP 50 and JAX do)."""
     if dtypes.is_python_scalar(from_):

@@ -7,14 +7,14 @@ import operator
 from typing import Any
 
 import numpy as np
-from stablax._src import dtypes, lax
+from stablax._src import dtypes, lax, runtime
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import int_arg, int_or_int_sequence
 from stablax._src.lax._dot import canonicalize_precision
 from stablax._src.lax._shapes import canonicalize_axis
 from stablax._src.numpy._creation import asarray
-from stablax._src.numpy._promotion import broadcast_shapes, promote_dtypes
+from stablax._src.numpy._promotion import broadcast_shapes, check_out_none, promote_dtypes
 
 
 def _operands(a, b, preferred_element_type):
@@ -87,7 +87,14 @@ def _matmul_impl(a, b, precision=None, preferred_element_type=None):
     return out
 
 
-matmul = _eager(_matmul_impl, static_argnames=("precision", "preferred_element_type"))
+_matmul = _eager(_matmul_impl, static_argnames=("precision", "preferred_element_type"))
+
+
+def matmul(a, b, precision=None, preferred_element_type=None, *, out_sharding=None):
+    """Matrix product with NumPy's broadcasting of the batch dimensions (`np.matmul`); one
+    `stablehlo.dot_general`. `out_sharding` is None or a sharding on stablax's one device."""
+    runtime.check_sharding(out_sharding, "jnp.matmul")
+    return _matmul(a, b, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def _dot_impl(a, b, precision=None, preferred_element_type=None):
@@ -110,7 +117,14 @@ def _dot_impl(a, b, precision=None, preferred_element_type=None):
     )
 
 
-dot = _eager(_dot_impl, static_argnames=("precision", "preferred_element_type"))
+_dot = _eager(_dot_impl, static_argnames=("precision", "preferred_element_type"))
+
+
+def dot(a, b, precision=None, preferred_element_type=None, *, out_sharding=None):
+    """`np.dot`: a product over the last axis of `a` and the second-to-last of `b` (a scalar
+    operand multiplies). `out_sharding` is None or a sharding on stablax's one device."""
+    runtime.check_sharding(out_sharding, "jnp.dot")
+    return _dot(a, b, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def _vdot_impl(a, b, precision=None, preferred_element_type=None):
@@ -131,18 +145,34 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
     return _vdot(a, b, precision=precision, preferred_element_type=preferred_element_type)
 
 
-@_eager
-def inner(a, b):
-    """Sum product over the last axes."""
-    a, b = promote_dtypes(asarray(a), asarray(b))
-    if a.aval.ndim == 0 or b.aval.ndim == 0:
-        return lax.mul(a, b)
-    return lax.dot_general(a, b, (((a.aval.ndim - 1,), (b.aval.ndim - 1,)), ((), ())))
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    """Sum product over the last axes (`np.inner`); `precision` and `preferred_element_type`
+    as in `lax.dot_general` (with a scalar operand: both cast to `preferred_element_type`)."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return _scalar_inner(a, b, preferred_element_type=preferred_element_type)
+    return tensordot(
+        a, b, (-1, -1), precision=precision, preferred_element_type=preferred_element_type
+    )
+
+
+@_eager(static_argnames=("preferred_element_type",))
+def _scalar_inner(a, b, preferred_element_type):
+    a, b = asarray(a), asarray(b)
+    if preferred_element_type is not None:
+        a = a.astype(preferred_element_type)
+        b = b.astype(preferred_element_type)
+    a, b = promote_dtypes(a, b)
+    return lax.mul(a, b)
+
+
+def outer(a, b, out=None):
+    """Outer product of the flattened inputs (`np.outer`; `out` must be None, as JAX)."""
+    check_out_none("jnp.outer", out)
+    return _outer(a, b)
 
 
 @_eager
-def outer(a, b):
-    """Outer product of the flattened inputs."""
+def _outer(a, b):
     a, b = promote_dtypes(asarray(a), asarray(b))
     a = lax.reshape(a, (a.aval.size, 1))
     b = lax.reshape(b, (1, b.aval.size))

@@ -17,6 +17,7 @@ from stablax._src.jit import jit as _eager
 from stablax._src.numpy import _ufuncs
 from stablax._src.numpy._promotion import (
     check_arraylike,
+    check_out_none,
     promote_args,
     promote_args_inexact,
     promote_dtypes,
@@ -109,12 +110,23 @@ def _inf_test(sign: float, name: str):
         return lax.eq(x, lax.full_like(x, sign * np.inf, dtype=x.aval.dtype))  # strong
 
     fn.__name__ = name
-    fn.__doc__ = f"Elementwise x == {'+' if sign > 0 else '-'}inf (False for integers)."
     return _eager(fn)
 
 
-isposinf = _inf_test(1.0, "isposinf")
-isneginf = _inf_test(-1.0, "isneginf")
+_isposinf = _inf_test(1.0, "isposinf")
+_isneginf = _inf_test(-1.0, "isneginf")
+
+
+def isposinf(x: Any, /, out: None = None) -> Any:
+    """Elementwise x == +inf (False for integers); `out` (NumPy's) must be None."""
+    check_out_none("isneginf/isposinf", out)
+    return _isposinf(x)
+
+
+def isneginf(x: Any, /, out: None = None) -> Any:
+    """Elementwise x == -inf (False for integers); `out` (NumPy's) must be None."""
+    check_out_none("isneginf/isposinf", out)
+    return _isneginf(x)
 
 
 @_eager
@@ -193,9 +205,17 @@ def rint(x):
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
+def modf(x: Any, /, out: None = None) -> tuple[Any, Any]:
+    """(fractional part, integral part), both with the sign of x; modf(+-inf) = (+-0, +-inf).
+
+    `out` is NumPy's output argument: only None is accepted, as JAX.
+    """
+    check_out_none("jnp.modf", out)
+    return _modf(x)
+
+
 @_eager
-def modf(x):
-    """(fractional part, integral part), both with the sign of x; modf(+-inf) = (+-0, +-inf)."""
+def _modf(x):
     (x,) = promote_args_inexact("modf", x)
     _reject_complex("modf", x)
     whole = _ufuncs.trunc(x)

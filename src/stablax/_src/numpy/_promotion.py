@@ -26,6 +26,13 @@ def check_arraylike(name: str, *args: Any) -> None:
             )
 
 
+def check_out_none(name: str, out: Any) -> None:
+    """NumPy's `out=` argument: None is accepted, anything else raises as JAX (arrays are
+    immutable, so there is nothing to write into)."""
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to {name} is not supported.")
+
+
 def _is_arraylike(x: Any) -> bool:
     return (
         isinstance(aval_or_none(x), ShapedArray)

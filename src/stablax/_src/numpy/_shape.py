@@ -8,13 +8,18 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from stablax._src import dtypes, lax
+from stablax._src import dtypes, lax, runtime
 from stablax._src import ir as mlir
 from stablax._src.jit import jit
 from stablax._src.lax._argcheck import int_arg, int_or_int_sequence
 from stablax._src.lax._shapes import aval_of
 from stablax._src.numpy._creation import asarray
-from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, promote_dtypes
+from stablax._src.numpy._promotion import (
+    broadcast_shapes,
+    broadcast_to_shape,
+    check_out_none,
+    promote_dtypes,
+)
 
 
 def normalize_axis(axis: int, ndim: int, name: str) -> int:
@@ -45,9 +50,19 @@ def _resolve_shape(newshape: Any, size: int, name: str) -> tuple[int, ...]:
 
 
 def reshape(
-    a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: bool | None = None
+    a: Any,
+    shape: Any = None,
+    order: str = "C",
+    *,
+    newshape: Any = None,
+    copy: bool | None = None,
+    out_sharding: Any = None,
 ) -> Any:
-    """Reshapes (row-major; -1 infers one dimension). Arrays are immutable, so `copy` is moot."""
+    """Reshapes (row-major; -1 infers one dimension). Arrays are immutable, so `copy` is moot.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "jnp.reshape")
     if shape is None:
         shape = newshape
     if shape is None:
@@ -71,7 +86,8 @@ def reshape(
     return lax.reshape(a, shape)
 
 
-def ravel(a: Any, order: str = "C") -> Any:
+def ravel(a: Any, order: str = "C", *, out_sharding: Any = None) -> Any:
+    runtime.check_sharding(out_sharding, "jnp.ravel")
     a = asarray(a)
     if order == "K":
         raise NotImplementedError("Ravel not implemented for order='K'.")
@@ -157,9 +173,11 @@ def squeeze(a: Any, axis: Any = None) -> Any:
     return lax.reshape(a, [d for i, d in enumerate(shape) if i not in axes])
 
 
-def broadcast_to(a: Any, shape: Any) -> Any:
-    """Broadcasts to `shape` with NumPy's rules."""
-    a = asarray(a)
+def broadcast_to(array: Any, shape: Any, *, out_sharding: Any = None) -> Any:
+    """Broadcasts `array` to `shape` with NumPy's rules (`out_sharding`: None or a sharding on
+    stablax's one device)."""
+    runtime.check_sharding(out_sharding, "jnp.broadcast_to")
+    a = asarray(array)
     shape = int_or_int_sequence(shape, "shape", "jnp.broadcast_to")
     if broadcast_shapes("jnp.broadcast_to", a.aval.shape, shape) != shape:
         raise ValueError(
@@ -195,8 +213,9 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0, dtype: Any = None) 
     return lax.concatenate(arrays, axis)
 
 
-def stack(arrays: Sequence[Any], axis: int = 0, dtype: Any = None) -> Any:
-    """Joins arrays along a new axis."""
+def stack(arrays: Sequence[Any], axis: int = 0, out: None = None, dtype: Any = None) -> Any:
+    """Joins arrays along a new axis (`np.stack`; `out` must be None, as JAX)."""
+    check_out_none("jnp.stack", out)
     if not len(arrays):
         raise ValueError("jnp.stack: need at least one array to stack")
     arrays = [asarray(a) for a in arrays]

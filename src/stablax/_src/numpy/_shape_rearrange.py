@@ -6,7 +6,7 @@ import operator
 from typing import Any
 
 import numpy as np
-from stablax._src import dtypes, lax
+from stablax._src import dtypes, lax, runtime
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.lax._argcheck import int_or_int_sequence, int_sequence
@@ -149,13 +149,21 @@ def tile(A: Any, reps: Any) -> Any:  # noqa: N803 (NumPy's name)
 
 
 def repeat(
-    a: Any, repeats: Any, axis: int | None = None, *, total_repeat_length: int | None = None
+    a: Any,
+    repeats: Any,
+    axis: int | None = None,
+    *,
+    total_repeat_length: int | None = None,
+    out_sharding: Any = None,
 ) -> Any:
     """Repeats each element `repeats` times along `axis` (`np.repeat`).
 
     Traced `repeats` need a static `total_repeat_length`; the output is cut to it, or padded
     with the last element.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "jnp.repeat")
     a = asarray(a)
     repeats_dtype = dtypes.dtype_of(repeats)
     if repeats_dtype != np.bool_ and not dtypes.issubdtype(repeats_dtype, np.integer):

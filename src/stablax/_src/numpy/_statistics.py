@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from stablax._src import dtypes, lax
+from stablax._src import dtypes, lax, runtime
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
@@ -195,8 +195,13 @@ def percentile(
     keepdims: bool = False,
     *,
     weights: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
-    """The q-th percentiles (q in [0, 100]); see `quantile`."""
+    """The q-th percentiles (q in [0, 100]); see `quantile`.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "jnp.percentile")
     _check_quantile_args(out, overwrite_input, weights, "percentile", method, (a, q))
     return _quantile(a, _hundredths(q), axis, method, keepdims, False)
 

@@ -17,6 +17,7 @@ from stablax._src.jit import jit as _eager
 from stablax._src.numpy._complex_special import complex_function
 from stablax._src.numpy._promotion import (
     check_arraylike,
+    check_out_none,
     promote_args,
     promote_args_inexact,
     promote_args_numeric,
@@ -525,14 +526,18 @@ def clip(x, min=None, max=None):  # noqa: A002
     return x
 
 
-def round(x: Any, decimals: int = 0) -> Any:  # noqa: A001
-    """Rounds half to even, NumPy-style, to `decimals` places."""
+def round(a: Any, decimals: int = 0, out: None = None) -> Any:  # noqa: A001
+    """Rounds half to even, NumPy-style, to `decimals` places.
+
+    `out` is NumPy's output argument: only None is accepted, as JAX (arrays are immutable).
+    """
+    check_out_none("jnp.round", out)
     if not isinstance(decimals, (int, np.integer)):  # a static int, as JAX
         raise TypeError(
             f"jnp.round: decimals must be an integer, got {type(decimals).__name__}"
             f"{mlir.where_suffix()}"
         )
-    return _round(x, decimals=decimals)
+    return _round(a, decimals=decimals)
 
 
 def _round_impl(x, decimals):
@@ -575,7 +580,11 @@ def _round_integer(x, step: int):
 
 
 _round = _eager(_round_impl, static_argnames=("decimals",))
-around = round
+
+
+def around(a: Any, decimals: int = 0, out: None = None) -> Any:
+    """`round` under its other NumPy name: half to even, to `decimals` places (`out`: None)."""
+    return round(a, decimals, out)
 
 
 __all__ = [

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from stablax import numpy as jnp
-from stablax._src import dtypes, lax
+from stablax._src import dtypes, lax, runtime
 from stablax._src.config import config
 from stablax._src.jit import jit
 from stablax._src.random import threefry
@@ -20,10 +20,12 @@ from stablax._src.random.uniform import bernoulli_impl, normal_impl, split_key, 
 
 
 def _sampler(name: str, impl: Any) -> Any:
-    """A public sampler `f(key, shape=(), dtype=None)` over `impl(key, shape, dtype)`."""
+    """A public sampler `f(key, shape=(), dtype=None, *, out_sharding=None)` over
+    `impl(key, shape, dtype)`."""
     jitted = jit(impl, static_argnums=(1, 2))
 
-    def sample(key: Any, shape: Any = (), dtype: Any = None) -> Any:
+    def sample(key: Any, shape: Any = (), dtype: Any = None, *, out_sharding: Any = None) -> Any:
+        runtime.check_sharding(out_sharding, f"random.{name}")
         data, _ = check_key(name, key)
         return jitted(data, shape_arg(name, shape), dtype_arg(name, dtype, "float"))
 
@@ -51,14 +53,15 @@ def _cauchy(key, shape, dtype):
     return lax.tan(lax.mul(np.array(np.pi, dtype), lax.sub(u, np.array(0.5, dtype))))
 
 
+_SHARDING_DOC = "\n\n`out_sharding` is None or a sharding on stablax's one device."
 exponential = _sampler("exponential", _exponential)
 laplace = _sampler("laplace", _laplace)
 logistic = _sampler("logistic", _logistic)
 cauchy = _sampler("cauchy", _cauchy)
-exponential.__doc__ = "Standard exponential values, -log(1 - U)."
-laplace.__doc__ = "Standard Laplace values (density exp(-|x|) / 2)."
-logistic.__doc__ = "Standard logistic values, log(U / (1 - U))."
-cauchy.__doc__ = "Standard Cauchy values, tan(pi * (U - 1/2))."
+exponential.__doc__ = "Standard exponential values, -log(1 - U)." + _SHARDING_DOC
+laplace.__doc__ = "Standard Laplace values (density exp(-|x|) / 2)." + _SHARDING_DOC
+logistic.__doc__ = "Standard logistic values, log(U / (1 - U))." + _SHARDING_DOC
+cauchy.__doc__ = "Standard Cauchy values, tan(pi * (U - 1/2))." + _SHARDING_DOC
 
 
 # --- gumbel --------------------------------------------------------------------------------------
@@ -117,7 +120,14 @@ def gumbel_mode(mode: str | None) -> str:
     return mode
 
 
-def gumbel(key: Any, shape: Any = (), dtype: Any = None, mode: str | None = None) -> Any:
+def gumbel(
+    key: Any,
+    shape: Any = (),
+    dtype: Any = None,
+    mode: str | None = None,
+    *,
+    out_sharding: Any = None,
+) -> Any:
     """Standard Gumbel values, -log(-log(U)).
 
     Args:
@@ -126,7 +136,9 @@ def gumbel(key: Any, shape: Any = (), dtype: Any = None, mode: str | None = None
       dtype: a float dtype.
       mode: "low" (default), "high" (two uniforms per value, resolving tails near 0) or
         "highest" (float32: 64 random bits per value).
+      out_sharding: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "random.gumbel")
     data, _ = check_key("gumbel", key)
     dtype = dtype_arg("gumbel", dtype, "float")
     return _gumbel(data, shape_arg("gumbel", shape), dtype, gumbel_mode(mode))
@@ -135,21 +147,17 @@ def gumbel(key: Any, shape: Any = (), dtype: Any = None, mode: str | None = None
 # --- samplers with parameters --------------------------------------------------------------------
 
 
-def _param_sampler(name: str, impl: Any, nparams: int, doc: str) -> Any:
-    """`f(key, *params, shape=None, dtype=None)` over `impl(key, *params, shape, dtype)`."""
-    jitted = jit(impl, static_argnums=(nparams + 1, nparams + 2))
-
-    def sample(key: Any, *args: Any, shape: Any = None, dtype: Any = None) -> Any:
-        data, _ = check_key(name, key)
-        dtype = dtype_arg(name, dtype, "float")
-        params, shape = args[:nparams], (args[nparams:] + (shape,))[0]
-        shape = broadcast_shape(name, shape, *params)
-        check_safe_cast(name, dtype, *params)
-        return jitted(data, *params, shape, dtype)
-
-    sample.__name__ = sample.__qualname__ = name
-    sample.__doc__ = doc
-    return sample
+def draw_with_params(
+    name: str, jitted: Any, key: Any, params: tuple, shape: Any, dtype: Any, out_sharding: Any
+) -> Any:
+    """`jitted(key, *params, shape, dtype)` after JAX's checks: `shape` (None: the parameters'
+    broadcast shape) must be what the parameters broadcast to; they must cast safely to `dtype`."""
+    runtime.check_sharding(out_sharding, f"random.{name}")
+    data, _ = check_key(name, key)
+    dtype = dtype_arg(name, dtype, "float")
+    shape = broadcast_shape(name, shape, *params)
+    check_safe_cast(name, dtype, *params)
+    return jitted(data, *params, shape, dtype)
 
 
 def _pareto(key, b, shape, dtype):
@@ -192,23 +200,78 @@ def _triangular(key, left, mode, right, shape, dtype):
     return lax.select(u < fc, out1, out2)
 
 
-pareto = _param_sampler("pareto", _pareto, 1, "Pareto values of shape `b`: exp(E / b).")
-rayleigh = _param_sampler(
-    "rayleigh", _rayleigh, 1, "Rayleigh values of scale `scale`: scale * sqrt(-2 log U)."
-)
-wald = _param_sampler("wald", _wald, 1, "Wald (inverse Gaussian) values of mean `mean`.")
-triangular = _param_sampler(
-    "triangular", _triangular, 3, "Triangular values on [left, right] peaking at `mode`."
-)
-_lognormal_sampler = _param_sampler("lognormal", _lognormal, 1, "")
+_pareto_jit = jit(_pareto, static_argnums=(2, 3))
+_lognormal_jit = jit(_lognormal, static_argnums=(2, 3))
+_rayleigh_jit = jit(_rayleigh, static_argnums=(2, 3))
+_wald_jit = jit(_wald, static_argnums=(2, 3))
+_triangular_jit = jit(_triangular, static_argnums=(4, 5))
+
+
+def pareto(
+    key: Any, b: Any, shape: Any = None, dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
+    """Pareto values of shape `b`: exp(E / b), E standard exponential.
+
+    `shape` defaults to `b`'s shape; `out_sharding` is None or a sharding on the one device.
+    """
+    return draw_with_params("pareto", _pareto_jit, key, (b,), shape, dtype, out_sharding)
 
 
 _ONE_F32 = np.float32(1)
 
 
-def lognormal(key: Any, sigma: Any = _ONE_F32, shape: Any = None, dtype: Any = None) -> Any:
-    """Log-normal values, exp(sigma * N(0, 1))."""
-    return _lognormal_sampler(key, sigma, shape=shape, dtype=dtype)
+def lognormal(
+    key: Any,
+    sigma: Any = _ONE_F32,
+    shape: Any = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Any:
+    """Log-normal values, exp(sigma * N(0, 1)).
+
+    `shape` defaults to `sigma`'s shape; `out_sharding` is None or a sharding on the one device.
+    """
+    return draw_with_params("lognormal", _lognormal_jit, key, (sigma,), shape, dtype, out_sharding)
+
+
+def rayleigh(
+    key: Any, scale: Any, shape: Any = None, dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
+    """Rayleigh values of scale `scale`: scale * sqrt(-2 log U).
+
+    `shape` defaults to `scale`'s shape; `out_sharding` is None or a sharding on the one device.
+    """
+    return draw_with_params("rayleigh", _rayleigh_jit, key, (scale,), shape, dtype, out_sharding)
+
+
+def wald(
+    key: Any, mean: Any, shape: Any = None, dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
+    """Wald (inverse Gaussian) values of mean `mean`.
+
+    `shape` defaults to `mean`'s shape; `out_sharding` is None or a sharding on the one device.
+    """
+    return draw_with_params("wald", _wald_jit, key, (mean,), shape, dtype, out_sharding)
+
+
+def triangular(
+    key: Any,
+    left: Any,
+    mode: Any,
+    right: Any,
+    shape: Any = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Any:
+    """Triangular values on [left, right] peaking at `mode`.
+
+    `shape` defaults to the parameters' broadcast shape; `out_sharding` is None or a sharding on
+    the one device.
+    """
+    params = (left, mode, right)
+    return draw_with_params("triangular", _triangular_jit, key, params, shape, dtype, out_sharding)
 
 
 def _weibull_min(key, scale, concentration, shape, dtype):
@@ -239,8 +302,14 @@ def _geometric(key, p, shape, dtype):
 _geometric_jit = jit(_geometric, static_argnums=(2, 3))
 
 
-def geometric(key: Any, p: Any, shape: Any = None, dtype: Any = None) -> Any:
-    """Geometric values: the number of Bernoulli(p) trials up to the first success (>= 1)."""
+def geometric(
+    key: Any, p: Any, shape: Any = None, dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
+    """Geometric values: the number of Bernoulli(p) trials up to the first success (>= 1).
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "random.geometric")
     data, _ = check_key("geometric", key)
     dtype = dtype_arg("geometric", dtype, "int", int)
     shape = broadcast_shape("geometric", shape, p)
@@ -262,12 +331,16 @@ def _rademacher(key, shape, dtype):
 
 
 maxwell = _sampler("maxwell", _maxwell)
-maxwell.__doc__ = "Maxwell values: the length of a 3-d standard normal vector."
+maxwell.__doc__ = "Maxwell values: the length of a 3-d standard normal vector." + _SHARDING_DOC
 _rademacher_jit = jit(_rademacher, static_argnums=(1, 2))
 
 
-def rademacher(key: Any, shape: Any = (), dtype: Any = None) -> Any:
-    """Random signs, -1 or +1 with equal probability."""
+def rademacher(key: Any, shape: Any = (), dtype: Any = None, *, out_sharding: Any = None) -> Any:
+    """Random signs, -1 or +1 with equal probability.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "random.rademacher")
     data, _ = check_key("rademacher", key)
     dtype = dtype_arg("rademacher", dtype, "any", int)
     return _rademacher_jit(data, shape_arg("rademacher", shape), dtype)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from stablax import numpy as jnp
-from stablax._src import dtypes, lax
+from stablax._src import dtypes, lax, runtime
 from stablax._src.jit import jit
 from stablax._src.lax import scan, while_loop
 from stablax._src.random.keys import check_key, split_data
@@ -88,7 +88,9 @@ def _poisson(key, lam, shape, dtype):
 _poisson_jit = jit(_poisson, static_argnums=(2, 3))
 
 
-def poisson(key: Any, lam: Any, shape: Any = None, dtype: Any = None) -> Any:
+def poisson(
+    key: Any, lam: Any, shape: Any = None, dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
     """Poisson(lam) counts.
 
     Args:
@@ -96,7 +98,9 @@ def poisson(key: Any, lam: Any, shape: Any = None, dtype: Any = None) -> Any:
       lam: the rate, broadcast to `shape` (computed in float32, as in JAX).
       shape: the result shape (default: lam's shape).
       dtype: an integer dtype (default int32, int64 with x64).
+      out_sharding: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "random.poisson")
     data, _ = check_key("poisson", key)
     dtype = dtype_arg("poisson", dtype, "any", int)
     shape = np.shape(lam) if shape is None else shape_arg("poisson", shape)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from stablax import numpy as jnp
-from stablax._src import core, dtypes, lax
+from stablax._src import core, dtypes, lax, runtime
 from stablax._src.jit import jit
 from stablax._src.random import threefry
 from stablax._src.random.continuous import gumbel_impl, gumbel_mode
@@ -64,7 +64,9 @@ def _permutation_impl(key, x, axis, independent):
 _permutation = jit(_permutation_impl, static_argnums=(2, 3))
 
 
-def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
+def permutation(
+    key: Any, x: Any, axis: int = 0, independent: bool = False, *, out_sharding: Any = None
+) -> Any:
     """A random permutation of `arange(x)` (integer x) or of x's slices along `axis`.
 
     Args:
@@ -72,7 +74,9 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
       x: an integer, or an array whose entries along `axis` are shuffled.
       axis: the axis to shuffle.
       independent: shuffle each 1-d slice along `axis` independently.
+      out_sharding: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "random.permutation")
     data, _ = check_key("permutation", key)
     if not np.ndim(x):
         if not dtypes.issubdtype(dtypes.dtype_of(x), np.integer):
@@ -117,6 +121,8 @@ def categorical(
     shape: Any = None,
     replace: bool = True,
     mode: str | None = None,
+    *,
+    out_sharding: Any = None,
 ) -> Any:
     """Category indices drawn with probabilities softmax(logits) along `axis` (Gumbel-max).
 
@@ -127,7 +133,9 @@ def categorical(
       shape: the result shape; it must end with logits' shape without `axis` (the default).
       replace: draw with replacement; without, the leading dimensions index distinct draws.
       mode: the gumbel mode ("low" or "high").
+      out_sharding: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "random.categorical")
     data, _ = check_key("categorical", key)
     logits = jnp.asarray(logits)
     axis = operator.index(axis)

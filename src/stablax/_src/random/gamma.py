@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 
 from stablax import numpy as jnp
-from stablax._src import lax
+from stablax._src import lax, runtime
 from stablax._src.jit import jit
 from stablax._src.lax import while_loop
 from stablax._src.primitive import Primitive
-from stablax._src.random.continuous import _exponential, _rademacher
+from stablax._src.random.continuous import _exponential, _rademacher, draw_with_params
 from stablax._src.random.keys import check_key, split_data
-from stablax._src.random.params import broadcast_shape, check_safe_cast, dtype_arg, shape_arg
+from stablax._src.random.params import broadcast_shape, dtype_arg, shape_arg
 from stablax._src.random.uniform import normal_impl, split_key, uniform_impl
 from stablax._src.transforms.custom_derivatives import custom_jvp
 from stablax._src.transforms.vmap_api import vmap
@@ -163,7 +163,10 @@ _gamma = jit(gamma_impl, static_argnums=(2, 3, 4))
 
 
 def _gamma_sampler(name: str, log_space: bool):
-    def sample(key: Any, a: Any, shape: Any = None, dtype: Any = None) -> Any:
+    def sample(
+        key: Any, a: Any, shape: Any = None, dtype: Any = None, *, out_sharding: Any = None
+    ) -> Any:
+        runtime.check_sharding(out_sharding, f"random.{name}")
         data, _ = check_key(name, key)
         dtype = dtype_arg(name, dtype, "float")
         shape = broadcast_shape(name, shape, a)
@@ -181,10 +184,11 @@ gamma.__doc__ = """Gamma(a, 1) values (Marsaglia-Tsang rejection sampling).
       a: the shape parameter, broadcast to `shape`.
       shape: the result shape (default: a's shape).
       dtype: a float dtype.
+      out_sharding: None, or a sharding on stablax's one device.
     """
 loggamma = _gamma_sampler("loggamma", True)
 loggamma.__doc__ = """Logarithms of Gamma(a, 1) values, accurate for small `a` where gamma
-    underflows to 0."""
+    underflows to 0 (`out_sharding`: None or a sharding on stablax's one device)."""
 
 
 # --- built from gamma ----------------------------------------------------------------------------
@@ -226,27 +230,56 @@ def _t(key, df, shape, dtype):
     return n * jnp.sqrt(half_df / g)
 
 
-def _sampler(name: str, impl: Any, nparams: int, doc: str, safe_cast: bool = True):
-    jitted = jit(impl, static_argnums=(nparams + 1, nparams + 2))
-
-    def sample(key: Any, *args: Any, shape: Any = None, dtype: Any = None) -> Any:
-        data, _ = check_key(name, key)
-        dtype = dtype_arg(name, dtype, "float")
-        params, shape = args[:nparams], (args[nparams:] + (shape,))[0]
-        shape = broadcast_shape(name, shape, *params)
-        if safe_cast:
-            check_safe_cast(name, dtype, *params)
-        return jitted(data, *params, shape, dtype)
-
-    sample.__name__ = sample.__qualname__ = name
-    sample.__doc__ = doc
-    return sample
+_beta_jit = jit(_beta, static_argnums=(3, 4))
+_chisquare_jit = jit(_chisquare, static_argnums=(2, 3))
+_f_jit = jit(_f, static_argnums=(3, 4))
+_t_jit = jit(_t, static_argnums=(2, 3))
 
 
-beta = _sampler("beta", _beta, 2, "Beta(a, b) values, from two log-gamma draws.")
-chisquare = _sampler("chisquare", _chisquare, 1, "Chi-square values with `df` degrees of freedom.")
-f = _sampler("f", _f, 2, "F-distribution values with (dfnum, dfden) degrees of freedom.")
-t = _sampler("t", _t, 1, "Student's t values with `df` degrees of freedom.")
+def beta(
+    key: Any, a: Any, b: Any, shape: Any = None, dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
+    """Beta(a, b) values, from two log-gamma draws.
+
+    `shape` defaults to the broadcast shape of `a` and `b`; `out_sharding` is None or a sharding
+    on the one device.
+    """
+    return draw_with_params("beta", _beta_jit, key, (a, b), shape, dtype, out_sharding)
+
+
+def chisquare(
+    key: Any, df: Any, shape: Any = None, dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
+    """Chi-square values with `df` degrees of freedom.
+
+    `shape` defaults to `df`'s shape; `out_sharding` is None or a sharding on the one device.
+    """
+    return draw_with_params("chisquare", _chisquare_jit, key, (df,), shape, dtype, out_sharding)
+
+
+def f(
+    key: Any,
+    dfnum: Any,
+    dfden: Any,
+    shape: Any = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Any:
+    """F-distribution values with (dfnum, dfden) degrees of freedom.
+
+    `shape` defaults to the parameters' broadcast shape; `out_sharding` is None or a sharding on
+    the one device.
+    """
+    return draw_with_params("f", _f_jit, key, (dfnum, dfden), shape, dtype, out_sharding)
+
+
+def t(key: Any, df: Any, shape: Any = None, dtype: Any = None, *, out_sharding: Any = None) -> Any:
+    """Student's t values with `df` degrees of freedom.
+
+    `shape` defaults to `df`'s shape; `out_sharding` is None or a sharding on the one device.
+    """
+    return draw_with_params("t", _t_jit, key, (df,), shape, dtype, out_sharding)
 
 
 def _dirichlet(key, alpha, shape, dtype):
@@ -260,7 +293,9 @@ def _dirichlet(key, alpha, shape, dtype):
 _dirichlet_jit = jit(_dirichlet, static_argnums=(2, 3))
 
 
-def dirichlet(key: Any, alpha: Any, shape: Any = None, dtype: Any = None) -> Any:
+def dirichlet(
+    key: Any, alpha: Any, shape: Any = None, dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
     """Dirichlet(alpha) vectors along the last axis.
 
     Args:
@@ -268,7 +303,9 @@ def dirichlet(key: Any, alpha: Any, shape: Any = None, dtype: Any = None) -> Any
       alpha: concentrations, shape (..., k).
       shape: the batch shape (default alpha.shape[:-1]); the result is shape + (k,).
       dtype: a float dtype.
+      out_sharding: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "random.dirichlet")
     data, _ = check_key("dirichlet", key)
     dtype = dtype_arg("dirichlet", dtype, "float")
     if np.ndim(alpha) < 1:
@@ -287,8 +324,14 @@ def _generalized_normal(key, p, shape, dtype):
 _generalized_normal_jit = jit(_generalized_normal, static_argnums=(2, 3))
 
 
-def generalized_normal(key: Any, p: Any, shape: Any = (), dtype: Any = None) -> Any:
-    """Generalized normal values, density proportional to exp(-|x| ** p)."""
+def generalized_normal(
+    key: Any, p: Any, shape: Any = (), dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
+    """Generalized normal values, density proportional to exp(-|x| ** p).
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "random.generalized_normal")
     data, _ = check_key("generalized_normal", key)
     dtype = dtype_arg("generalized_normal", dtype, "float")
     return _generalized_normal_jit(data, p, shape_arg("generalized_normal", shape), dtype)
@@ -304,8 +347,14 @@ def _ball(key, p, d, shape, dtype):
 _ball_jit = jit(_ball, static_argnums=(2, 3, 4))
 
 
-def ball(key: Any, d: int, p: Any = 2, shape: Any = (), dtype: Any = None) -> Any:
-    """Points uniformly distributed in the unit p-norm ball of dimension `d`."""
+def ball(
+    key: Any, d: int, p: Any = 2, shape: Any = (), dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
+    """Points uniformly distributed in the unit p-norm ball of dimension `d`.
+
+    `out_sharding`: None, or a sharding on stablax's one device.
+    """
+    runtime.check_sharding(out_sharding, "random.ball")
     data, _ = check_key("ball", key)
     dtype = dtype_arg("ball", dtype, "float")
     return _ball_jit(data, p, int(d), shape_arg("ball", shape), dtype)

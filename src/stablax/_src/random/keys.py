@@ -333,7 +333,7 @@ def key_impl(keys: Any) -> str:
     return IMPL_NAME
 
 
-def key_dtype(impl: Any = None) -> KeyDtype:
-    """The dtype of typed keys of an implementation (`key<fry>`)."""
-    _resolve_impl(impl)
+def key_dtype(impl_spec: Any = None) -> KeyDtype:
+    """The dtype of typed keys of the implementation `impl_spec` (`key<fry>`)."""
+    _resolve_impl(impl_spec)
     return KEY_DTYPE

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from stablax import numpy as jnp
-from stablax._src import dtypes
+from stablax._src import dtypes, runtime
 from stablax._src.jit import jit
 from stablax._src.random.keys import check_key
 from stablax._src.random.params import check_shape, dtype_arg, shape_arg
@@ -46,6 +46,8 @@ def multivariate_normal(
     shape: Any = None,
     dtype: Any = None,
     method: str = "cholesky",
+    *,
+    out_sharding: Any = None,
 ) -> Any:
     """Normal vectors with the given mean (..., n) and covariance (..., n, n).
 
@@ -55,7 +57,9 @@ def multivariate_normal(
       shape: the batch shape of the result (default: the parameters' batch shape).
       dtype: a float dtype (default: mean's).
       method: how to factor cov: "cholesky", "eigh" or "svd".
+      out_sharding: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "random.multivariate_normal")
     data, _ = check_key("multivariate_normal", key)
     mean, cov = jnp.asarray(mean), jnp.asarray(cov)
     inexact = dtypes.result_type(mean, cov, dtypes.default_float_dtype())
@@ -94,7 +98,15 @@ def _orthogonal(key, n, m, shape, dtype):
 _orthogonal_jit = jit(_orthogonal, static_argnums=(1, 2, 3, 4))
 
 
-def orthogonal(key: Any, n: int, shape: Any = (), dtype: Any = None, m: int | None = None):
+def orthogonal(
+    key: Any,
+    n: int,
+    shape: Any = (),
+    dtype: Any = None,
+    m: int | None = None,
+    *,
+    out_sharding: Any = None,
+):
     """Haar-random n x m matrices with orthonormal columns (or rows when n < m).
 
     Args:
@@ -102,7 +114,9 @@ def orthogonal(key: Any, n: int, shape: Any = (), dtype: Any = None, m: int | No
       n, m: the matrix size (m defaults to n).
       shape: the batch shape.
       dtype: a float dtype.
+      out_sharding: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "random.orthogonal")
     data, _ = check_key("orthogonal", key)
     dtype = dtype_arg("orthogonal", dtype, "inexact")
     m = n if m is None else m

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from stablax import numpy as jnp
-from stablax._src import dtypes, lax
+from stablax._src import dtypes, lax, runtime
 from stablax._src.jit import jit
 from stablax._src.random import threefry
 from stablax._src.random.keys import check_key, split_data
@@ -30,14 +30,16 @@ def split_key(key: Any, num: int = 2) -> list[Any]:
 # --- bits ----------------------------------------------------------------------------------------
 
 
-def bits(key: Any, shape: Any = (), dtype: Any = None) -> Any:
+def bits(key: Any, shape: Any = (), dtype: Any = None, *, out_sharding: Any = None) -> Any:
     """Uniform random bits as unsigned integers.
 
     Args:
       key: a PRNG key.
       shape: the result shape.
       dtype: an unsigned integer dtype (default uint32, uint64 with x64).
+      out_sharding: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "random.bits")
     data, _ = check_key("bits", key)
     dtype = dtype_arg("bits", dtype, "uint", dtypes.default_uint_dtype())
     return _bits(data, dtype.itemsize * 8, shape_arg("bits", shape))
@@ -71,7 +73,15 @@ def uniform_impl(key: Any, minval: Any, maxval: Any, shape: tuple, dtype: np.dty
 _uniform = jit(uniform_impl, static_argnums=(3, 4))
 
 
-def uniform(key: Any, shape: Any = (), dtype: Any = None, minval: Any = 0.0, maxval: Any = 1.0):
+def uniform(
+    key: Any,
+    shape: Any = (),
+    dtype: Any = None,
+    minval: Any = 0.0,
+    maxval: Any = 1.0,
+    *,
+    out_sharding: Any = None,
+):
     """Uniform floats in [minval, maxval).
 
     Args:
@@ -79,7 +89,9 @@ def uniform(key: Any, shape: Any = (), dtype: Any = None, minval: Any = 0.0, max
       shape: the result shape; minval and maxval broadcast to it.
       dtype: a float dtype (default float32, float64 with x64).
       minval, maxval: the bounds (inclusive, exclusive).
+      out_sharding: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "random.uniform")
     data, _ = check_key("uniform", key)
     dtype = dtype_arg("uniform", dtype, "float")
     shape = shape_arg("uniform", shape)
@@ -136,7 +148,9 @@ def randint_impl(key: Any, minval: Any, maxval: Any, shape: tuple, dtype: np.dty
 _randint = jit(randint_impl, static_argnums=(3, 4))
 
 
-def randint(key: Any, shape: Any, minval: Any, maxval: Any, dtype: Any = None) -> Any:
+def randint(
+    key: Any, shape: Any, minval: Any, maxval: Any, dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
     """Uniform integers in [minval, maxval).
 
     Args:
@@ -144,7 +158,9 @@ def randint(key: Any, shape: Any, minval: Any, maxval: Any, dtype: Any = None) -
       shape: the result shape; minval and maxval broadcast to it.
       minval, maxval: integer bounds (inclusive, exclusive), clipped to the dtype's range.
       dtype: an integer dtype (default int32, int64 with x64).
+      out_sharding: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "random.randint")
     data, _ = check_key("randint", key)
     dtype = dtype_arg("randint", dtype, "any", int)
     if not dtypes.issubdtype(dtype, np.integer):
@@ -182,14 +198,16 @@ def normal_impl(key: Any, shape: tuple, dtype: np.dtype) -> Any:
 _normal = jit(normal_impl, static_argnums=(1, 2))
 
 
-def normal(key: Any, shape: Any = (), dtype: Any = None) -> Any:
+def normal(key: Any, shape: Any = (), dtype: Any = None, *, out_sharding: Any = None) -> Any:
     """Standard normal values (complex dtypes: real and imaginary parts each of variance 1/2).
 
     Args:
       key: a PRNG key.
       shape: the result shape.
       dtype: a float or complex dtype (default float32, float64 with x64).
+      out_sharding: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "random.normal")
     data, _ = check_key("normal", key)
     dtype = dtype_arg("normal", dtype, "inexact")
     return _normal(data, shape_arg("normal", shape), dtype)
@@ -211,7 +229,15 @@ def _truncated_normal_impl(key, lower, upper, shape, dtype):
 _truncated_normal = jit(_truncated_normal_impl, static_argnums=(3, 4))
 
 
-def truncated_normal(key: Any, lower: Any, upper: Any, shape: Any = None, dtype: Any = None):
+def truncated_normal(
+    key: Any,
+    lower: Any,
+    upper: Any,
+    shape: Any = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+):
     """Standard normal values conditioned on lying in (lower, upper).
 
     Args:
@@ -219,7 +245,9 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Any = None, dtype:
       lower, upper: the bounds, broadcast to `shape`.
       shape: the result shape (default: the bounds' broadcast shape).
       dtype: a float dtype.
+      out_sharding: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "random.truncated_normal")
     data, _ = check_key("truncated_normal", key)
     dtype = dtype_arg("truncated_normal", dtype, "float")
     shape = broadcast_shape("truncated_normal", shape, lower, upper)
@@ -242,7 +270,9 @@ def bernoulli_impl(key: Any, p: Any, shape: tuple, mode: str) -> Any:
 _bernoulli = jit(bernoulli_impl, static_argnums=(2, 3))
 
 
-def bernoulli(key: Any, p: Any = 0.5, shape: Any = None, mode: str = "low") -> Any:
+def bernoulli(
+    key: Any, p: Any = 0.5, shape: Any = None, mode: str = "low", *, out_sharding: Any = None
+) -> Any:
     """Booleans that are True with probability `p`.
 
     Args:
@@ -250,7 +280,9 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Any = None, mode: str = "low") -> A
       p: the probability (a float array or scalar), broadcast to `shape`.
       shape: the result shape (default: p's shape).
       mode: "low", or "high" to resolve probabilities below 2**-nmant with a second uniform.
+      out_sharding: None, or a sharding on stablax's one device.
     """
+    runtime.check_sharding(out_sharding, "random.bernoulli")
     if mode not in ("high", "low"):
         raise ValueError(f"got mode={mode!r}, expected 'high' or 'low'")
     data, _ = check_key("bernoulli", key)

@@ -32,14 +32,19 @@ from stablax._src.transforms.interpret import run_staged
 from stablax._src.transforms.vjp_refs import VJP
 
 
-def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
+def vjp(
+    fun: Callable, *primals: Any, has_aux: bool = False, reduce_axes: Sequence[Any] = ()
+) -> Any:
     """Reverse mode: `(fun(*primals), vjp_fun)` with vjp_fun(ct) the cotangents of the inputs.
 
     Args:
       fun: a function of arrays (pytrees allowed).
       primals: the point at which to differentiate.
       has_aux: fun returns (output, aux); aux is returned as a third value.
+      reduce_axes: deprecated in JAX; only the empty default is accepted, as there.
     """
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to vjp is deprecated")
     lin, outs, captured, info = linearize_and_run(fun, primals, has_aux)
     num_out = info["num_out"]
     # A pytree whose leaves are the residuals: it can be returned from jit, as JAX's can.

@@ -8,7 +8,7 @@ residuals, except the values its policy (remat_policies.py) saves.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from stablax._src import core, tree_util
@@ -18,15 +18,39 @@ from stablax._src.transforms.custom_derivatives import merge_args, split_args, t
 from stablax._src.transforms.interpret import eval_op, operand_values
 
 
+class _Deprecated:
+    """The default of JAX's removed `concrete` option: anything else passed raises."""
+
+    def __repr__(self) -> str:
+        return "Deprecated"
+
+
+_DEPRECATED = _Deprecated()
+_CONCRETE_REMOVED = (
+    "The `concrete` option to `jax.checkpoint` was deprecated in JAX v0.8.2, and removed in JAX "
+    "v0.10.0. In its place please use `static_argnums`; for details refer to "
+    "https://docs.jax.dev/en/latest/jep/11830-new-remat-checkpoint.html."
+)
+
+
 def checkpoint(
     fun: Callable,
     *,
     prevent_cse: bool = True,
     policy: Any = None,
     static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Iterable[str] = (),
+    concrete: Any = _DEPRECATED,
 ) -> Callable:
     """Rematerialization: under reverse mode, recompute fun's intermediates instead of saving
-    them (all of them by default; `policy=checkpoint_policies.dots_saveable` keeps matmuls)."""
+    them (all of them by default; `policy=checkpoint_policies.dots_saveable` keeps matmuls).
+
+    Arguments at `static_argnums` and keyword arguments named in `static_argnames` are Python
+    values closed over rather than traced. `concrete` was removed from JAX: passing it raises
+    NotImplementedError, as there.
+    """
+    if not isinstance(concrete, _Deprecated):
+        raise NotImplementedError(_CONCRETE_REMOVED)
     if isinstance(policy, str):
         policy = remat_policies.LEGACY_NAMES.get(policy, policy)
     if policy is not None and not callable(policy):
@@ -34,17 +58,21 @@ def checkpoint(
             f"checkpoint: unknown policy {policy!r}; use a checkpoint_policies attribute"
         )
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    static_names = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames)
 
     @functools.wraps(fun, updated=())
-    def remat_fun(*args: Any) -> Any:
+    def remat_fun(*args: Any, **kwargs: Any) -> Any:
         if core.current_trace() is None:
-            return fun(*args)
+            return fun(*args, **kwargs)
         nondiff, diff = split_args(args, static)
-        leaves, in_tree = tree_util.tree_flatten(diff)
+        static_kwargs = {k: v for k, v in kwargs.items() if k in static_names}
+        traced_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
+        leaves, in_tree = tree_util.tree_flatten((diff, traced_kwargs))
         box: dict[str, Any] = {}
 
         def body(*xs):
-            out = fun(*merge_args(nondiff, tree_util.tree_unflatten(in_tree, list(xs)), static))
+            diff_xs, kwargs_xs = tree_util.tree_unflatten(in_tree, list(xs))
+            out = fun(*merge_args(nondiff, diff_xs, static), **static_kwargs, **kwargs_xs)
             out_leaves, box["out_tree"] = tree_util.tree_flatten(out)
             return out_leaves
 

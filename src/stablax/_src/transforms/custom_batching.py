@@ -125,12 +125,13 @@ def _broadcast_prefix(prefix: Any, tree: Any) -> list[bool]:
     return out
 
 
-def sequential_vmap(fun: Callable) -> custom_vmap:
-    """`fun` batched by a loop: under vmap, each example runs through `fun` in turn (a
+def sequential_vmap(f: Callable) -> custom_vmap:
+    """`f` batched by a loop: under vmap, each example runs through `f` in turn (a
     `lax.map` over the batched arguments)."""
-    f = custom_vmap(fun)
+    fun = f
+    batched = custom_vmap(fun)
 
-    @f.def_vmap
+    @batched.def_vmap
     def rule(axis_size: int, in_batched: Any, *args: Any) -> Any:
         from stablax._src.lax._control_flow_misc import map as lax_map
 
@@ -146,4 +147,4 @@ def sequential_vmap(fun: Callable) -> custom_vmap:
         out = lax_map(one, mapped)
         return out, True
 
-    return f
+    return batched

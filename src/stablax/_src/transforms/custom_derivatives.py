@@ -101,14 +101,14 @@ class SymbolicZero:
         return "SymbolicZero"
 
 
-def zero_from_primal(value: Any, symbolic_zeros: bool = False) -> Any:
-    """Zero tangents for a pytree of primal values (SymbolicZeros with `symbolic_zeros`)."""
+def zero_from_primal(val: Any, symbolic_zeros: bool = False) -> Any:
+    """Zero tangents for `val`, a pytree of primal values (SymbolicZeros with `symbolic_zeros`)."""
 
     def zero(x):
         aval = tangent_aval(aval_of(x))
         return SymbolicZero(aval) if symbolic_zeros else zeros_like_aval(aval)
 
-    return tree_util.tree_map(zero, value)
+    return tree_util.tree_map(zero, val)
 
 
 class CustomVJPPrimal:

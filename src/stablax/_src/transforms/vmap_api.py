@@ -190,6 +190,7 @@ def vmap(
     axis_name: Any = None,
     axis_size: int | None = None,
     spmd_axis_name: Any = None,
+    sum_match: bool = False,
 ) -> Callable:
     """Vectorizes `fun` over a batch axis of its arguments.
 
@@ -204,6 +205,8 @@ def vmap(
         ...) called inside `fun`.
       axis_size: the batch size, needed only when no argument is batched.
       spmd_axis_name: accepted for compatibility; no effect on one device.
+      sum_match: a batched output whose out_axes entry is None is summed over the batch axis
+        (JAX's `sum_match`) instead of raising.
 
     Returns:
       The batched function. `fun` is traced once on one example and each op is rewritten by its
@@ -237,7 +240,7 @@ def vmap(
             inputs = [next(values) if s else x for x, s in zip(leaves, staged, strict=True)]
             with axis_frame(axis_name, size):
                 outs = _trace_and_batch(fun, in_tree, inputs, dims, size, axis_name, outputs)
-            return outputs.place(outs, out_axes, size, axis_name)
+            return outputs.place(outs, out_axes, size, axis_name, sum_match)
 
         results = run_staged(batched_program, [x for x, s in zip(leaves, staged, strict=True) if s])
         return outputs.unflatten(results)
@@ -310,7 +313,9 @@ class _Outputs:
         self.traced = [isinstance(x, Tracer) and x._trace is trace for x in self.leaves]
         return [x for x, t in zip(self.leaves, self.traced, strict=True) if t]
 
-    def place(self, batched: list[tuple[Any, Any]], out_axes, size, axis_name) -> list[Any]:
+    def place(
+        self, batched: list[tuple[Any, Any]], out_axes, size, axis_name, sum_match=False
+    ) -> list[Any]:
         targets = flatten_axes("vmap out_axes", self.tree.unflatten(self.leaves), out_axes)
         batched_iter = iter(batched)
         results, self.assembly = [], []
@@ -322,7 +327,7 @@ class _Outputs:
                 self.assembly.append((False, value))  # a Python scalar or NumPy value, as is
                 continue
             self.assembly.append((True, len(results)))
-            results.append(_place(value, bdim, target, size, path, axis_name))
+            results.append(_place(value, bdim, target, size, path, axis_name, sum_match))
         return results
 
     def unflatten(self, results: list[Any]) -> Any:
@@ -375,13 +380,18 @@ def _restore_weak_types(outs: list[Any], avals: list[ShapedArray]) -> list[Any]:
     ]
 
 
-def _place(x: Any, bdim: int | None, target: int | None, size: int, path, axis_name) -> Any:
-    """The output with its batch axis at `target` (an unbatched output is broadcast)."""
+def _place(
+    x: Any, bdim: int | None, target: int | None, size: int, path, axis_name, sum_match=False
+) -> Any:
+    """The output with its batch axis at `target` (an unbatched output is broadcast; with
+    `sum_match`, a batched one whose target is None is summed over its batch axis)."""
     from stablax._src import lax
 
     if target is None:
         if bdim is None:
             return x
+        if sum_match:
+            return lax.reduce_sum(x, (bdim,))
         if axis_name is not None:
             raise ValueError(f"vmap has mapped output (axis_name={axis_name}) but out_axes is None")
         raise ValueError(

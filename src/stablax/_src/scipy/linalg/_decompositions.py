@@ -498,10 +498,10 @@ def _rsf2csf_2d(t, z):
 
 
 @jit(static_argnames=("check_finite",))
-def rsf2csf(t: Any, z: Any, check_finite: bool = True) -> tuple[Any, Any]:
+def rsf2csf(T: Any, Z: Any, check_finite: bool = True) -> tuple[Any, Any]:  # noqa: N803 (SciPy's names)
     """Real Schur form (T, Z) to complex Schur form (scipy.linalg.rsf2csf)."""
     del check_finite
-    t, z = jnp.asarray(t), jnp.asarray(z)
+    t, z = jnp.asarray(T), jnp.asarray(Z)
     if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
         raise ValueError("Input 'T' must be square.")
     if z.ndim < 2 or z.shape[-1] != z.shape[-2]:

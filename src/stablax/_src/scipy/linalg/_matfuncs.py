@@ -115,18 +115,18 @@ def _squaring(r, n_squarings, max_squarings):
 
 
 @jit(static_argnames=("upper_triangular", "max_squarings"))
-def expm(a: Any, *, upper_triangular: bool = False, max_squarings: int = 16) -> Any:
+def expm(A: Any, *, upper_triangular: bool = False, max_squarings: int = 16) -> Any:  # noqa: N803 (SciPy's names)
     """The matrix exponential by Pade approximation with scaling and squaring (scipy.linalg.expm).
 
     Args:
-      a: square matrices (..., n, n).
-      upper_triangular: a is upper triangular (the Pade quotient is a triangular solve).
+      A: square matrices (..., n, n).
+      upper_triangular: A is upper triangular (the Pade quotient is a triangular solve).
       max_squarings: more squarings than this give NaN.
 
     Returns:
-      exp(a), of a's (inexact) dtype.
+      exp(A), of A's (inexact) dtype.
     """
-    (a,) = promote_dtypes_inexact(jnp.asarray(a))
+    (a,) = promote_dtypes_inexact(jnp.asarray(A))
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"Expected A to be a (batched) square matrix, got A.shape={a.shape!r}.")
     if a.ndim > 2:
@@ -146,14 +146,20 @@ def expm(a: Any, *, upper_triangular: bool = False, max_squarings: int = 16) -> 
 
 
 @jit(static_argnames=("method", "compute_expm"))
-def expm_frechet(a: Any, e: Any, *, method: str | None = None, compute_expm: bool = True) -> Any:
-    """The Frechet derivative of expm at a in direction e (scipy.linalg.expm_frechet).
+def expm_frechet(
+    A: Any,  # noqa: N803 (SciPy's names)
+    E: Any,  # noqa: N803 (SciPy's names)
+    *,
+    method: str | None = None,
+    compute_expm: bool = True,
+) -> Any:
+    """The Frechet derivative of expm at A in direction E (scipy.linalg.expm_frechet).
 
     Returns:
-      `(expm(a), L(a, e))`, or only L(a, e) when `compute_expm` is False.
+      `(expm(A), L(A, E))`, or only L(A, E) when `compute_expm` is False.
     """
     del method
-    a, e = jnp.asarray(a), jnp.asarray(e)
+    a, e = jnp.asarray(A), jnp.asarray(E)
     if a.ndim < 2 or a.shape[-2] != a.shape[-1]:
         raise ValueError(f"expected A to be a (batched) square matrix, got A.shape={a.shape}")
     if e.ndim < 2 or e.shape[-2] != e.shape[-1]:
@@ -199,14 +205,14 @@ def _sqrtm(a):
     return jnp.matmul(jnp.matmul(z, root, precision=_HIGHEST), jnp.conj(z.T), precision=_HIGHEST)
 
 
-def sqrtm(a: Any, blocksize: int = 1) -> Any:
-    """The principal matrix square root, from the complex Schur form (scipy.linalg.sqrtm).
+def sqrtm(A: Any, blocksize: int = 1) -> Any:  # noqa: N803 (SciPy's names)
+    """The principal matrix square root of `A`, from the complex Schur form (scipy.linalg.sqrtm).
 
     Returns a complex array, as JAX does (SciPy returns a real one when it can).
     """
     if blocksize > 1:
         raise NotImplementedError("Blocked version is not implemented yet.")
-    return _sqrtm(a)
+    return _sqrtm(A)
 
 
 # --- funm ----------------------------------------------------------------------------------------
@@ -238,18 +244,18 @@ def _parlett(f, t):
     return lax.fori_loop(1, n, outer, (f, jnp.abs(t[0, 0])))
 
 
-def funm(a: Any, func: Callable[[Any], Any], disp: bool = True) -> Any:
-    """A matrix function f(a) from the scalar f by the Schur-Parlett method (scipy.linalg.funm).
+def funm(A: Any, func: Callable[[Any], Any], disp: bool = True) -> Any:  # noqa: N803 (SciPy's names)
+    """A matrix function f(A) from the scalar f by the Schur-Parlett method (scipy.linalg.funm).
 
     Args:
-      a: a square matrix.
+      A: a square matrix.
       func: the scalar function, applied to the eigenvalues (elementwise).
       disp: return f(a) only; otherwise `(f(a), error_estimate)`.
 
     Returns:
-      f(a) as a complex matrix (and the error estimate when `disp` is False).
+      f(A) as a complex matrix (and the error estimate when `disp` is False).
     """
-    a = jnp.asarray(a)
+    a = jnp.asarray(A)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError("expected square array_like input")
     t, z = schur(a)
@@ -318,15 +324,22 @@ def _solve_sylvester_2d(a, b, c, *, method, tol):
 
 
 @jit(static_argnames=("method",))
-def solve_sylvester(a: Any, b: Any, c: Any, *, method: str = "schur", tol: float = 1e-8) -> Any:
-    """Solves the Sylvester equation a x + x b = c (scipy.linalg.solve_sylvester).
+def solve_sylvester(
+    A: Any,  # noqa: N803 (SciPy's names)
+    B: Any,  # noqa: N803 (SciPy's names)
+    C: Any,  # noqa: N803 (SciPy's names)
+    *,
+    method: str = "schur",
+    tol: float = 1e-8,
+) -> Any:
+    """Solves the Sylvester equation A X + X B = C (scipy.linalg.solve_sylvester).
 
     Args:
-      a: (..., m, m); b: (..., n, n); c: (..., m, n).
-      method: "schur" (Bartels-Stewart) or "eigen" (eigendecompositions of a and b).
-      tol: if some eigenvalues of a and -b are closer than this, the result is NaN.
+      A: (..., m, m); B: (..., n, n); C: (..., m, n).
+      method: "schur" (Bartels-Stewart) or "eigen" (eigendecompositions of A and B).
+      tol: if some eigenvalues of A and -B are closer than this, the result is NaN.
     """
-    a, b, c = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b), jnp.asarray(c))
+    a, b, c = promote_dtypes_inexact(jnp.asarray(A), jnp.asarray(B), jnp.asarray(C))
     m, n = c.shape[-2:]
     if a.shape[-2:] != (m, m) or b.shape[-2:] != (n, n):
         raise ValueError(
