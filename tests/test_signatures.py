@@ -307,6 +307,10 @@ def _sharded_calls(sharding):
         "lax.full_like": (lambda: lax.full_like(ones, 4, sharding=sharding), 4 * ones),
         "lax.reshape": (lambda: lax.reshape(ones, (6,), out_sharding=sharding), np.ones(6)),
         "lax.reduce_sum": (lambda: lax.reduce_sum(ones, (0, 1), out_sharding=sharding), 6.0),
+        "lax.reduce": (
+            lambda: lax.reduce(ones, 0.0, lax.add, (0, 1), out_sharding=sharding),
+            6.0,
+        ),
         "lax.conv_general_dilated": (
             lambda: lax.conv_general_dilated(
                 np.ones((1, 1, 2, 2), np.float32), kernel, (1, 1), "VALID", out_sharding=sharding
@@ -410,19 +414,17 @@ ALLOWED_GAPS = {
     "jax.experimental.ode.ravel_first_arg_": ["fun"],
     # parallelism only: the varying/invariant type of the gathered value across devices
     "jax.lax.all_gather": ["to"],
-    # lax.reduce and lax.reduce_window are being rewritten separately; out_sharding comes there
-    "jax.lax.reduce": ["out_sharding"],
     # a private hook for swapping in another dot_general implementation
     "jax.numpy.einsum": ["_dot_general"],
 }
 
-API_DIR = os.environ.get("STABLAX_API_DIR", "/work/shared/api")
+API_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "api")  # JAX's name lists
 
 
 def _signature_gaps() -> dict[str, list[str]]:
     gaps = {}
     for filename in sorted(os.listdir(API_DIR)):
-        if not filename.endswith(".txt"):
+        if not (filename.startswith("jax") and filename.endswith(".txt")):
             continue
         module = filename[:-4]
         try:

@@ -588,7 +588,13 @@ def _check_init_dtype(computation: str, operand_aval, init: Any, init_aval) -> N
     )
 
 
-def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequence[int]) -> Any:
+def reduce(
+    operands: Any,
+    init_values: Any,
+    computation: Any,
+    dimensions: Sequence[int],
+    out_sharding: Any = None,
+) -> Any:
     """Reduces `operands` over `dimensions` with `computation` (`stablehlo.reduce`).
 
     Args:
@@ -599,11 +605,13 @@ def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Sequen
         one such op of its two arguments, like `lambda a, b: a + b`) reduces with its own rules;
         anything else becomes the body of a generic reduce (see _reduce_generic.py).
       dimensions: the axes to reduce.
+      out_sharding: None, or a sharding placing the result on the one device (as JAX's).
 
     Returns:
       The reduction, without the reduced axes: an array for a monoid of one array, else a
       pytree in the structure `computation` returns.
     """
+    runtime.check_sharding(out_sharding, "lax.reduce")
     generic = _generic()
     flat_operands, flat_inits, tree = generic.flatten_args("reduce", operands, init_values)
     name = monoid_name(computation) if len(flat_operands) == 1 else None
