@@ -26,7 +26,8 @@ from stablax._src.lax._conv_dimensions import (
 )
 from stablax._src.lax._dot import Precision, canonicalize_precision
 from stablax._src.lax._elementwise_common import ANY, check_dtype
-from stablax._src.lax._reductions import int_tuple, is_undefined, pad_pairs
+from stablax._src.lax._reduce_bodies import int_tuple, pad_pairs
+from stablax._src.lax._reductions import is_undefined
 from stablax._src.lax._shapes import aval_of, convert_element_type, full, reshape, transpose
 from stablax._src.lax._slice_pad import rev
 from stablax._src.lax._windowed import dilate_dim, normalize_padding, padtype_to_pads

@@ -20,7 +20,8 @@ from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._argcheck import int_arg
 from stablax._src.lax._control_flow_misc import associative_scan
 from stablax._src.lax._elementwise_common import NUMBER, check_dtype
-from stablax._src.lax._reductions import complex_extremum, identity_element, init_operand
+from stablax._src.lax._reduce_bodies import complex_extremum, identity_element
+from stablax._src.lax._reductions import init_operand
 from stablax._src.lax._shapes import aval_of, convert_element_type, full_like
 
 # --- the ops -----------------------------------------------------------------------------------

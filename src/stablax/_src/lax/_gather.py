@@ -27,10 +27,8 @@ from stablax._src.lax._elementwise import (
     lt,
     select,
 )
-from stablax._src.lax._reductions import (
-    int_tuple,
-    reduce_and,
-)
+from stablax._src.lax._reduce_bodies import int_tuple
+from stablax._src.lax._reductions import reduce_and
 from stablax._src.lax._reshape_axes import expand_dims
 from stablax._src.lax._shapes import (
     _error as _type_error,

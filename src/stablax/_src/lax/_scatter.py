@@ -45,11 +45,7 @@ from stablax._src.lax._gather import (
     _shifted,
     _window_bounds,
 )
-from stablax._src.lax._reductions import (
-    MONOIDS,
-    computation_of,
-    emit_monoid_body,
-)
+from stablax._src.lax._reduce_bodies import MONOIDS, computation_of, emit_monoid_body
 from stablax._src.lax._shapes import (
     _error as _type_error,
 )

@@ -23,9 +23,7 @@ from stablax._src.lax._elementwise import (
     select,
 )
 from stablax._src.lax._elementwise_common import _scalar_operand
-from stablax._src.lax._reductions import (
-    int_tuple,
-)
+from stablax._src.lax._reduce_bodies import int_tuple
 from stablax._src.lax._reshape_axes import (
     expand_dims,
     squeeze,

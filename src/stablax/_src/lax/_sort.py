@@ -22,7 +22,8 @@ from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._dot import dot_general
 from stablax._src.lax._elementwise_common import ANY, BOOL, FLOAT, INT, check_dtype
-from stablax._src.lax._reductions import batch_at, emit_region_body, is_undefined
+from stablax._src.lax._reduce_bodies import emit_region_body
+from stablax._src.lax._reductions import batch_at, is_undefined
 from stablax._src.lax._shapes import (
     aval_of,
     broadcast_in_dim,

@@ -19,21 +19,23 @@ from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._argcheck import int_sequence
 from stablax._src.lax._cumulative import cumulative_tangent, logaddexp
 from stablax._src.lax._elementwise_common import INEXACT, check_dtype
+from stablax._src.lax._reduce_bodies import (
+    MONOIDS,
+    emit_monoid_body,
+    emit_region_body,
+    identity_element,
+    int_tuple,
+    pad_pairs,
+)
 from stablax._src.lax._reductions import (
     MONOID_COMBINE,
-    MONOIDS,
     batch_at,
     chooser_tangent,
     decode_computation,
-    emit_monoid_body,
-    emit_region_body,
     exclusive_products,
-    identity_element,
     init_operand,
-    int_tuple,
     is_undefined,
     monoid_name,
-    pad_pairs,
     reduce_sum,
     zeros_like,
 )

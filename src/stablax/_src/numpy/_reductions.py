@@ -13,7 +13,7 @@ from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.errors import ConcretizationTypeError
 from stablax._src.jit import jit as _eager
-from stablax._src.lax._reductions import identity_element
+from stablax._src.lax._reduce_bodies import identity_element
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, check_arraylike
 from stablax._src.numpy._ufuncs import _to_bool
