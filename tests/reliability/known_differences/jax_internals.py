@@ -370,6 +370,20 @@ def _spacing_float8_signbit(call, ours, theirs, difference) -> bool:
     )
 
 
+def _signbit_narrow_float(call, ours, theirs, difference) -> bool:
+    """jnp.signbit of a float narrower than 16 bits (float8_*, float4_e2m1fn): stablax gives the
+    sign bit, as NumPy's np.signbit on ml_dtypes (False throughout for the unsigned
+    float8_e8m0fnu); JAX 0.10.2 has no integer type to bitcast such widths to and refuses them
+    (NotImplementedError)."""
+    return (
+        call["fn"] == "jnp.signbit"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and theirs["type"] == "NotImplementedError"
+        and theirs["message"] == "jax.numpy.signbit only supports 16, 32, and 64-bit types."
+    )
+
+
 RULES: list[Rule] = [
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
     ("jax-lax-error-in-jnp", _jax_lax_error_in_jnp, _jax_lax_error_in_jnp.__doc__),
@@ -410,4 +424,5 @@ RULES: list[Rule] = [
     ),
     ("interp-narrow-xp-finfo", _interp_narrow_xp_finfo, _interp_narrow_xp_finfo.__doc__),
     ("spacing-float8-signbit", _spacing_float8_signbit, _spacing_float8_signbit.__doc__),
+    ("signbit-narrow-float", _signbit_narrow_float, _signbit_narrow_float.__doc__),
 ]

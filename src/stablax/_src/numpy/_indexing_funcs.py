@@ -197,19 +197,21 @@ def put_along_axis(
 def put(a: Any, ind: Any, v: Any, mode: str | None = None, *, inplace: bool = True) -> Any:
     """`np.put` as a pure function (needs `inplace=False`): sets the flat positions `ind` to `v`.
 
-    `v` repeats cyclically when shorter than `ind`; out-of-bounds positions are dropped ("fill",
-    the default), clamped ("clip") or wrapped ("wrap").
+    `v` repeats cyclically when shorter than `ind`; out-of-bounds positions are dropped (the
+    default, mode=None), clamped ("clip") or wrapped ("wrap"). As JAX, an empty `a`, `ind` or
+    `v` gives `a` before the mode and the indices' type are checked.
     """
     if inplace:
         raise _inplace_error("put")
-    a = asarray(a)
-    if mode not in (None, "fill", "clip", "wrap", "raise"):  # before the indices, as JAX
-        raise ValueError(f"jnp.put: mode should be one of 'wrap' or 'clip'; got mode={mode!r}")
-    ind = _shape.ravel(_check_int_indices("put", ind))
-    v = _shape.ravel(asarray(v))
+    a, ind, v = asarray(a), _shape.ravel(asarray(ind)), _shape.ravel(asarray(v))
     count, size = ind.aval.shape[0], a.aval.size
-    if v.aval.size == 0 or count == 0:
+    if v.aval.size == 0 or count == 0 or size == 0:
         return a
+    if mode == "raise":  # the mode before the indices, as JAX
+        raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
+    if mode not in (None, "clip", "wrap"):
+        raise ValueError(f"jnp.put: mode should be one of 'wrap' or 'clip'; got mode={mode!r}")
+    ind = _check_int_indices("put", ind)
     if v.aval.size != count:
         v = take(v, np.arange(count) % v.aval.size)
     ind, scatter_mode = _mode_and_indices("put", ind, size, mode)

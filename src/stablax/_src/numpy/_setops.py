@@ -542,15 +542,52 @@ def setxor1d(
     size: int | None = None,
     fill_value: Any = None,
 ) -> Any:
-    """The sorted distinct values in exactly one of the arrays (NumPy's `setxor1d`)."""
-    del assume_unique
+    """The sorted distinct values in exactly one of the arrays (NumPy's `setxor1d`).
+
+    With `assume_unique`, the values that occur once in both arrays together, as NumPy and JAX
+    (so a value repeated within one array is dropped). With `size`, the result is padded with
+    `fill_value`, by default the smallest value found (NaN if one is NaN) or zero, as JAX.
+    """
     ar1, ar2 = promote_dtypes(_flat(ar1), _flat(ar2))
     both = lax.concatenate([ar1, ar2], 0)
+    dtype = both.aval.dtype
     if size is not None and fill_value is None and both.aval.size == 0:
-        # JAX pads with the smallest value of the result, and zeros when there is none
-        return lax.full((operator.index(size),), 0, both.aval.dtype)
-    keep = lax.concatenate([isin(ar1, ar2, invert=True), isin(ar2, ar1, invert=True)], 0)
-    return _keep_distinct(both, keep, size, fill_value, "setxor1d")
+        return lax.full((operator.index(size),), 0, dtype)  # JAX pads with zeros then
+    if assume_unique:
+        both = lax.sort(both)
+        keep = _once(both)
+    else:
+        keep = [isin(ar1, ar2, invert=True), isin(ar2, ar1, invert=True)]
+        keep = lax.concatenate(keep, 0)
+    if size is None:
+        values = _keep_distinct(both, keep, None, None, "setxor1d")
+        return lax.convert_element_type(values, dtype, weak_type=both.aval.weak_type)
+    valid = []
+    values = _keep_distinct(both, keep, size, fill_value, "setxor1d", valid)
+    if fill_value is None:
+        values = lax.select(valid[0], values, _smallest_or_nan(values, valid[0]))
+    return lax.convert_element_type(values, dtype, weak_type=False)  # strong, as JAX's padding
+
+
+def _once(aux: Any) -> Any:
+    """Which values of the sorted `aux` differ from both neighbours (NaN differs from NaN)."""
+    n = aux.aval.shape[0]
+    if n < 2:
+        return lax.full((n,), True, np.bool_)
+    edge = lax.full((1,), True, np.bool_)
+    same = _equal(lax.slice(aux, (1,), (n,)), lax.slice(aux, (0,), (n - 1,)), False)
+    differs = lax.concatenate([edge, lax.bitwise_not(same), edge], 0)
+    return lax.bitwise_and(lax.slice(differs, (1,), (n + 1,)), lax.slice(differs, (0,), (n,)))
+
+
+def _smallest_or_nan(values: Any, valid: Any) -> Any:
+    """JAX's setxor1d padding: the min of the values found (NaN if one is), or zero."""
+    smallest = _smallest_found(values, valid)
+    if not dtypes.issubdtype(values.aval.dtype, np.inexact) or not values.aval.shape[0]:
+        return smallest
+    nan = lax.reduce_or(lax.bitwise_and(valid, lax.ne(values, values)), (0,))
+    nan = lax.broadcast_in_dim(nan, smallest.aval.shape, ())
+    return lax.select(nan, lax.full_like(smallest, np.nan), smallest)
 
 
 __all__ = [

@@ -244,6 +244,10 @@ def _isinf_float(x):
 
 def sign_bit(x):
     """True where the float's sign bit is set (-0.0 included)."""
+    if float(dtypes.finfo(x.aval.dtype).min) >= 0:  # float8_e8m0fnu has no sign bit
+        return lax.full_like(x, False, dtype=np.bool_)
+    if dtypes.itemsize_bits(x.aval.dtype) < 8:  # float4/float6 pack; float32 keeps the sign
+        x = lax.convert_element_type(x, np.float32)
     as_int = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[x.aval.dtype.itemsize]
     bits = lax.bitcast_convert_type(x, as_int)
     return lax.lt(bits, lax.full_like(bits, 0))
