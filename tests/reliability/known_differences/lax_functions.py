@@ -351,6 +351,22 @@ def _scan_forwarded_carry_object(call, ours, theirs, difference) -> bool:
     )
 
 
+def _scan_length_beyond_int32(call, ours, theirs, difference) -> bool:
+    """A scan (or a fori_loop with static bounds) of more than 2**31 - 1 steps: stablax counts
+    steps in int32 and refuses it (OverflowError naming lax.scan). JAX 0.10.2 under x64 counts
+    in int64; such a loop cannot run to the end in a test, and the one the fuzz met,
+    fori_loop(-2**63, -2, ...), came back at once with the init value: XLA ran no step of the
+    2**63 - 2 its loop compares against."""
+    return (
+        call["fn"] in ("lax.fori_loop", "lax.scan")
+        and call["x64"]
+        and _error(ours)
+        and ours["type"] == "OverflowError"
+        and "steps do not fit its int32 step counter" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
 def _integer_pow_float_exponent(call, ours, theirs, difference) -> bool:
     """lax.integer_pow with a float exponent equal to -1, 0, 1, 2 or 3: stablax raises
     TypeError (y is a static integer, as JAX documents); JAX 0.10.2 never checks y's type and
@@ -406,6 +422,7 @@ RULES: list[Rule] = [
         _scan_forwarded_carry_object,
         _scan_forwarded_carry_object.__doc__,
     ),
+    ("scan-length-beyond-int32", _scan_length_beyond_int32, _scan_length_beyond_int32.__doc__),
     (
         "integer-pow-float-exponent",
         _integer_pow_float_exponent,

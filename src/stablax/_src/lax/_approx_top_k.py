@@ -33,20 +33,25 @@ def _approx_top_k(
 ) -> tuple[Any, Any]:
     aval = aval_of(operand)
     dtypes.check_user_dtype(aval.dtype, name)  # an operand that is no array (bytes) first
-    if operator.index(k) <= 0:  # then k, in JAX's order
+    # JAX's order: k's sign (compared as given: 1.5 passes), the rank, k against the size, the
+    # dtype; a k that is no integer fails only then (TypeError, as JAX's shape check).
+    if k <= 0:
         raise ValueError(f"{name}: k must be positive, got {k}{mlir.where_suffix()}")
-    if aval.ndim == 0:  # JAX's order and class
+    if aval.ndim == 0:
         raise TypeError(f"{name}: operand must have at least one dimension, got shape ()")
-    if not dtypes.issubdtype(aval.dtype, np.floating):
-        raise ValueError(f"{name}: operand must be a floating type, got {aval.dtype}")
     dim = canonicalize_axis(reduction_dimension, aval.ndim, name)
-    k = operator.index(k)
     size = aval.shape[dim]
-    if not 0 < k <= size:
+    if size < k:
         raise ValueError(
             f"{name}: k must be in (0, {size}] (the size of dimension {dim}), got {k}"
             f"{mlir.where_suffix()}"
         )
+    if not dtypes.issubdtype(aval.dtype, np.floating):
+        raise ValueError(f"{name}: operand must be a floating type, got {aval.dtype}")
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(f"{name}: k must be an integer, got {k!r}{mlir.where_suffix()}") from None
     if not 0.0 < recall_target <= 1.0:
         raise ValueError(f"{name}: recall_target must be in (0, 1], got {recall_target}")
     if reduction_input_size_override not in (-1,) and reduction_input_size_override < size:

@@ -45,24 +45,22 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:  # noqa:
             f"lax.map: batch_size must be non-negative, got {batch_size}{mlir.where_suffix()}"
         )
     batched_f = vmap(f)
-    if batch_size == 0:
+    num_batches, remainder = divmod(n, batch_size) if batch_size else (0, n)
+    if num_batches == 0:  # no full batch (batch_size 0, or n < batch_size, n = 0 included)
         return batched_f(xs)
-    num_batches, remainder = divmod(n, batch_size)
-    parts = []
-    if num_batches:
-        main = tree_util.tree_map(
-            lambda x: lax.reshape(
-                lax.slice_in_dim(x, 0, num_batches * batch_size),
-                (num_batches, batch_size, *aval_of(x).shape[1:]),
-            ),
-            xs,
+    main = tree_util.tree_map(
+        lambda x: lax.reshape(
+            lax.slice_in_dim(x, 0, num_batches * batch_size),
+            (num_batches, batch_size, *aval_of(x).shape[1:]),
+        ),
+        xs,
+    )
+    ys = scan(lambda _, x: ((), batched_f(x)), (), main)[1]
+    parts = [
+        tree_util.tree_map(
+            lambda y: lax.reshape(y, (num_batches * batch_size, *aval_of(y).shape[2:])), ys
         )
-        ys = scan(lambda _, x: ((), batched_f(x)), (), main)[1]
-        parts.append(
-            tree_util.tree_map(
-                lambda y: lax.reshape(y, (num_batches * batch_size, *aval_of(y).shape[2:])), ys
-            )
-        )
+    ]
     if remainder:
         tail = tree_util.tree_map(lambda x: lax.slice_in_dim(x, num_batches * batch_size, n), xs)
         parts.append(batched_f(tail))

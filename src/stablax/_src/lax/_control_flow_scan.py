@@ -379,6 +379,11 @@ def scan(
             f"lax.scan: `unroll` must be a `bool` or a non-negative `int`, got {unroll!r}"
             f"{mlir.where_suffix()}"
         )
+    if length > np.iinfo(np.int32).max:  # stablax counts steps in int32 (JAX: int64 under x64)
+        raise OverflowError(
+            f"lax.scan: {length} steps do not fit its int32 step counter (at most 2**31 - 1)"
+            f"{mlir.where_suffix()}"
+        )
     steps = length if unroll is True else max(1, min(int(unroll), length)) if unroll else 1
     if core.current_trace() is None:  # eagerly: one program, compiled once per fingerprint
         from stablax._src.transforms.interpret import run_staged

@@ -226,7 +226,19 @@ def schur(
     Returns:
       `(T, Q)`, or T alone when `compute_schur_vectors` is False.
     """
-    del select_callable
+    static = {
+        "compute_schur_vectors": compute_schur_vectors,
+        "sort_eig_vals": sort_eig_vals,
+        "select_callable": select_callable,
+    }
+    for name, value in static.items():  # static parameters: JAX hashes them first, when binding
+        try:
+            hash(value)
+        except TypeError:
+            raise TypeError(
+                f"lax.linalg.schur: {name} must be hashable (a static parameter), got "
+                f"{type(value).__name__}{mlir.where_suffix()}"
+            ) from None
     if sort_eig_vals:  # after the input's checks, as in JAX
         _schur_rule(aval_of(x), compute_schur_vectors=bool(compute_schur_vectors))
         raise NotImplementedError("The sort feature of LAPACK's gees routine is not implemented.")

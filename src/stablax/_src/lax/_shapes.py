@@ -133,6 +133,15 @@ def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) 
     new_dtype = dtypes.canonicalize_dtype(
         dtypes.check_user_dtype(new_dtype, "convert_element_type")
     )
+    if type(operand) is int:  # wraps like NumPy's astype, as JAX: no int32/int64 overflow check
+        try:
+            host = np.asarray(operand).astype(new_dtype)[()]
+        except OverflowError:
+            raise OverflowError(
+                f"lax.convert_element_type: Python int {operand} too large to convert to "
+                f"{new_dtype.name}{mlir.where_suffix()}"
+            ) from None
+        return weak_scalar(host, new_dtype, weak_type=bool(weak_type))
     aval = aval_of(operand)
     if dtypes.is_python_scalar(operand):
         operand = weak_scalar(operand, aval.dtype, weak_type=aval.weak_type)  # bools: strong
