@@ -54,8 +54,10 @@ def catalog() -> dict[str, inspect.Signature | None]:
             qualified = f"{prefix}.{name}"
             if qualified in SKIPPED:
                 continue
+            # A jnp.ufunc's signature is (*args, out, where): draw its function's arguments.
+            target = obj._func if isinstance(obj, stablax.numpy.ufunc) else obj
             try:
-                out[qualified] = inspect.signature(obj)
+                out[qualified] = inspect.signature(target)
             except (TypeError, ValueError):
                 out[qualified] = None
     return out
