@@ -18,7 +18,7 @@ import numpy as np
 from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.lax._cumulative import cumsum
-from stablax._src.lax._dot import _dims, dot_general
+from stablax._src.lax._dot import _dims, canonicalize_precision, dot_general
 from stablax._src.lax._elementwise import bitwise_and, le, lt, mul, select, sub
 from stablax._src.lax._reshape_axes import expand_dims
 from stablax._src.lax._shapes import (
@@ -98,10 +98,11 @@ def ragged_dot_general(
       `dot_general`. Contracting: one product per group, stacked on a new leading axis `g`.
       Batch: plain `dot_general`.
     """
-    if group_offset is not None:
-        raise NotImplementedError("Unimplemented group_offset support.")
     if out_sharding is not None:
         raise NotImplementedError("ragged_dot_general: out_sharding is not supported")
+    precision = canonicalize_precision(precision)  # after out_sharding, before the operands
+    if group_offset is not None:
+        raise NotImplementedError("Unimplemented group_offset support.")
     numbers = ragged_dot_dimension_numbers
     if not isinstance(numbers, RaggedDotDimensionNumbers):
         raise TypeError(
@@ -197,6 +198,7 @@ def ragged_dot(
     Returns:
       `[m, n]`.
     """
+    precision = canonicalize_precision(precision)  # first, as JAX's ragged_dot
     return ragged_dot_general(
         lhs, rhs, group_sizes, _BASIC, precision, preferred_element_type, group_offset, out_sharding
     )
