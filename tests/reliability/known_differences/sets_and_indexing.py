@@ -225,6 +225,25 @@ def _compress_fill_value_traced_size(call, ours, theirs, difference) -> bool:
     )
 
 
+def _compress_fill_value_of_more_axes(call, ours, theirs, difference) -> bool:
+    """jnp.extract/compress with a fill_value of more axes than the selected slices: JAX's where
+    broadcasts the fill with the whole array before it picks the rows, so its result gains the
+    fill's leading axes and the rows are picked (clamped) along the fill's first axis:
+    extract([True, False, True], arange(3), size=2, fill_value=[[9]]) is [[0, 9, 2], [0, 9, 2]]
+    (an empty (0, 1) for size=0). stablax refuses such a fill (ValueError)."""
+    found = _error(ours) and re.search(
+        r"fill_value of shape (\([\d, ]*\)) does not broadcast to the selected slices, of shape "
+        r"(\([\d, ]*\))",
+        ours["message"],
+    )
+    return (
+        call["fn"] in ("jnp.extract", "jnp.compress")
+        and bool(found)
+        and theirs["kind"] == "value"
+        and len(re.findall(r"\d+", found[1])) > len(re.findall(r"\d+", found[2]))
+    )
+
+
 def _intersect1d_empty_padding_indices(call, ours, theirs, difference) -> bool:
     """intersect1d with return_indices and a size, of two empty arrays: JAX's index arrays come
     back empty (it skips its gather when nothing is sorted), breaking its own `size` contract;
@@ -271,6 +290,11 @@ RULES: list[Rule] = [
         "compress-fill-value-traced-size",
         _compress_fill_value_traced_size,
         _compress_fill_value_traced_size.__doc__,
+    ),
+    (
+        "compress-fill-value-of-more-axes",
+        _compress_fill_value_of_more_axes,
+        _compress_fill_value_of_more_axes.__doc__,
     ),
     (
         "intersect1d-empty-padding-indices",

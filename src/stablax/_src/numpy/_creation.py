@@ -226,11 +226,14 @@ def empty(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: An
     return zeros(shape, dtype, device=device)
 
 
-def _prototype(a: Any) -> Any:
+def _prototype(a: Any, dtype: Any) -> Any:
     """`a` as an array for `*_like`: a ShapeDtypeStruct stands for an array of its shape and
     dtype, as in JAX (optax passes `jax.eval_shape` results)."""
     if isinstance(a, ShapeDtypeStruct):
         return lax.full(tuple(a.shape), 0, a.dtype)
+    if isinstance(a, (str, bytes)) and dtype is not None:
+        # A str is a NumPy scalar: given a dtype, only its shape () matters (NumPy, JAX).
+        return lax.full((), False, np.bool_)
     if dtypes.is_python_scalar(a):  # only its type matters, not whether it fits (2**63)
         return weak_scalar(0, dtypes.python_scalar_dtype(a), weak_type=type(a) is not bool)
     return asarray(a)
@@ -240,7 +243,9 @@ def zeros_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
     runtime.check_sharding(out_sharding, "jnp.zeros_like")
-    out = lax.full_like(_prototype(a), 0, dtype, None if shape is None else _shape_tuple(shape))
+    out = lax.full_like(
+        _prototype(a, dtype), 0, dtype, None if shape is None else _shape_tuple(shape)
+    )
     return _on_device(out, device, "zeros_like")
 
 
@@ -248,7 +253,9 @@ def ones_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
     runtime.check_sharding(out_sharding, "jnp.ones_like")
-    out = lax.full_like(_prototype(a), 1, dtype, None if shape is None else _shape_tuple(shape))
+    out = lax.full_like(
+        _prototype(a, dtype), 1, dtype, None if shape is None else _shape_tuple(shape)
+    )
     return _on_device(out, device, "ones_like")
 
 
@@ -268,11 +275,11 @@ def full_like(
 ) -> Any:
     runtime.check_sharding(out_sharding, "jnp.full_like")
     if np.ndim(fill_value):  # an array fill broadcasts to the shape, as NumPy and JAX
-        prototype = _prototype(a)
+        prototype = _prototype(a, dtype)
         shape = np.shape(prototype) if shape is None else shape
         return full(shape, fill_value, prototype.dtype if dtype is None else dtype, device=device)
     out = lax.full_like(
-        _prototype(a), fill_value, dtype, None if shape is None else _shape_tuple(shape)
+        _prototype(a, dtype), fill_value, dtype, None if shape is None else _shape_tuple(shape)
     )
     return _on_device(out, device, "full_like")
 

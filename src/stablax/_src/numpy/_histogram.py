@@ -253,19 +253,26 @@ def histogramdd(
     """The D-dimensional histogram of N points given as an (N, D) array (NumPy's
     `histogramdd`): counts of shape (bins_1, ..., bins_D) and the list of D edge arrays."""
     sample = asarray(sample)
+    # JAX's order: the weights' shape, the sample's, the ranges, the bins.
+    if weights is not None and np.shape(weights) != sample.aval.shape[:1]:  # JAX's class
+        raise ValueError(
+            f"jnp.histogramdd: should have one weight for each sample, got weights of shape "
+            f"{np.shape(weights)} for a sample of shape {sample.aval.shape}{mlir.where_suffix()}"
+        )
     if sample.aval.ndim != 2:
         raise ValueError(
             f"jnp.histogramdd: sample must be a 2-D (N, D) array, got {sample.aval.ndim}-d"
         )
     count, dims = sample.aval.shape
-    # A sequence (an array of counts too) gives each dimension's bins; a scalar is shared.
-    sequence = isinstance(bins, (list, tuple)) or getattr(bins, "ndim", 0) >= 1
-    per_dim_bins = list(bins) if sequence else [bins] * dims
-    if len(per_dim_bins) != dims:
-        raise ValueError(f"jnp.histogramdd: {dims} dimensions but {len(per_dim_bins)} bins")
     ranges = [None] * dims if range is None else list(range)
     if len(ranges) != dims:
         raise ValueError(f"jnp.histogramdd: {dims} dimensions but {len(ranges)} ranges")
+    # A sequence (an array of counts too, a str of characters as JAX's list(bins)) gives each
+    # dimension's bins; a scalar is shared.
+    sequence = isinstance(bins, (list, tuple, str)) or getattr(bins, "ndim", 0) >= 1
+    per_dim_bins = list(bins) if sequence else [bins] * dims
+    if len(per_dim_bins) != dims:
+        raise ValueError(f"jnp.histogramdd: {dims} dimensions but {len(per_dim_bins)} bins")
     edges, flat_index, shape = [], lax.full((count,), 0, index_dtype()), []
     for d in builtins.range(dims):
         column = lax.reshape(lax.slice(sample, (0, d), (count, d + 1)), (count,))
@@ -282,11 +289,6 @@ def histogramdd(
         updates = lax.full((count,), 1, index_dtype())
     else:  # promoted with the sample to an inexact type, as JAX
         updates = promote_dtypes_inexact(sample, asarray(weights))[1]
-        if updates.aval.shape != (count,):  # JAX's check and class
-            raise ValueError(
-                f"jnp.histogramdd: should have one weight for each of the {count} samples, got "
-                f"weights of shape {updates.aval.shape}{mlir.where_suffix()}"
-            )
     if not dims:  # NumPy and JAX fail counting samples of no coordinates (their bincount)
         raise ValueError(
             f"jnp.histogramdd: sample must have at least one coordinate, got shape "

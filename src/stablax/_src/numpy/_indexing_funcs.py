@@ -286,7 +286,10 @@ def compress(
     # Entries past the shorter of the two cannot be selected (JAX cuts both to it).
     bound = min(n, length)
     if size is not None:
-        size = int_arg(size, "size", "jnp.compress")
+        # JAX compares size with the axis before using it as an integer: 1.5 past it is a
+        # ValueError, 0.5 a TypeError.
+        if not isinstance(size, (float, np.floating)) or 0 <= size <= bound:
+            size = int_arg(size, "size", "jnp.compress")
         if not 0 <= size <= bound:  # JAX's check and class
             raise ValueError(
                 "size must be positive and not greater than the size of the array axis; got "
@@ -314,6 +317,9 @@ def compress(
     # JAX's where: a (3,) fill widens slices of size 1 along the last axis to 3.
     fill = lax.convert_element_type(asarray(fill_value), a.aval.dtype)
     slots = take(_shape.moveaxis(a, axis, 0), positions, axis=0, mode="clip")
+    if bound == 1 and 1 <= fill.aval.ndim == slots.aval.ndim and fill.aval.shape[0] > 1:
+        # JAX's where widens the one slice to the fill's rows, of which it keeps the first.
+        fill = lax.slice_in_dim(fill, 0, 1, axis=0)
     pairs = list(zip(fill.aval.shape[::-1], slots.aval.shape[::-1]))
     if (
         fill.aval.ndim > slots.aval.ndim
