@@ -9,7 +9,15 @@ import pytest
 
 import stablax
 import stablax.numpy as jnp
+from stablax import lax
 from tests.reliability.reproducer_checks import check_finding
+
+_ONES, _KERNEL = jnp.ones((1, 2, 4)), jnp.ones((2, 2, 1))
+
+
+def _conv_transpose(strides, padding):
+    return lax.conv_transpose(jnp.ones((1, 4, 2)), jnp.ones((1, 2, 2)), strides, padding)
+
 
 _FINDINGS = [
     # mask_indices takes the indices with jnp.nonzero, as JAX: a traced mask works under jit
@@ -28,6 +36,27 @@ _FINDINGS = [
     # where checks its arguments' types before refusing size/fill_value in the 3-term form.
     ("where None with size", lambda: jnp.where(None, jnp.ones(3), 1.0, size=0), TypeError),
     ("where with size", lambda: jnp.where(True, jnp.ones(3), 1.0, size=0), ValueError),
+    # conv_transpose/conv_general_dilated raise JAX's classes for dilations and pads: a
+    # non-positive dilation (strides are conv_transpose's lhs dilation) or too few pads is a
+    # TypeError, a window stride or a length XLA's verifier refuses a ValueError.
+    ("conv_transpose no strides", lambda: _conv_transpose((), "SAME"), TypeError),
+    ("conv_transpose negative stride", lambda: _conv_transpose((-1, 2), "SAME"), TypeError),
+    ("conv_transpose too many strides", lambda: _conv_transpose((1, 1), "VALID"), ValueError),
+    (
+        "conv_general_dilated zero rhs_dilation",
+        lambda: lax.conv_general_dilated(_ONES, _KERNEL, (1,), "SAME", rhs_dilation=(0,)),
+        TypeError,
+    ),
+    (
+        "conv_general_dilated two pads for one dimension",
+        lambda: lax.conv_general_dilated(_ONES, _KERNEL, (1,), [(0, 0), (1, 1)]),
+        TypeError,
+    ),
+    (
+        "conv_general_dilated zero stride",
+        lambda: lax.conv_general_dilated(_ONES, _KERNEL, (0,), "SAME"),
+        ValueError,
+    ),
 ]
 
 

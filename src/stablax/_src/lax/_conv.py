@@ -64,15 +64,19 @@ def _conv_rule(
         ("lhs_dilation", lhs_dilation),
         ("rhs_dilation", rhs_dilation),
     ):
-        if len(values) != nspatial:
+        if len(values) != nspatial:  # JAX's class: a TypeError for the padding pairs
             raise _error(
                 op,
                 f"{name} {values} must have one entry per spatial dimension "
                 f"({nspatial}) of {lhs.str_short()}",
-                ValueError,
+                TypeError if name == "padding" else ValueError,
             )
-        if name != "padding" and any(v <= 0 for v in values):
-            raise _error(op, f"{name} must be strictly positive, got {values}", ValueError)
+        if name != "padding" and any(v <= 0 for v in values):  # dilations: JAX's TypeError
+            raise _error(
+                op,
+                f"{name} must be strictly positive, got {values}",
+                ValueError if name == "window_strides" else TypeError,
+            )
     if feature_group_count < 1 or batch_group_count < 1:
         raise _error(
             op,

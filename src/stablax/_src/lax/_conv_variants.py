@@ -108,9 +108,17 @@ def conv_transpose(
     strides = _spatial(strides, n, "strides", op)
     rhs_dilation = _spatial(rhs_dilation, n, "rhs_dilation", op)
     for what, values in (("strides", strides), ("rhs_dilation", rhs_dilation)):
+        # JAX's classes: both become dilations of its conv_general_dilated, which refuses a
+        # non-positive one (TypeError); too few strides leave its string padding too few pairs
+        # (TypeError); other lengths reach XLA's verifier (ValueError).
+        if any(v <= 0 for v in values):
+            raise _error(op, f"{what} must be positive, got {values}", TypeError)
         if len(values) != n:
+            short = what == "strides" and len(values) < n and isinstance(padding, str)
             raise _error(
-                op, f"{what} {values} must have one entry per spatial dimension ({n})", ValueError
+                op,
+                f"{what} {values} must have one entry per spatial dimension ({n})",
+                TypeError if short else ValueError,
             )
     windows = [
         dilate_dim(rhs_shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dilation, strict=True)
