@@ -52,6 +52,19 @@ _FINDINGS = [
         lambda: lax.conv_general_dilated(_ONES, _KERNEL, (1,), [(0, 0), (1, 1)]),
         TypeError,
     ),
+    # matmul checks that the batch dimensions broadcast before the contracting ones, as JAX.
+    (
+        "matmul batch before contraction",
+        lambda: jnp.matmul(jnp.ones((2, 3, 2)), jnp.ones((4, 3, 2))),
+        ValueError,
+    ),
+    ("matmul contraction", lambda: jnp.matmul(jnp.ones((2, 3, 2)), jnp.ones((3, 2))), TypeError),
+    # histogram compares the weights' shape with a's before it reads bins, as JAX.
+    (
+        "histogram weights before bins",
+        lambda: jnp.histogram(jnp.ones(3), bins=jnp.array(1j), weights=jnp.ones(2)),
+        ValueError,
+    ),
     (
         "conv_general_dilated zero stride",
         lambda: lax.conv_general_dilated(_ONES, _KERNEL, (0,), "SAME"),

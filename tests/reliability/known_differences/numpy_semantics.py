@@ -186,10 +186,12 @@ def _polynomial_rank(call, ours, theirs, difference) -> bool:
 def _scalar_cumulative(call, ours, theirs, difference) -> bool:
     """Cumulative sums and products of a 0-d input along axis 0 or -1: stablax follows NumPy
     (the input counts as 1-d, as JAX does for Python scalars); JAX raises for a 0-d array and
-    for nancumsum/nancumprod of a NumPy scalar (its NaN rewrite makes it an array first)."""
+    for nancumsum/nancumprod of a NumPy scalar (its NaN rewrite makes it an array first). Past
+    that axis, stablax checks the dtype next (a bad one is its TypeError)."""
+    bad_dtype = _error(ours) and ours["type"] == "TypeError" and "as a dtype" in ours["message"]
     return (
         call["fn"] in ("jnp.cumsum", "jnp.cumprod", "jnp.nancumsum", "jnp.nancumprod")
-        and ours["kind"] == "value"
+        and (ours["kind"] == "value" or bad_dtype)
         and _error(theirs)
         and bool(
             re.match(r"axis -?\d+ is out of bounds for array of dimension 0", theirs["message"])

@@ -217,16 +217,16 @@ def histogram(
       `(counts, edges)`: counts are floating point, as in JAX.
     """
     a = asarray(a)
-    if weights is not None:  # as JAX: a takes the weights' dtype, and so do the edges
-        a, _ = promote_dtypes_inexact(a, asarray(weights))
+    if weights is not None:  # as JAX: the shapes first; a takes the weights' dtype, as the edges
+        weights = asarray(weights)
+        if weights.aval.shape != a.aval.shape:
+            raise ValueError("jnp.histogram: weights should have the same shape as a")
+        a, _ = promote_dtypes_inexact(a, weights)
     edges = histogram_bin_edges(a, bins, range)
     flat = lax.reshape(a, (a.aval.size,))
     if weights is None:
         weights = lax.full((a.aval.size,), 1, edges.aval.dtype)
     else:
-        weights = asarray(weights)
-        if weights.aval.shape != a.aval.shape:
-            raise ValueError("jnp.histogram: weights should have the same shape as a")
         weights = lax.reshape(weights, (a.aval.size,))
     _, weights = promote_dtypes_inexact(flat, weights)  # counts in (at least) a's precision
     flat, edges_for_search = promote_dtypes(flat, edges)

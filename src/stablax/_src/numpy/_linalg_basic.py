@@ -34,11 +34,11 @@ def _matmul_impl(a, b, precision=None, preferred_element_type=None):
             f" and {b_shape}{mlir.where_suffix()}"
         )
     a_mat, b_mat = len(a_shape) > 1, len(b_shape) > 1
+    batch = broadcast_shapes("jnp.matmul", a_shape[:-2], b_shape[:-2])  # first, as JAX
     if a_shape[-1] != b_shape[-2 if b_mat else 0]:
         raise TypeError(
             f"jnp.matmul: contracting dimensions differ: {a_shape} @ {b_shape}{mlir.where_suffix()}"
         )
-    batch = broadcast_shapes("jnp.matmul", a_shape[:-2], b_shape[:-2])
     a_batch = (None,) * (len(batch) - len(a_shape[:-2])) + a_shape[:-2]
     b_batch = (None,) * (len(batch) - len(b_shape[:-2])) + b_shape[:-2]
     # A batch axis that only one operand has (missing or 1 in the other) is a free axis of that
