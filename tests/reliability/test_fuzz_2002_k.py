@@ -52,6 +52,14 @@ _FINDINGS = [
         lambda: lax.conv_general_dilated(_ONES, _KERNEL, (1,), [(0, 0), (1, 1)]),
         TypeError,
     ),
+    # Row permutations of matrices with no rows (inv, solve, lu of empty matrices; a gather of
+    # one-row slices from no rows was refused).
+    ("inv of an empty matrix", lambda: jnp.linalg.inv(jnp.ones((0, 0))).shape, (0, 0)),
+    (
+        "solve of empty batched matrices",
+        lambda: jnp.linalg.solve(jnp.ones((3, 0, 0)), jnp.ones((3, 0, 2))).shape,
+        (3, 0, 2),
+    ),
     # matmul checks that the batch dimensions broadcast before the contracting ones, as JAX.
     (
         "matmul batch before contraction",

@@ -149,9 +149,11 @@ def where_ok(ok: Any, x: Any) -> Any:
 def permute_rows(x: Any, permutation: Any) -> Any:
     """x[..., permutation, :], one gather over the batch (a one-hot product would turn an inf or
     NaN of x into NaN everywhere, 0 * inf)."""
-    *batch, _, n = shape(x)
+    *batch, m, n = shape(x)
     nb = len(batch)
     k = shape(permutation)[-1]
+    if m == 0:  # no rows to gather a slice of (and then no permutation entries either)
+        return lax_slice(x, (0,) * (nb + 2), (*batch, k, n))
     dims = GatherDimensionNumbers(
         offset_dims=(nb + 1,),
         collapsed_slice_dims=(nb,),
