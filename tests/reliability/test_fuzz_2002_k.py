@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 import stablax
+import stablax.lax.linalg
 import stablax.numpy as jnp
 from stablax import lax
 from tests.reliability.reproducer_checks import check_finding
@@ -59,6 +60,35 @@ _FINDINGS = [
         "solve of empty batched matrices",
         lambda: jnp.linalg.solve(jnp.ones((3, 0, 0)), jnp.ones((3, 0, 2))).shape,
         (3, 0, 2),
+    ),
+    # broadcast_shapes reads a 0-d integer array as an int, as JAX (a float one is refused).
+    ("broadcast_shapes of a 0-d array", lambda: jnp.broadcast_shapes(jnp.array(7), (1,)), (7,)),
+    ("broadcast_shapes of a 0-d float", lambda: jnp.broadcast_shapes(jnp.array(7.5)), TypeError),
+    # convolve/correlate with preferred_element_type keep the operands' own promoted type, as
+    # JAX (bools and integers accumulate in it); without, they are inexact.
+    (
+        "convolve bools into bool",
+        lambda: jnp.convolve(
+            jnp.array([True, False, True]), jnp.array([True, True]), preferred_element_type=bool
+        ),
+        [True, True, True, True],
+    ),
+    (
+        "convolve ints into int32",
+        lambda: jnp.convolve(
+            jnp.array([1, 2, 3]), jnp.array([1, 1]), preferred_element_type=jnp.int32
+        ),
+        [1, 3, 5, 3],
+    ),
+    # ptp checks its input before refusing `out`; triangular_solve's batch mismatch is JAX's
+    # ValueError.
+    ("ptp of a string with out", lambda: jnp.ptp("a", out="a"), TypeError),
+    (
+        "triangular_solve batch mismatch",
+        lambda: lax.linalg.triangular_solve(
+            jnp.ones((3, 2, 2)), jnp.ones((2, 2, 2)), left_side=True
+        ),
+        ValueError,
     ),
     # matmul checks that the batch dimensions broadcast before the contracting ones, as JAX.
     (

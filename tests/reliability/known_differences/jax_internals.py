@@ -384,7 +384,26 @@ def _signbit_narrow_float(call, ours, theirs, difference) -> bool:
     )
 
 
+def _stop_gradient_literal(call, ours, theirs, difference) -> bool:
+    """lax.stop_gradient of a NumPy integer or bool scalar, outside any transformation:
+    stablax returns the object itself (there is no derivative to stop); JAX 0.10.2 returns it
+    wrapped in its internal literal class (TypedNdArray, a 0-d ndarray), of the same value."""
+    if call["fn"] != "lax.stop_gradient" or difference[0] != "diverge-structure":
+        return False
+    mine, jax_value = ours.get("value", {}), theirs.get("value", {})
+    values = jax_value.get("values", {}) if isinstance(jax_value, dict) else {}
+    flat = values.get("ints", values.get("flat"))
+    return (
+        "scalar" in mine
+        and "ndarray" in jax_value
+        and jax_value.get("shape") == []
+        and flat is not None
+        and flat[0] == mine["scalar"]
+    )
+
+
 RULES: list[Rule] = [
+    ("stop-gradient-literal", _stop_gradient_literal, _stop_gradient_literal.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
     ("jax-lax-error-in-jnp", _jax_lax_error_in_jnp, _jax_lax_error_in_jnp.__doc__),
     ("jax-missing-rule", _jax_missing_rule, _jax_missing_rule.__doc__),

@@ -7,6 +7,9 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from stablax._src import dtypes
 from stablax._src import ir as mlir
 
 
@@ -77,13 +80,21 @@ def _empty_first_axis(x: Any) -> bool:
     return isinstance(shape, tuple) and shape[:1] == (0,)
 
 
+def _static_shape(shape: Any, convert: Any, name: str, ints: bool) -> tuple[int, ...]:
+    if _empty_first_axis(shape):
+        return ()
+    if ints and getattr(shape, "ndim", None) == 0 and dtypes.issubdtype(shape.dtype, np.integer):
+        return (operator.index(shape),)  # a 0-d integer array is an int, as JAX reads it
+    return convert(shape, "each shape", name)
+
+
 def static_shapes(shapes: Any, name: str, ints: bool = False) -> list[tuple[int, ...]]:
     """Shapes for broadcast_shapes: integer sequences (with `ints`, an int is a 1-D shape, as
     jnp's takes) without negative sizes (TypeError, as JAX)."""
     convert = int_or_int_sequence if ints else int_sequence
     # An array whose first axis is empty iterates as an empty shape, whatever its other axes
     # and dtype (JAX takes a shape as `tuple(shape)`).
-    result = [() if _empty_first_axis(s) else convert(s, "each shape", name) for s in shapes]
+    result = [_static_shape(s, convert, name, ints) for s in shapes]
     for shape in result:
         if any(d < 0 for d in shape):
             raise TypeError(

@@ -161,8 +161,12 @@ def _triangular_solve_rule(
             f"{a.str_short()} and {b.str_short()}",
             ValueError,
         )
-    if b.shape[:-2] != a.shape[:-2]:
-        raise batch_error
+    if b.shape[:-2] != a.shape[:-2]:  # JAX's class: its batching's ValueError
+        raise linalg_error(
+            name,
+            f"a and b must have equal batch dimensions, got {a.str_short()} and {b.str_short()}",
+            ValueError,
+        )
     check_matrix(name, a, square=True)
     if a.dtype != b.dtype:
         raise linalg_error(

@@ -47,7 +47,9 @@ def _conv_impl(a, v, mode, precision, preferred_element_type, name, flip_kernel)
         raise ValueError(
             f"jnp.{name}: mode must be one of {_MODES}, got {mode!r}{mlir.where_suffix()}"
         )
-    a, v = promote_dtypes_inexact(a, v)
+    # As JAX: inexact by default (NumPy's convolutions), the operands' own type with a
+    # preferred_element_type (integers and bools then accumulate in it).
+    a, v = promote_dtypes_inexact(a, v) if preferred_element_type is None else promote_dtypes(a, v)
     if a.aval.ndim != 1 or v.aval.ndim != 1:
         raise ValueError(
             f"jnp.{name}() only supports 1-dimensional inputs, got shapes {a.aval.shape} and "

@@ -594,6 +594,7 @@ def argmin(a: Any, axis: int | None = None, out: Any = None, keepdims: bool | No
 
 def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """Range (max - min) over `axis` (NumPy's `ptp`)."""
+    check_arraylike("jnp.ptp", a)  # before `out`, as JAX
     _check_out(out, "ptp")
     return _ptp(a, axis, keepdims)
 
