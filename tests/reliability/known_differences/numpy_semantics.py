@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
+from tests.reliability import fuzz_values
 from tests.reliability.known_differences._shared import (
     Rule,
     _error,
@@ -494,7 +497,28 @@ def _roll_float_shift(call, ours, theirs, difference) -> bool:
     )
 
 
+def _digitize_unordered_bins(call, ours, theirs, difference) -> bool:
+    """jnp.digitize with bins that are neither increasing nor decreasing (a NaN among them, or
+    complex bins, which have no order): NumPy refuses them, so no answer is right; JAX 0.10.2
+    and stablax each return where their binary search happens to stop."""
+    if call["fn"] != "jnp.digitize" or not _value_difference(difference):
+        return False
+    given = [*call["args"][:2], call["kwargs"].get("bins")]
+    bins = [b for b in given[1:] if isinstance(b, dict) and "array" in b][:1]
+    if not bins:
+        return False
+    spec = bins[0]
+    fill = spec.get("fill", "normal")
+    values = fuzz_values.host_data(spec["array"], spec["dtype"], spec["seed"], fill)
+    values = np.asarray(values).ravel()
+    if values.dtype.kind == "c" or np.isnan(values.astype(np.float64)).any():
+        return True
+    steps = np.diff(values.astype(np.float64))
+    return not (np.all(steps >= 0) or np.all(steps <= 0))
+
+
 RULES: list[Rule] = [
+    ("digitize-unordered-bins", _digitize_unordered_bins, _digitize_unordered_bins.__doc__),
     ("polynomial-rank", _polynomial_rank, _polynomial_rank.__doc__),
     ("non-integer-axis", _non_integer_axis, _non_integer_axis.__doc__),
     ("numpy-values", _numpy_values, _numpy_values.__doc__),

@@ -106,8 +106,8 @@ def _sign(x):
 
 sign = _unary_same(_sign, "sign")
 abs = absolute = _unary_same(  # noqa: A001 (booleans and unsigned integers are their own abs)
-    lambda x: x if x.aval.dtype.kind in "bu" else lax.abs(x), "absolute"
-)
+    lambda x: x if dtypes.KIND.get(x.aval.dtype) in ("b", "u") else lax.abs(x), "absolute"
+)  # (dtypes.KIND: NumPy's kind letter is "V" for ml_dtypes' uint4 and uint2)
 conjugate = conj = _unary_same(
     lambda x: lax.conj(x) if x.aval.dtype.kind == "c" else x, "conjugate"
 )
