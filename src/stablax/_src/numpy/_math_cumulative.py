@@ -4,13 +4,13 @@ ediff1d, gradient, trapezoid and unwrap."""
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._argcheck import int_arg
 from stablax._src.numpy import _ufuncs
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import (
@@ -174,8 +174,8 @@ def _check_joins(value: Any, like: Any, axis: int) -> None:
 
 def _diff_impl(a, n=1, axis=-1, prepend=None, append=None):
     a = asarray(a)
-    n = _static_int(n, "n")
-    axis = _static_int(axis, "axis")
+    n = int_arg(n, "'n'", "jnp.diff")
+    axis = int_arg(axis, "'axis'", "jnp.diff")
     if n == 0:  # before any other check, as in JAX (prepend and append are ignored, as NumPy)
         return a
     if n < 0:
@@ -205,17 +205,6 @@ def _diff_impl(a, n=1, axis=-1, prepend=None, append=None):
         later, earlier = _shifted_pair(a, axis)
         a = lax.ne(later, earlier) if a.aval.dtype == np.bool_ else lax.sub(later, earlier)
     return a
-
-
-def _static_int(value: Any, name: str) -> int:
-    try:
-        return operator.index(value)
-    except TypeError as error:
-        if type(error) is not TypeError:  # a tracer's concretization error says more
-            raise
-        raise TypeError(
-            f"jnp.diff: '{name}' must be an integer, got {value!r}{mlir.where_suffix()}"
-        ) from None
 
 
 _diff = _eager(_diff_impl, static_argnames=_STATIC)
