@@ -275,15 +275,19 @@ def _jit_folded_float_to_uint64(call, ours, theirs, difference) -> bool:
     """astype of a Python float at or beyond 2**64 to uint64 under jit: XLA folds the constant
     conversion to 0, while JAX's eager call (and its jit of the same value as an argument)
     saturates to the largest uint64, as stablax does everywhere."""
+    if call["fn"] != "jnp.astype" or call["mode"] != "jit" or not call["args"]:
+        return False
     value = call["args"][0]
+
+    def ints(outcome):
+        return ((outcome.get("value") or {}).get("values") or {}).get("ints")
+
     return (
-        call["fn"] == "jnp.astype"
-        and call["mode"] == "jit"
-        and isinstance(value, dict)
+        isinstance(value, dict)
         and isinstance(value.get("py"), float)
         and value["py"] >= 2.0**64
-        and ours["value"]["values"]["ints"] == [2**64 - 1]
-        and theirs["value"]["values"]["ints"] == [0]
+        and ints(ours) == [2**64 - 1]
+        and ints(theirs) == [0]
     )
 
 
@@ -391,7 +395,7 @@ def _stop_gradient_literal(call, ours, theirs, difference) -> bool:
     if call["fn"] != "lax.stop_gradient" or difference[0] != "diverge-structure":
         return False
     mine, jax_value = ours.get("value", {}), theirs.get("value", {})
-    values = jax_value.get("values", {}) if isinstance(jax_value, dict) else {}
+    values = (jax_value.get("values") if isinstance(jax_value, dict) else None) or {}
     flat = values.get("ints", values.get("flat"))
     return (
         "scalar" in mine

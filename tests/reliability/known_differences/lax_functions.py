@@ -315,7 +315,7 @@ def _index_in_dim_negative_static_index(call, ours, theirs, difference) -> bool:
     stablax raises the ValueError that JAX's dynamic_slice_in_dim raises for the same call."""
     return (
         call["fn"] in ("lax.dynamic_index_in_dim", "lax.dynamic_update_index_in_dim")
-        and not call["kwargs"]["allow_negative_indices"].get("py", True)
+        and not call["kwargs"].get("allow_negative_indices", {}).get("py", True)
         and _error(ours)
         and ours["type"] == "ValueError"
         and "allow_negative_indices is False" in ours["message"]
@@ -349,17 +349,18 @@ def _scan_forwarded_carry_object(call, ours, theirs, difference) -> bool:
     """lax.scan run eagerly, whose body returns a Python scalar carry unchanged: JAX 0.10.2
     moves a forwarded carry out of the loop and hands back the init object itself (True, 1.0);
     stablax returns it as a rank-0 Array, as JAX itself does under jit, with the same value."""
+    if call["fn"] != "lax.scan" or call["mode"] != "eager" or difference[0] != "diverge-structure":
+        return False
     init = _given(call, 1, "init")
     if not (isinstance(init, dict) and "py" in init) or isinstance(init["py"], (str, complex)):
         return False
+    if not (ours["value"].get("seq") and theirs["value"].get("seq")):
+        return False
     mine, jax_carry = ours["value"]["seq"][0], theirs["value"]["seq"][0]
-    values = mine.get("values", {})
+    values = mine.get("values") or {}
     flat = values.get("ints", values.get("flat"))
     return (
-        call["fn"] == "lax.scan"
-        and call["mode"] == "eager"
-        and difference[0] == "diverge-structure"
-        and jax_carry == {"scalar": init["py"]}
+        jax_carry == {"scalar": init["py"]}
         and mine.get("shape") == []
         and flat is not None
         and flat[0] == init["py"]

@@ -145,10 +145,11 @@ def _unique_grad_without_size(call, ours, theirs, difference) -> bool:
     are elements of the input and its own size= path gives them a gradient of one each (an
     accident of its concrete boolean-mask path); stablax gives the gradient of the selection
     (one per distinct value at its first occurrence) with or without size."""
-    flat = theirs.get("value", {}).get("values", {}).get("flat", [1])
+    if call["fn"] != "jnp.unique":
+        return False
+    flat = ((theirs.get("value") or {}).get("values") or {}).get("flat", [1])
     return (
-        call["fn"] == "jnp.unique"
-        and call["mode"] == "grad"
+        call["mode"] == "grad"
         and call["kwargs"].get("size", {}).get("py") is None
         and _value_difference(difference)
         and all(v == 0 for v in flat)

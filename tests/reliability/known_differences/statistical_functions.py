@@ -153,12 +153,13 @@ def _cov_no_observations_dtype(call, ours, theirs, difference) -> bool:
     """jnp.cov of variables with no observations, given a dtype: stablax returns NaNs in that
     dtype, as NumPy does; JAX 0.10.2 returns them early in the inputs' promoted dtype, the
     requested one unread."""
-    values = [outcome.get("value", {}).get("values", {}).get("flat") for outcome in (ours, theirs)]
-    return (
-        call["fn"] == "jnp.cov"
-        and difference[0] == "diverge-dtype"
-        and call["kwargs"].get("dtype") is not None
-        and all(flat is not None and all(v == "nan" for v in flat) for flat in values)
+    if call["fn"] != "jnp.cov" or difference[0] != "diverge-dtype":
+        return False
+    values = [
+        ((outcome.get("value") or {}).get("values") or {}).get("flat") for outcome in (ours, theirs)
+    ]
+    return call["kwargs"].get("dtype") is not None and all(
+        flat is not None and all(v == "nan" for v in flat) for flat in values
     )
 
 
