@@ -394,15 +394,27 @@ def test_out_sharding_on_the_one_device(name):
     if not isinstance(result, tuple):
         np.testing.assert_allclose(np.asarray(unplain()), expected)
     call, _ = _sharded_calls("not a sharding")[name]
-    with pytest.raises(NotImplementedError, match="sharding='not a sharding' is not supported"):
+    with pytest.raises(TypeError, match="sharding` must be None, a NamedSharding or a Partition"):
+        call()  # JAX's class for what is no sharding at all
+    call, _ = _sharded_calls(_OtherDevices())[name]
+    with pytest.raises(NotImplementedError, match="sharding=<other devices> is not supported"):
         call()
+
+
+class _OtherDevices:
+    """A sharding over devices stablax does not run on."""
+
+    device_set = frozenset({"another device"})
+
+    def __repr__(self) -> str:
+        return "<other devices>"
 
 
 @pytest.mark.parametrize("name", sorted(_RANDOM_CALLS))
 def test_random_out_sharding(name):
     call = _RANDOM_CALLS[name]
     np.testing.assert_array_equal(np.asarray(call(_one_device_sharding())), np.asarray(call(None)))
-    with pytest.raises(NotImplementedError, match=f"random.{name}: out_sharding"):
+    with pytest.raises(TypeError, match=f"random.{name}: `out_sharding` must be"):
         call(stablax.devices()[0])  # a Device is no sharding
 
 

@@ -94,6 +94,27 @@ _FINDINGS = [
     # "V", so they reached lax.abs, which refuses unsigned types).
     ("absolute of uint4", lambda: jnp.absolute(jnp.array([3, 5], "uint4")), [3, 5]),
     ("vmap of abs of uint2", lambda: stablax.vmap(jnp.abs)(jnp.array([3, 1], "uint2")), [3, 1]),
+    # out_sharding that is no sharding at all is JAX's TypeError (a sharding over devices
+    # stablax does not run on stays NotImplementedError).
+    ("zeros out_sharding string", lambda: jnp.zeros(3, out_sharding="a"), TypeError),
+    (
+        "dot out_sharding float",
+        lambda: jnp.dot(jnp.ones(2), jnp.ones(2), out_sharding=1.5),
+        TypeError,
+    ),
+    # broadcasted_iota checks the shape's signs, then the dtype, then the dimension, as JAX.
+    (
+        "broadcasted_iota bool before dimension",
+        lambda: lax.broadcasted_iota(bool, (4,), 1),
+        TypeError,
+    ),
+    # histogram takes the data in its inexact type from the start, as JAX (uint4 data with
+    # array bins and an ignored range).
+    (
+        "histogram of uint4 with array bins",
+        lambda: jnp.histogram(jnp.array([0, 1], "uint4"), bins=jnp.array([0, 2], "uint32"))[0],
+        [2.0],
+    ),
     # matmul checks that the batch dimensions broadcast before the contracting ones, as JAX.
     (
         "matmul batch before contraction",

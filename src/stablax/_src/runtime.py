@@ -327,13 +327,19 @@ def check_sharding(value: Any, where: str, arg: str = "out_sharding") -> None:
     """Raises unless `value` (an `out_sharding=` / `sharding=` argument) is None or a sharding
     that places the whole result on the default device, where stablax puts every result anyway.
 
-    Anything else (a sharding over other or several devices, a device, a string) asks for a
-    placement stablax does not do: NotImplementedError naming `where` and `arg`.
+    What is no sharding at all (a device, a string, a number) is JAX's TypeError; a sharding
+    over other or several devices asks for a placement stablax does not do: NotImplementedError.
+    Both name `where` and `arg`.
     """
     if value is None or isinstance(value, tuple(one_device_specs)):
         return
     devices = getattr(value, "device_set", None)
-    if isinstance(devices, (set, frozenset)) and devices == {default_device()}:
+    if not isinstance(devices, (set, frozenset)):
+        raise TypeError(
+            f"{where}: `{arg}` must be None, a NamedSharding or a PartitionSpec, got {value!r} "
+            f"of type {type(value).__name__}"
+        )
+    if devices == {default_device()}:
         return
     raise NotImplementedError(
         f"{where}: {arg}={value!r} is not supported by stablax, which places every result on its "

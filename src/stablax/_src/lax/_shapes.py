@@ -358,9 +358,12 @@ def transpose(operand: Any, permutation: Sequence[int]) -> Any:
 # --- iota and constants ------------------------------------------------------------------------
 
 
+_IOTA_BOOL = "does not accept dtype bool; use an integer, float or complex dtype"
+
+
 def _iota_rule(*, dtype, shape, dimension) -> ShapedArray:
     if dtype == np.bool_:
-        raise _error("iota", "does not accept dtype bool; use an integer, float or complex dtype")
+        raise _error("iota", _IOTA_BOOL)
     if not 0 <= dimension < len(shape):
         raise _error("iota", f"dimension {dimension} out of range for shape {shape}")
     return ShapedArray(shape, dtype, False)
@@ -406,6 +409,8 @@ def broadcasted_iota(
         raise TypeError(
             f"iota shape must have every element be nonnegative, got {shape}.{mlir.where_suffix()}"
         )
+    if dtype == np.bool_:  # JAX's order: the shape's signs, the dtype, then the dimension
+        raise _error("iota", _IOTA_BOOL)
     dimension = operator.index(dimension)
     if not 0 <= dimension < len(shape):  # JAX's class
         raise ValueError(

@@ -222,6 +222,8 @@ def histogram(
         if weights.aval.shape != a.aval.shape:
             raise ValueError("jnp.histogram: weights should have the same shape as a")
         a, _ = promote_dtypes_inexact(a, weights)
+    else:
+        (a,) = promote_dtypes_inexact(a)  # as JAX: the data in its inexact type from the start
     edges = histogram_bin_edges(a, bins, range)
     flat = lax.reshape(a, (a.aval.size,))
     if weights is None:
