@@ -102,6 +102,24 @@ _FINDINGS = [
         lambda: jnp.dot(jnp.ones(2), jnp.ones(2), out_sharding=1.5),
         TypeError,
     ),
+    # Creation functions refuse device and out_sharding together first (JAX's ValueError);
+    # asarray checks the dtype before order and the device.
+    (
+        "empty with device and out_sharding",
+        lambda: jnp.empty(2, device=1j, out_sharding="a"),
+        ValueError,
+    ),
+    (
+        "asarray dtype before device",
+        lambda: jnp.asarray(jnp.ones(2), dtype="foo", device=0.5),
+        TypeError,
+    ),
+    ("asarray dtype before order", lambda: jnp.asarray([1.0], dtype="foo", order="X"), TypeError),
+    (
+        "broadcasted_iota dtype None first",
+        lambda: lax.broadcasted_iota(None, (2,), 0, out_sharding="a"),
+        ValueError,
+    ),
     # broadcasted_iota checks the shape's signs, then the dtype, then the dimension, as JAX.
     (
         "broadcasted_iota bool before dimension",

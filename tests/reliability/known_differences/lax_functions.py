@@ -418,7 +418,24 @@ def _betainc_float8_precision(call, ours, theirs, difference) -> bool:
     )
 
 
+def _full_like_dtype_value(call, ours, theirs, difference) -> bool:
+    """lax.full_like with a Python number as dtype (dtype=3): stablax refuses it as a dtype, as
+    NumPy, jnp and JAX's own lax.full do; JAX 0.10.2's full_like alone reads the number's type
+    (an int as int32, a float as float32) through its value-accepting dtype lookup."""
+    dtype = call["kwargs"].get("dtype")
+    return (
+        call["fn"] == "lax.full_like"
+        and isinstance(dtype, dict)
+        and type(dtype.get("py")) in (int, float, complex, bool)
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and "as a dtype" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
+    ("full-like-dtype-value", _full_like_dtype_value, _full_like_dtype_value.__doc__),
     ("betainc-float8-precision", _betainc_float8_precision, _betainc_float8_precision.__doc__),
     ("empty-default-dtype", _empty_default_dtype, _empty_default_dtype.__doc__),
     ("single-shape-unchecked", _single_shape_unchecked, _single_shape_unchecked.__doc__),

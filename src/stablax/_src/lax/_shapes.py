@@ -400,9 +400,9 @@ def broadcasted_iota(
 
     `out_sharding`: None, or a sharding on stablax's one device.
     """
-    runtime.check_sharding(out_sharding, "lax.broadcasted_iota")
-    if dtype is None:  # JAX's class
+    if dtype is None:  # JAX's class, before the sharding
         raise ValueError(f"lax.iota: dtype must be specified{mlir.where_suffix()}")
+    runtime.check_sharding(out_sharding, "lax.broadcasted_iota")
     dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "iota"))
     shape = _ints((shape,) if isinstance(shape, int) else shape, "shape", "iota")  # as JAX
     if any(d < 0 for d in shape):  # JAX's class and words

@@ -46,10 +46,12 @@ def asarray(
 
     `out_sharding`: None, or a sharding on stablax's one device.
     """
-    runtime.check_sharding(out_sharding, "jnp.asarray")
+    _check_placement(device, out_sharding, "jnp.asarray")
     if copy is False and device is not None and not isinstance(a, (Array, Tracer)):
         # JAX asks for the device's platform (to refuse a copy) before it looks at `order`.
         _check_device(device, "asarray")
+    if dtype is not None:  # JAX's order: the dtype, then order, then the device
+        dtypes.check_user_dtype(dtype, "asarray")
     _check_order(order, "asarray")
     if device is not None:
         _check_device(device, "asarray")
@@ -136,7 +138,7 @@ def array(
 
     `out_sharding`: None, or a sharding on stablax's one device.
     """
-    runtime.check_sharding(out_sharding, "jnp.array")
+    _check_placement(device, out_sharding, "jnp.array")
     _check_order(order, "array")
     _check_device(device, "array")
     ndmin = int_arg(ndmin, "ndmin", "jnp.array")
@@ -162,6 +164,17 @@ def _check_device(device: Any, name: str) -> None:
         ) from None
 
 
+def _check_placement(device: Any, out_sharding: Any, name: str) -> None:
+    """JAX's checks of a creation function's placement: not both `device` and `out_sharding`
+    (ValueError), then the sharding (see runtime.check_sharding)."""
+    if device is not None and out_sharding is not None:
+        raise ValueError(
+            f"{name}: only one of `device` or `out_sharding` can be set, got device={device!r} "
+            f"and out_sharding={out_sharding!r}{mlir.where_suffix()}"
+        )
+    runtime.check_sharding(out_sharding, name)
+
+
 def _on_device(x: Any, device: Any, name: str) -> Any:
     """`x` placed on `device` (a Device or Sharding; None leaves it on the default device)."""
     _check_device(device, name)
@@ -185,7 +198,7 @@ def full(
 
     `out_sharding`: None, or a sharding on stablax's one device.
     """
-    runtime.check_sharding(out_sharding, "jnp.full")
+    _check_placement(device, out_sharding, "jnp.full")
     shape = _shape_tuple(shape)
     if dtype is not None:
         dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "jnp.full"))
@@ -204,7 +217,7 @@ def zeros(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: An
 
     `out_sharding`: None, or a sharding on stablax's one device.
     """
-    runtime.check_sharding(out_sharding, "jnp.zeros")
+    _check_placement(device, out_sharding, "jnp.zeros")
     return _on_device(lax.full(_shape_tuple(shape), 0, _dtype_or_default(dtype)), device, "zeros")
 
 
@@ -213,7 +226,7 @@ def ones(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: Any
 
     `out_sharding`: None, or a sharding on stablax's one device.
     """
-    runtime.check_sharding(out_sharding, "jnp.ones")
+    _check_placement(device, out_sharding, "jnp.ones")
     return _on_device(lax.full(_shape_tuple(shape), 1, _dtype_or_default(dtype)), device, "ones")
 
 
@@ -222,7 +235,7 @@ def empty(shape: Any, dtype: Any = None, *, device: Any = None, out_sharding: An
 
     `out_sharding`: None, or a sharding on stablax's one device.
     """
-    runtime.check_sharding(out_sharding, "jnp.empty")
+    _check_placement(device, out_sharding, "jnp.empty")
     return zeros(shape, dtype, device=device)
 
 
@@ -242,7 +255,7 @@ def _prototype(a: Any, dtype: Any) -> Any:
 def zeros_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
-    runtime.check_sharding(out_sharding, "jnp.zeros_like")
+    _check_placement(device, out_sharding, "jnp.zeros_like")
     out = lax.full_like(
         _prototype(a, dtype), 0, dtype, None if shape is None else _shape_tuple(shape)
     )
@@ -252,7 +265,7 @@ def zeros_like(
 def ones_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
-    runtime.check_sharding(out_sharding, "jnp.ones_like")
+    _check_placement(device, out_sharding, "jnp.ones_like")
     out = lax.full_like(
         _prototype(a, dtype), 1, dtype, None if shape is None else _shape_tuple(shape)
     )
@@ -273,7 +286,7 @@ def full_like(
     device: Any = None,
     out_sharding: Any = None,
 ) -> Any:
-    runtime.check_sharding(out_sharding, "jnp.full_like")
+    _check_placement(device, out_sharding, "jnp.full_like")
     if np.ndim(fill_value):  # an array fill broadcasts to the shape, as NumPy and JAX
         prototype = _prototype(a, dtype)
         shape = np.shape(prototype) if shape is None else shape
@@ -297,7 +310,7 @@ def arange(
 
     `out_sharding`: None, or a sharding on stablax's one device.
     """
-    runtime.check_sharding(out_sharding, "jnp.arange")
+    _check_placement(device, out_sharding, "jnp.arange")
     return _on_device(_arange(start, stop, step, dtype), device, "arange")
 
 
