@@ -120,6 +120,31 @@ _FINDINGS = [
         lambda: lax.broadcasted_iota(None, (2,), 0, out_sharding="a"),
         ValueError,
     ),
+    # Found by the rerun of the changed functions: empty batches of row permutations, a
+    # complex cond predicate, asarray's order before the sharding, einsum's subscripts before
+    # the sharding, conv_transpose's padding kind before its strides, argmax's index dtype first.
+    (
+        "solve of an empty batch",
+        lambda: jnp.linalg.solve(jnp.ones((2, 0, 2, 2)), jnp.ones((2, 0, 2, 2))).shape,
+        (2, 0, 2, 2),
+    ),
+    ("cond of a complex pred", lambda: lax.cond(0.5j, lambda x: x, lambda x: x, 1.0), TypeError),
+    (
+        "asarray order before sharding",
+        lambda: jnp.asarray(jnp.ones(2), order="C", out_sharding=-1),
+        NotImplementedError,
+    ),
+    (
+        "einsum operands before sharding",
+        lambda: jnp.einsum("ij,jk->ik", out_sharding=1j),
+        ValueError,
+    ),
+    (
+        "conv_transpose padding kind first",
+        lambda: lax.conv_transpose(jnp.ones((1, 4, 2)), jnp.ones((1, 2, 2)), (0,), "SAME_LOWER"),
+        ValueError,
+    ),
+    ("argmax index dtype first", lambda: lax.argmax(None, 0, None), ValueError),
     # broadcasted_iota checks the shape's signs, then the dtype, then the dimension, as JAX.
     (
         "broadcasted_iota bool before dimension",

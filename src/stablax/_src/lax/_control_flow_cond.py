@@ -404,7 +404,8 @@ def cond(
         raise TypeError(
             f"Pred must be a scalar, got {pred} of shape {pred_aval.shape}{mlir.where_suffix()}."
         )
-    if pred_aval.dtype.kind not in "biufc":
+    # NumPy's kinds, as JAX reads them: complex, bfloat16 and the 4-bit types are refused.
+    if pred_aval.dtype.kind not in "biuf":
         raise TypeError(f"Pred type must be either boolean or number, got {pred_aval.dtype}.")
     from stablax._src import lax
 

@@ -107,6 +107,10 @@ def conv_transpose(
     n = len(lhs_shape) - 2
     strides = _spatial(strides, n, "strides", op)
     rhs_dilation = _spatial(rhs_dilation, n, "rhs_dilation", op)
+    if isinstance(padding, str) and padding.upper() not in ("SAME", "VALID"):  # JAX's first
+        raise _error(
+            op, f"padding must be 'SAME', 'VALID' or (low, high) pairs, got {padding!r}", ValueError
+        )
     for what, values in (("strides", strides), ("rhs_dilation", rhs_dilation)):
         # JAX's classes: both become dilations of its conv_general_dilated, which refuses a
         # non-positive one (TypeError); too few strides leave its string padding too few pairs
@@ -125,12 +129,6 @@ def conv_transpose(
     ]
     if isinstance(padding, str):
         kind = padding.upper()
-        if kind not in ("SAME", "VALID"):
-            raise _error(
-                op,
-                f"padding must be 'SAME', 'VALID' or (low, high) pairs, got {padding!r}",
-                ValueError,
-            )
         pads = tuple(_transpose_pads(w, s, kind) for w, s in zip(windows, strides, strict=True))
     else:
         pads = normalize_padding(padding, (), (), (), op, ValueError)  # JAX's class

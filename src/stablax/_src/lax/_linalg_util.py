@@ -152,8 +152,8 @@ def permute_rows(x: Any, permutation: Any) -> Any:
     *batch, m, n = shape(x)
     nb = len(batch)
     k = shape(permutation)[-1]
-    if m == 0:  # no rows to gather a slice of (and then no permutation entries either)
-        return lax_slice(x, (0,) * (nb + 2), (*batch, k, n))
+    if m == 0 or 0 in batch:  # nothing to gather a slice of (a one-row slice is too big)
+        return full((*batch, k, n), 0, aval_of(x).dtype)
     dims = GatherDimensionNumbers(
         offset_dims=(nb + 1,),
         collapsed_slice_dims=(nb,),

@@ -405,9 +405,9 @@ def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
 
 
 def _arg_reduce(computation: str, operand: Any, axis: int, index_dtype: Any) -> Any:
-    aval = aval_of(operand)
-    if index_dtype is None:  # JAX's class
+    if index_dtype is None:  # JAX's class, before the operand is read
         raise ValueError(f"lax.{computation}: index_dtype must be specified{mlir.where_suffix()}")
+    aval = aval_of(operand)
     # JAX's order: the dtype is read, then the axis and its size checked, then the dtype's kind.
     index_dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(index_dtype, computation))
     axis = int_arg(axis, "axis", f"lax.{computation}")  # one axis (a tuple is no axis)

@@ -46,13 +46,14 @@ def asarray(
 
     `out_sharding`: None, or a sharding on stablax's one device.
     """
-    _check_placement(device, out_sharding, "jnp.asarray")
+    _check_placement(device, out_sharding, "jnp.asarray", sharding=False)
     if copy is False and device is not None and not isinstance(a, (Array, Tracer)):
         # JAX asks for the device's platform (to refuse a copy) before it looks at `order`.
         _check_device(device, "asarray")
     if dtype is not None:  # JAX's order: the dtype, then order, then the device
         dtypes.check_user_dtype(dtype, "asarray")
     _check_order(order, "asarray")
+    runtime.check_sharding(out_sharding, "jnp.asarray")
     if device is not None:
         _check_device(device, "asarray")
         if isinstance(a, (Array, Tracer)) or dtypes.is_python_scalar(a):
@@ -138,8 +139,9 @@ def array(
 
     `out_sharding`: None, or a sharding on stablax's one device.
     """
-    _check_placement(device, out_sharding, "jnp.array")
+    _check_placement(device, out_sharding, "jnp.array", sharding=False)
     _check_order(order, "array")
+    runtime.check_sharding(out_sharding, "jnp.array")
     _check_device(device, "array")
     ndmin = int_arg(ndmin, "ndmin", "jnp.array")
     out = asarray(object, dtype=dtype, device=device)
@@ -164,15 +166,17 @@ def _check_device(device: Any, name: str) -> None:
         ) from None
 
 
-def _check_placement(device: Any, out_sharding: Any, name: str) -> None:
+def _check_placement(device: Any, out_sharding: Any, name: str, sharding: bool = True) -> None:
     """JAX's checks of a creation function's placement: not both `device` and `out_sharding`
-    (ValueError), then the sharding (see runtime.check_sharding)."""
+    (ValueError), then (unless `sharding` is False: asarray reads dtype and order first) the
+    sharding itself (see runtime.check_sharding)."""
     if device is not None and out_sharding is not None:
         raise ValueError(
             f"{name}: only one of `device` or `out_sharding` can be set, got device={device!r} "
             f"and out_sharding={out_sharding!r}{mlir.where_suffix()}"
         )
-    runtime.check_sharding(out_sharding, name)
+    if sharding:
+        runtime.check_sharding(out_sharding, name)
 
 
 def _on_device(x: Any, device: Any, name: str) -> Any:

@@ -119,7 +119,6 @@ def einsum(
     Returns:
       The contraction, of the operands' promoted dtype (or `preferred_element_type`).
     """
-    runtime.check_sharding(out_sharding, "jnp.einsum")
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     subscripts, operands = _parse(subscripts, operands)
@@ -140,6 +139,7 @@ def einsum(
         )
     except ValueError as e:
         raise ValueError(f"jnp.einsum: {e}{mlir.where_suffix()}") from None
+    runtime.check_sharding(out_sharding, "jnp.einsum")  # after the subscripts, as JAX
     arrays = [asarray(op) for op in operands]
     arrays = promote_dtypes(*arrays) if len(arrays) > 1 else arrays
     dot_kw = {"precision": precision, "preferred_element_type": preferred_element_type}
