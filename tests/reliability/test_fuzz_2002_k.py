@@ -145,6 +145,25 @@ _FINDINGS = [
         ValueError,
     ),
     ("argmax index dtype first", lambda: lax.argmax(None, 0, None), ValueError),
+    # The generic reductions trace the computation before checking the init values and the
+    # window, as JAX; a non-callable computation is a clean TypeError; out_sharding is last.
+    (
+        "reduce traces the computation first",
+        lambda: lax.reduce(jnp.zeros(2, "int16"), 1j, lambda a, b: 1 / 0, (0,)),
+        ZeroDivisionError,
+    ),
+    ("reduce of no callable", lambda: lax.reduce(jnp.ones(2), 0.0, object(), (0,)), TypeError),
+    (
+        "reduce_window output tree before the window",
+        lambda: lax.reduce_window(jnp.ones(3), 0.0, lambda a, b: (a, b), (5, 5), (1,), "VALID"),
+        ValueError,
+    ),
+    (
+        "reduce init tree before out_sharding",
+        lambda: lax.reduce([jnp.ones(2)], 0.0, lax.add, (0,), out_sharding=True),
+        ValueError,
+    ),
+    ("copy of None before order", lambda: jnp.copy(None, order="bogus"), TypeError),
     # broadcasted_iota checks the shape's signs, then the dtype, then the dimension, as JAX.
     (
         "broadcasted_iota bool before dimension",

@@ -296,12 +296,12 @@ def _numpy_passthrough_result(call, ours, theirs, difference) -> bool:
     with order=None: JAX hands back a NumPy array (its vmap returns the unbatched input object
     as is; its reshape forwards to ndarray.reshape, where None means 'C'); stablax returns an
     Array, as JAX documents, with the same values (and refuses order=None, as JAX does for
-    its own arrays)."""
-    if call["fn"] == "jnp.apply_along_axis":
+    its own arrays). With copy=False JAX's reshape hands back the reshaped NumPy array too."""
+    if call["fn"] in ("jnp.apply_along_axis", "jnp.reshape") and ours["kind"] == "value":
         return (
             difference[0] == "diverge-structure"
             and "ndarray" in theirs["value"]
-            and ours["value"]["values"] == theirs["value"]["values"]
+            and ours["value"].get("values") == theirs["value"].get("values")
         )
     return (
         call["fn"] == "jnp.reshape"
@@ -406,7 +406,39 @@ def _stop_gradient_literal(call, ours, theirs, difference) -> bool:
     )
 
 
+def _map_of_no_output_in_whole_batches(call, ours, theirs, difference) -> bool:
+    """lax.map with batch_size dividing the data and an f that returns nothing (None): stablax
+    returns None, as JAX does without batch_size or with a remainder; JAX 0.10.2's whole-batch
+    path vmaps f over the (empty) outputs and raises vmap's ValueError."""
+    return (
+        call["fn"] == "lax.map"
+        and ours["kind"] == "value"
+        and ours["value"] == {"scalar": None}
+        and _error(theirs)
+        and "vmap wrapped function must be passed at least one argument" in theirs["message"]
+    )
+
+
+def _repeat_numpy_bool_count(call, ours, theirs, difference) -> bool:
+    """jnp.repeat of a scalar with a NumPy bool repeat count (np.True_): stablax counts it as
+    1, as NumPy and JAX's own Python-bool and array paths do; JAX 0.10.2's scalar path puts
+    the NumPy bool into a shape tuple, which its shape check refuses."""
+    return (
+        call["fn"] == "jnp.repeat"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "Shapes must be 1D sequences of concrete values of integer type" in theirs["message"]
+        and bool(re.search(r"np\.(?:True|False)_", theirs["message"]))
+    )
+
+
 RULES: list[Rule] = [
+    (
+        "map-of-no-output-in-whole-batches",
+        _map_of_no_output_in_whole_batches,
+        _map_of_no_output_in_whole_batches.__doc__,
+    ),
+    ("repeat-numpy-bool-count", _repeat_numpy_bool_count, _repeat_numpy_bool_count.__doc__),
     ("stop-gradient-literal", _stop_gradient_literal, _stop_gradient_literal.__doc__),
     ("jax-value-artefacts", _jax_value_artefacts, _jax_value_artefacts.__doc__),
     ("jax-lax-error-in-jnp", _jax_lax_error_in_jnp, _jax_lax_error_in_jnp.__doc__),

@@ -434,7 +434,43 @@ def _full_like_dtype_value(call, ours, theirs, difference) -> bool:
     )
 
 
+def _reduce_window_monoid_non_scalar_init(call, ours, theirs, difference) -> bool:
+    """lax.reduce_window with a monoid (lax.add, ...) and a non-scalar init value: stablax
+    takes the monoid's path and checks the window first (TypeError); JAX 0.10.2 takes its
+    generic path for any init that is not the monoid's scalar identity and fails on the traced
+    computation's output structure first (ValueError)."""
+    return (
+        call["fn"] == "lax.reduce_window"
+        and _error(ours)
+        and ours["type"] == "TypeError"
+        and "must have one entry per dimension" in ours["message"]
+        and _error(theirs)
+        and "reduce_window output must have the same tree structure" in theirs["message"]
+    )
+
+
+def _reduce_jax_index_error(call, ours, theirs, difference) -> bool:
+    """lax.reduce with dimensions out of the operand's range: JAX 0.10.2 indexes the shape
+    with them inside its rules (NumPy's IndexError "index 6 is out of bounds for axis 0"),
+    where stablax reports the first of its checks that fails (the computation, the init
+    values or the dimensions), in JAX's order."""
+    return (
+        call["fn"] == "lax.reduce"
+        and _error(ours)
+        and ours["type"] in ("TypeError", "ValueError")
+        and _error(theirs)
+        and theirs["type"] == "IndexError"
+        and bool(re.search(r"index -?\d+ is out of bounds for axis \d+", theirs["message"]))
+    )
+
+
 RULES: list[Rule] = [
+    ("reduce-jax-index-error", _reduce_jax_index_error, _reduce_jax_index_error.__doc__),
+    (
+        "reduce-window-monoid-non-scalar-init",
+        _reduce_window_monoid_non_scalar_init,
+        _reduce_window_monoid_non_scalar_init.__doc__,
+    ),
     ("full-like-dtype-value", _full_like_dtype_value, _full_like_dtype_value.__doc__),
     ("betainc-float8-precision", _betainc_float8_precision, _betainc_float8_precision.__doc__),
     ("empty-default-dtype", _empty_default_dtype, _empty_default_dtype.__doc__),

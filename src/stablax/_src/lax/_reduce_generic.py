@@ -24,6 +24,7 @@ from stablax._src.core import ShapedArray, Tracer
 from stablax._src.dispatch import bind
 from stablax._src.ir import ir
 from stablax._src.lax import _control_flow_common as cf
+from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._shapes import aval_of, broadcast_in_dim, reshape, transpose
 from stablax._src.transforms.interpret import interpret
 
@@ -58,6 +59,7 @@ def flatten_args(opname: str, operands: Any, init_values: Any):
 def trace_computation(opname: str, computation: Callable, init_avals, tree) -> tuple[Any, Any]:
     """The computation as a closed function of 2k scalars (the k accumulated values, then the k
     new ones), and the tree of its result."""
+    check_callable(f"lax.{opname}", computation, "computation")  # where JAX would call it
     k = len(init_avals)
     box: dict[str, Any] = {}
 

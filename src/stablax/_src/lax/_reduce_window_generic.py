@@ -38,8 +38,8 @@ def check_inits(operand_avals, init_avals) -> None:
 
 
 def traced_computation(flat_operands, flat_inits, computation, tree) -> Any:
-    """The computation traced on the init values' scalars, after JAX's checks."""
-    check_inits([aval_of(x) for x in flat_operands], [aval_of(i) for i in flat_inits])
+    """The computation traced on the init values' scalars, in JAX's order: the trace and its
+    output tree, then the init values' checks."""
     init_avals = [aval_of(i) for i in flat_inits]
     fn, out_tree = generic.trace_computation("reduce_window", computation, init_avals, tree)
     if out_tree != tree:
@@ -47,6 +47,7 @@ def traced_computation(flat_operands, flat_inits, computation, tree) -> Any:
             "lax.reduce_window: output must have the same tree structure as the operands "
             f"{tree} vs. {out_tree}{mlir.where_suffix()}"
         )
+    check_inits([aval_of(x) for x in flat_operands], init_avals)
     return fn
 
 

@@ -502,7 +502,6 @@ def reduce(
       The reduction, without the reduced axes: an array for a monoid of one array, else a
       pytree in the structure `computation` returns.
     """
-    runtime.check_sharding(out_sharding, "lax.reduce")
     generic = _generic()
     flat_operands, flat_inits, tree = generic.flatten_args("reduce", operands, init_values)
     name = monoid_name(computation) if len(flat_operands) == 1 else None
@@ -510,12 +509,15 @@ def reduce(
         init_aval = aval_of(flat_inits[0])
         if init_aval.shape == ():
             _check_init_dtype(name, aval_of(flat_operands[0]), flat_inits[0], init_aval)
+            runtime.check_sharding(out_sharding, "lax.reduce")  # last, as JAX's bind
             return _monoid_reduce(name, flat_operands[0], flat_inits[0], dimensions)
     operand_avals = [aval_of(x) for x in flat_operands]
     init_avals = [aval_of(i) for i in flat_inits]
-    generic.check_inits("reduce", operand_avals, init_avals)
+    # JAX's order: the computation is traced before the init values are checked.
     fn, out_tree = generic.trace_computation("reduce", computation, init_avals, tree)
+    generic.check_inits("reduce", operand_avals, init_avals)
     dims = _normalize_axes(dimensions, operand_avals[0].ndim, "reduce")
+    runtime.check_sharding(out_sharding, "lax.reduce")
     name = generic.monoid_of(fn) if len(flat_operands) == 1 else None
     if name is not None:
         outs = [_monoid_reduce(name, flat_operands[0], flat_inits[0], dims)]

@@ -503,6 +503,11 @@ def reduce_window(
     flat_operands, flat_inits = tree_util.tree_leaves(operand), tree_util.tree_leaves(init_value)
     if not flat_operands:
         raise ValueError(f"reduce_window must have at least one operand.{mlir.where_suffix()}")
+    name = monoid_name(computation) if len(flat_operands) == 1 else None
+    fn = None
+    if name is None:  # trace it (JAX's order: before the window): one monoid op keeps its path
+        fn = _generic().traced_computation(flat_operands, flat_inits, computation, operand_tree)
+        name = _monoid_of(fn) if len(flat_operands) == 1 else None
     params = _window_params(
         aval_of(flat_operands[0]),
         window_dimensions,
@@ -511,15 +516,8 @@ def reduce_window(
         base_dilation,
         window_dilation,
     )
-    name = monoid_name(computation) if len(flat_operands) == 1 else None
-    if name is None:  # trace it: one monoid op (lambda a, b: a + b) keeps the monoid path
-        generic = _generic()
-        fn = generic.traced_computation(flat_operands, flat_inits, computation, operand_tree)
-        name = _monoid_of(fn) if len(flat_operands) == 1 else None
-        if name is None:
-            return generic.reduce_window_generic(
-                flat_operands, flat_inits, fn, operand_tree, params
-            )
+    if name is None:
+        return _generic().reduce_window_generic(flat_operands, flat_inits, fn, operand_tree, params)
     out = bind(
         "stablehlo.reduce_window",
         flat_operands[0],

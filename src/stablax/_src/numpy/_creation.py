@@ -15,6 +15,7 @@ from stablax._src.dispatch import weak_scalar
 from stablax._src.dlpack import from_dlpack
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import int_arg
+from stablax._src.numpy._promotion import check_arraylike
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 
 
@@ -486,6 +487,7 @@ def copy(a: Any, order: str | None = None) -> Any:
 
     `order` is NumPy's memory layout: None or 'K' (arrays have one layout), as `jnp.array`.
     """
+    check_arraylike("jnp.copy", a)  # before order, as JAX
     return array(a, copy=True, order=order)
 
 
