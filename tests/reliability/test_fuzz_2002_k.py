@@ -164,6 +164,25 @@ _FINDINGS = [
         ValueError,
     ),
     ("copy of None before order", lambda: jnp.copy(None, order="bogus"), TypeError),
+    # put's default mode is JAX's: a negative index counts from the end, then all clip.
+    (
+        "put clips by default",
+        lambda: jnp.put(jnp.zeros(3), jnp.array([5]), 1.0, inplace=False),
+        [0.0, 0.0, 1.0],
+    ),
+    (
+        "put below the start",
+        lambda: jnp.put(jnp.zeros(3), jnp.array([-5]), 1.0, inplace=False),
+        [1.0, 0.0, 0.0],
+    ),
+    # setxor1d pads with fill_value through jnp.where's promotion, as JAX.
+    (
+        "setxor1d fill promotes",
+        lambda: jnp.setxor1d(
+            jnp.array([False, True]), jnp.array([True]), size=3, fill_value=jnp.array([0.25])
+        ),
+        [0.0, 0.25, 0.25],
+    ),
     # broadcasted_iota checks the shape's signs, then the dtype, then the dimension, as JAX.
     (
         "broadcasted_iota bool before dimension",

@@ -197,8 +197,9 @@ def put_along_axis(
 def put(a: Any, ind: Any, v: Any, mode: str | None = None, *, inplace: bool = True) -> Any:
     """`np.put` as a pure function (needs `inplace=False`): sets the flat positions `ind` to `v`.
 
-    `v` repeats cyclically when shorter than `ind`; out-of-bounds positions are dropped (the
-    default, mode=None), clamped ("clip") or wrapped ("wrap"). As JAX, an empty `a`, `ind` or
+    `v` repeats cyclically when shorter than `ind`; out-of-bounds positions are clamped (the
+    default, mode=None, after negative ones count from the end, as JAX; or "clip") or wrapped
+    ("wrap"). As JAX, an empty `a`, `ind` or
     `v` gives `a` before the mode and the indices' type are checked.
     """
     if inplace:
@@ -214,8 +215,12 @@ def put(a: Any, ind: Any, v: Any, mode: str | None = None, *, inplace: bool = Tr
     ind = _check_int_indices("put", ind)
     if v.aval.size != count:
         v = take(v, np.arange(count) % v.aval.size)
-    ind, scatter_mode = _mode_and_indices("put", ind, size, mode)
-    flat = _shape.ravel(a).at[ind].set(v, mode=scatter_mode, wrap_negative_indices=mode != "clip")
+    if mode is None:  # JAX's default: a negative index counts from the end, then all clip
+        scatter_mode, wrap = "clip", True
+    else:
+        ind, scatter_mode = _mode_and_indices("put", ind, size, mode)
+        wrap = mode != "clip"
+    flat = _shape.ravel(a).at[ind].set(v, mode=scatter_mode, wrap_negative_indices=wrap)
     return _shape.reshape(flat, a.aval.shape)
 
 

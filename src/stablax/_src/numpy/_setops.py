@@ -562,11 +562,15 @@ def setxor1d(
     if size is None:
         values = _keep_distinct(both, keep, None, None, "setxor1d")
         return lax.convert_element_type(values, dtype, weak_type=both.aval.weak_type)
+    weak = False  # JAX's padding (a select with the strong values) makes the result strong
+    if fill_value is not None:  # ... or jnp.where with the fill: the two promote together
+        both, _ = promote_dtypes(lax.convert_element_type(both, dtype, weak_type=False), fill_value)
+        dtype, weak = both.aval.dtype, both.aval.weak_type
     valid = []
     values = _keep_distinct(both, keep, size, fill_value, "setxor1d", valid)
     if fill_value is None:
         values = lax.select(valid[0], values, _smallest_or_nan(values, valid[0]))
-    return lax.convert_element_type(values, dtype, weak_type=False)  # strong, as JAX's padding
+    return lax.convert_element_type(values, dtype, weak_type=weak)
 
 
 def _once(aux: Any) -> Any:
