@@ -257,7 +257,27 @@ def _intersect1d_empty_padding_indices(call, ours, theirs, difference) -> bool:
     )
 
 
+def _put_into_0d(call, ours, theirs, difference) -> bool:
+    """jnp.put into a 0-d array: stablax writes its one element, as NumPy's np.put does (or
+    checks the indices' type first); JAX 0.10.2 unravels the flat indices into the empty shape
+    and fails there ("Cannot broadcast to shape with fewer dimensions ... shape=()")."""
+    return (
+        call["fn"] == "jnp.put"
+        and _error(theirs)
+        and bool(
+            re.search(
+                r"Cannot broadcast to shape with fewer dimensions.*shape=\(\)$", theirs["message"]
+            )
+        )
+        and (
+            ours["kind"] == "value"
+            or (_error(ours) and "indices must be of integer type" in ours["message"])
+        )
+    )
+
+
 RULES: list[Rule] = [
+    ("put-into-0d", _put_into_0d, _put_into_0d.__doc__),
     ("unique-of-nothing", _unique_of_nothing, _unique_of_nothing.__doc__),
     ("insert-static-indices", _insert_static_indices, _insert_static_indices.__doc__),
     ("unique-weak-type", _unique_weak_type, _unique_weak_type.__doc__),
