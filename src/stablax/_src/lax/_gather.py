@@ -499,7 +499,8 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
 
     Returns:
       An array of shape (n, *the dimensions of src not in axes) (`stablehlo.gather`; indices
-      out of bounds are clamped, where JAX wraps them: see known_differences.py).
+      out of bounds are clamped, where JAX wraps them: see the index-take-clamps rule in
+      tests/reliability/known_differences/).
     """
     idxs = sequence(idxs, "idxs", "lax.index_take")  # before axes, as JAX
     if not idxs:  # JAX's class (its concatenate of no index arrays)
