@@ -177,18 +177,6 @@ def emit_body(op: Any, computation: Any, in_avals: Sequence[ShapedArray]) -> Non
     op.attributes[GENERIC_ATTRIBUTE] = ir.UnitAttr.get()
 
 
-def reduce_lowering(operands, in_avals, out_avals, *, computation, axes):
-    op = mlir.emit(
-        "stablehlo.reduce",
-        operands,
-        [mlir.aval_type(a) for a in out_avals],
-        {"dimensions": mlir.i64_array(axes)},
-        regions=1,
-    )
-    emit_body(op, computation, in_avals)
-    return list(op.results)
-
-
 def decode_body(op: Any, owner: Any) -> Any:
     """The body of a generic reduce/reduce_window read back from its region."""
     return bodies.Region(owner, op.regions[0], bodies.free_values(op))

@@ -119,10 +119,6 @@ def _arg_reduce_rule(
 
 
 def _reduce_lowering(operands, in_avals, out_avals, *, computation, axes):
-    if not isinstance(computation, str):
-        return _generic().reduce_lowering(
-            operands, in_avals, out_avals, computation=computation, axes=axes
-        )
     op = mlir.emit(
         "stablehlo.reduce",
         operands,
@@ -130,6 +126,9 @@ def _reduce_lowering(operands, in_avals, out_avals, *, computation, axes):
         {"dimensions": mlir.i64_array(axes)},
         regions=1,
     )
+    if not isinstance(computation, str):  # a generic body: the traced computation
+        _generic().emit_body(op, computation, in_avals)
+        return list(op.results)
     scalars = [mlir.tensor_type((), a.dtype) for a in in_avals[: len(in_avals) // 2]]
     block = op.regions[0].blocks.append(*scalars, *scalars)
     if computation in ARG_REDUCTIONS:
