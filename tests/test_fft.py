@@ -210,7 +210,9 @@ LAX_ERRORS = [
     (lambda: lax.fft(np.ones(4, np.float16), "rfft", (4,)), ValueError, "float32 or float64"),
     (lambda: lax.fft(np.ones(4, np.complex64), "irfft", (5,)), ValueError, "must end in"),
     (lambda: lax.fft(np.ones(4, np.complex64), "bad", (4,)), ValueError, "unknown FFT type"),
-    (lambda: lax.fft(np.ones(4, np.complex64), "fft", (4.5,)), TypeError, "integers"),
+    (lambda: lax.fft(np.ones(4, np.complex64), "fft", (4.5,)), ValueError, "equal to fft_lengths"),
+    (lambda: lax.fft(np.ones(4, np.complex64), "fft", (4.0,)), TypeError, "integers"),
+    (lambda: lax.fft(np.ones(4, np.complex64), "irfft", (4.5,)), TypeError, "integers"),
 ]
 
 

@@ -384,6 +384,19 @@ def _scan_length_beyond_int32(call, ours, theirs, difference) -> bool:
     )
 
 
+def _fori_loop_bound_overflow(call, ours, theirs, difference) -> bool:
+    """lax.fori_loop with a Python int bound outside the index dtype (2**63 under x64): stablax
+    refuses the bound first (OverflowError); JAX traces the body before it converts the bounds,
+    so a body's own error comes first there, and under x64 the bound wraps silently."""
+    return (
+        call["fn"] == "lax.fori_loop"
+        and _error(ours)
+        and ours["type"] == "OverflowError"
+        and "lax.fori_loop: Python int" in ours["message"]
+        and (_error(theirs) or call["x64"])
+    )
+
+
 def _integer_pow_float_exponent(call, ours, theirs, difference) -> bool:
     """lax.integer_pow with a float exponent equal to -1, 0, 1, 2 or 3: stablax raises
     TypeError (y is a static integer, as JAX documents); JAX 0.10.2 never checks y's type and
@@ -510,6 +523,11 @@ RULES: list[Rule] = [
         _scan_forwarded_carry_object.__doc__,
     ),
     ("scan-length-beyond-int32", _scan_length_beyond_int32, _scan_length_beyond_int32.__doc__),
+    (
+        "fori-loop-bound-overflow",
+        _fori_loop_bound_overflow,
+        _fori_loop_bound_overflow.__doc__,
+    ),
     (
         "integer-pow-float-exponent",
         _integer_pow_float_exponent,

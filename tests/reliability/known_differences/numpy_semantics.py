@@ -444,6 +444,25 @@ def _broadcast_shapes_of_arrays(call, ours, theirs, difference) -> bool:
     )
 
 
+def _broadcast_shapes_echoes_dims(call, ours, theirs, difference) -> bool:
+    """jnp.broadcast_shapes under jit of bool dims (`broadcast_shapes(False, False)`): JAX
+    hands back the given objects, so its shape holds a bool and the jitted output is a bool
+    array; stablax's shape holds Python ints (NumPy's answer), an int32 output, equal in value."""
+
+    def dims(value):
+        return [v.get("values", {}).get("ints") for v in value.get("seq", [])]
+
+    return (
+        call["fn"] == "jnp.broadcast_shapes"
+        and difference[0] in ("diverge-dtype", "diverge-weak-type")
+        and ours["kind"] == "value"
+        and theirs["kind"] == "value"
+        and None not in dims(ours["value"])
+        and dims(ours["value"]) == dims(theirs["value"])
+        and all(v.get("dtype") == "bool" for v in theirs["value"].get("seq", []))
+    )
+
+
 def _equal_ends(call: dict) -> bool:
     """Whether a linspace/logspace call's start and stop are the same Python scalar."""
     given = [*call["args"][:2], call["kwargs"].get("start"), call["kwargs"].get("stop")]
@@ -581,6 +600,11 @@ RULES: list[Rule] = [
         "broadcast-shapes-of-arrays",
         _broadcast_shapes_of_arrays,
         _broadcast_shapes_of_arrays.__doc__,
+    ),
+    (
+        "broadcast-shapes-echoes-dims",
+        _broadcast_shapes_echoes_dims,
+        _broadcast_shapes_echoes_dims.__doc__,
     ),
     (
         "logspace-equal-ends-negative-base",

@@ -94,6 +94,6 @@ def dce_sink(val: Any, *, prevent_mlir_dce: bool = False) -> None:
     `prevent_mlir_dce=True`, which in JAX keeps the computation in the compiled program through
     a side-effecting FFI call, is not supported.
     """
+    tree_util.tree_map(aval_of, val)  # the operands first, as JAX: bytes are no JAX value
     if prevent_mlir_dce:
         raise NotImplementedError("lax.dce_sink: prevent_mlir_dce=True is not supported")
-    tree_util.tree_map(aval_of, val)

@@ -222,10 +222,29 @@ def fft(x: Any, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Any:
         x = convert_element_type(x, dtype if dtype.kind == "c" else _COMPLEX_OF[real])
     # (always converted, as JAX: a weak input, a Python scalar, comes back strongly typed)
     # The lengths after the input's dtype, in JAX's order.
+    _check_non_integer_lengths(aval_of(x), fft_type, fft_lengths)
     fft_lengths = int_sequence(fft_lengths, "fft_lengths", "lax.fft")
     if not fft_lengths:
         return x
     return bind("stablehlo.fft", x, fft_type=fft_type, fft_lengths=fft_lengths)
+
+
+def _check_non_integer_lengths(x: ShapedArray, fft_type: FftType, lengths: Any) -> None:
+    """JAX compares the input's minor dimensions with the lengths before it reads them as
+    integers, so a length of 1.5 or None there is a shape mismatch (ValueError); IRFFT
+    computes with the last length first (TypeError, from `int_sequence`)."""
+    if fft_type == FftType.IRFFT or not isinstance(lengths, (list, tuple)):
+        return
+    if all(type(v) is int for v in lengths) or not 0 < len(lengths) <= x.ndim:
+        return
+    if any(not isinstance(v, (int, float, str, type(None))) for v in lengths):
+        return  # arrays and other objects: left to `int_sequence`
+    minor = x.shape[x.ndim - len(lengths) :]
+    if minor != tuple(lengths):
+        raise ValueError(
+            f"lax.fft: input {x.str_short()} must end in dimensions equal to fft_lengths "
+            f"{tuple(lengths)}{mlir.where_suffix()}"
+        )
 
 
 __all__ = ["FftType", "fft"]

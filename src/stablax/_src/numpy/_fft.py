@@ -400,7 +400,7 @@ def _frequencies(k: np.ndarray, n: int, d: Any, dtype: Any, device: Any, cast_ba
 
         out = true_divide(asarray(k.astype(dtype)), asarray(d * n, dtype=dtype))
         return _place(out, device)
-    work = dtype if dtypes.issubdtype(dtype, np.inexact) else dtypes.default_float_dtype()
+    work = dtypes.to_inexact_dtype(dtype)  # JAX's: float32 for uint16, so 1/(4e-5) rounds to 25000
     k = asarray(k.astype(work))
     if dtypes.is_python_scalar(d):
         scale = 1.0 / (d * n) if d * n != 0 else float("inf")  # 0 * inf is NaN, as JAX's 0 / 0

@@ -266,6 +266,11 @@ def histogramdd(
             f"jnp.histogramdd: sample must be a 2-D (N, D) array, got {sample.aval.ndim}-d"
         )
     count, dims = sample.aval.shape
+    if range is not None and not hasattr(range, "__len__"):  # JAX's class: len(range)
+        raise TypeError(
+            f"jnp.histogramdd: range must be None or a sequence of (min, max) pairs, got "
+            f"{type(range).__name__}{mlir.where_suffix()}"
+        )
     ranges = [None] * dims if range is None else list(range)
     if len(ranges) != dims:
         raise ValueError(f"jnp.histogramdd: {dims} dimensions but {len(ranges)} ranges")

@@ -188,11 +188,12 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
     a_nd, b_nd = a.aval.ndim, b.aval.ndim
     if isinstance(axes, int) or (hasattr(axes, "__index__") and not hasattr(axes, "__len__")):
         n = operator.index(axes)
-        if not 0 <= n <= min(a_nd, b_nd):
+        if n > min(a_nd, b_nd):
             raise TypeError(
-                f"jnp.tensordot: number of contracting axes must be between 0 and "
+                f"jnp.tensordot: number of contracting axes must be at most "
                 f"{min(a_nd, b_nd)}, got {n}{mlir.where_suffix()}"
             )
+        n = max(n, 0)  # a negative count contracts nothing (an outer product), as NumPy and JAX
         a_axes, b_axes = tuple(range(a_nd - n, a_nd)), tuple(range(n))
     else:
         if not isinstance(axes, (list, tuple)) or len(axes) != 2:

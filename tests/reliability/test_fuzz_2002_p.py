@@ -1,0 +1,70 @@
+"""Findings of the seed-2002 `--only` rerun of the functions changed after the full run, one
+row each, with JAX 0.10.2's answer as the expected outcome: (id, call, expected value or
+exception class).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import stablax
+import stablax.numpy as jnp
+from stablax import lax
+from tests.reliability.reproducer_checks import check_finding, under_x64
+
+_FINDINGS = [
+    # fftfreq with an integer dtype computes in JAX's float for it (float32 for uint16), so
+    # 1 / (4 * 1e-5) rounds to 25000 there, not to float64's 24999.999...
+    (
+        "fftfreq uint16 tiny spacing under x64",
+        under_x64(lambda: jnp.fft.fftfreq(4, d=1e-05, dtype=jnp.uint16)),
+        [0, 25000, 0, 0],
+    ),
+    (
+        "fftfreq uint16 tiny spacing",
+        lambda: jnp.fft.fftfreq(4, d=1e-05, dtype=jnp.uint16),
+        [0, 25000, 0, 0],
+    ),
+    # A negative number of tensordot axes contracts nothing: the outer product (NumPy, JAX).
+    ("tensordot of scalars axes -1", lambda: jnp.tensordot(0.5, 3.0, axes=-1), 1.5),
+    (
+        "tensordot axes -2 is the outer product",
+        lambda: jnp.tensordot(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0]), axes=-2),
+        [[3.0, 4.0], [6.0, 8.0]],
+    ),
+    (
+        "tensordot more axes than ranks",
+        lambda: jnp.tensordot(jnp.ones(2), jnp.ones(2), 2),
+        TypeError,
+    ),
+    # dce_sink reads its operands before the flag: bytes are no array.
+    ("dce_sink of bytes", lambda: lax.dce_sink(b"ab", prevent_mlir_dce=b"ab"), TypeError),
+    # lax.fft compares the minor dimensions with the lengths before reading them as integers.
+    ("fft length 1.5", lambda: lax.fft(jnp.ones(2), "FFT", (1.5,)), ValueError),
+    ("rfft length None", lambda: lax.fft(jnp.ones(2), "RFFT", (None,)), ValueError),
+    ("irfft length 1.5", lambda: lax.fft(jnp.ones(2), "IRFFT", (1.5,)), TypeError),
+    (
+        "ifft length 1.5 of an empty bfloat16 under grad",
+        lambda: stablax.grad(lambda v: jnp.sum(jnp.real(lax.fft(v, "IFFT", (1.5,)))))(
+            jnp.zeros((0,), jnp.bfloat16)
+        ),
+        ValueError,
+    ),
+    # histogramdd/histogram2d: a range without a length is a TypeError naming the range.
+    (
+        "histogram2d range of an object",
+        lambda: jnp.histogram2d(jnp.array([3]), jnp.array([3]), range=object()),
+        TypeError,
+    ),
+    ("histogramdd range of an int", lambda: jnp.histogramdd(jnp.ones((3, 2)), range=3), TypeError),
+]
+
+
+@pytest.mark.parametrize("name, call, expected", _FINDINGS, ids=[c[0] for c in _FINDINGS])
+def test_fuzz_2002_p_finding(name, call, expected):
+    check_finding(call, expected)
+
+
+def test_histogram_range_message_names_the_argument():
+    with pytest.raises(TypeError, match="range must be None or a sequence"):
+        jnp.histogram2d(jnp.array([3]), jnp.array([3]), bins=3, range=object())
