@@ -74,9 +74,8 @@ UNARY_JVPS = {
     "chlo.sinh": lambda t, x, y: mul(t, cosh(x)),
     "chlo.cosh": lambda t, x, y: mul(t, sinh(x)),
     "chlo.asinh": lambda t, x, y: mul(t, rsqrt(add(square(x), full_like(x, 1)))),
-    "chlo.acosh": lambda t, x, y: mul(
-        t, rsqrt(mul(sub(x, full_like(x, 1)), add(x, full_like(x, 1))))
-    ),
+    # x**2 - 1 as JAX: at x = -1 it is +0, so the slope is +inf (not (x-1)(x+1)'s -0 and -inf)
+    "chlo.acosh": lambda t, x, y: mul(t, rsqrt(sub(square(x), full_like(x, 1)))),
     "chlo.atanh": lambda t, x, y: div(t, _one_minus_square(x)),
     "chlo.erf": lambda t, x, y: mul(
         t, mul(full_like(x, 2 / math.sqrt(math.pi)), exp(neg(square(x))))
