@@ -57,6 +57,22 @@ _FINDINGS = [
         TypeError,
     ),
     ("histogramdd range of an int", lambda: jnp.histogramdd(jnp.ones((3, 2)), range=3), TypeError),
+    # The full seed-2002 run on 452ea1a.
+    (
+        "acosh slope at -1 is +inf",
+        lambda: stablax.grad(lambda v: lax.acosh(v).sum())(jnp.array([-1.0, 1.0])),
+        [float("inf"), float("inf")],
+    ),
+    (
+        "insert refuses str values before a 2-D obj",
+        lambda: jnp.insert(jnp.ones(3), jnp.ones((2, 2), int), "a"),
+        TypeError,
+    ),
+    (
+        "platform_dependent of str operands",
+        lambda: stablax.jit(lambda: lax.platform_dependent("a", "a"))(),
+        TypeError,
+    ),
 ]
 
 

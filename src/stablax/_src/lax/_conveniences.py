@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dispatch, dtypes, runtime
+from stablax._src import core, dispatch, dtypes, runtime, tree_util
 from stablax._src import ir as mlir
 from stablax._src.lax._dot import dot_general
 from stablax._src.lax._parallel import bound_axis_size
@@ -263,6 +263,7 @@ def platform_dependent(*args: Any, default: Any = None, **per_platform: Any) -> 
             raise ValueError("Use 'cuda' or 'rocm' for lax.platform_dependent.")
     if default is not None and not callable(default):
         raise TypeError("lax.platform_dependent: the 'default' branch must be a callable.")
+    tree_util.tree_map(aval_of, args)  # the operands first, as JAX: a str is no JAX value
     platform = runtime.default_backend()
     branch = per_platform.get(platform, default)
     if branch is None:

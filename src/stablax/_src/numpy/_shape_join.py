@@ -233,11 +233,12 @@ def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
     `obj` must be static; `values` take the dtype of `arr`.
     """
     arr, axis = _axis_or_flat(arr, axis, "jnp.insert")
+    values = asarray(values)  # before obj, as JAX's ensure_arraylike: a str is refused first
     shape = arr.aval.shape
     n = shape[axis]
     idx = _static_indices(obj, n, "jnp.insert")
     _check_bounds(idx, n, axis, "jnp.insert", inclusive=True)
-    values = lax.convert_element_type(asarray(values), arr.aval.dtype)
+    values = lax.convert_element_type(values, arr.aval.dtype)
     if idx.size == 1:
         # One index: values are a block along the axis (NumPy's ndmin rule; a scalar index
         # moves the values' first axis there, a one-element array does not).
