@@ -5,6 +5,7 @@ exception class).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import stablax
@@ -72,6 +73,25 @@ _FINDINGS = [
         "platform_dependent of str operands",
         lambda: stablax.jit(lambda: lax.platform_dependent("a", "a"))(),
         TypeError,
+    ),
+    (
+        "setdiff1d complex fill for uint8",
+        lambda: jnp.setdiff1d(
+            jnp.array([1, 5], "uint8"), jnp.array([1], "uint8"), size=3, fill_value=1 + 2j
+        ),
+        TypeError,
+    ),
+    (
+        "setdiff1d complex fill for float32 without size",
+        lambda: jnp.setdiff1d(jnp.array([1.0, 5]), jnp.array([1.0]), fill_value=1 + 2j),
+        TypeError,
+    ),
+    (
+        "setdiff1d complex64 fill for float32",
+        lambda: jnp.setdiff1d(
+            jnp.array([1.0, 5]), jnp.array([1.0]), size=3, fill_value=np.complex64(1 + 2j)
+        ),
+        [5.0, 1.0, 1.0],
     ),
 ]
 

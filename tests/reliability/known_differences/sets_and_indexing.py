@@ -50,10 +50,15 @@ def _unique_weak_type(call, ours, theirs, difference) -> bool:
     """unique_* of a Python scalar: JAX's values lose the weak type for a complex scalar (its
     NaN rewrite of complex input, a jnp.where) and keep it for size=0 with a fill_value (its
     full_like of the empty result, where size > 0 goes through a where() that drops it);
-    stablax keeps the input's weak type, and a fill_value makes the values strong."""
-    if call["fn"] not in _UNIQUE_FNS or difference[0] != "diverge-weak-type":
+    stablax keeps the input's weak type, and a fill_value makes the values strong. The set
+    functions (setdiff1d, union1d, setxor1d) go through the same unique and lose it too."""
+    if difference[0] != "diverge-weak-type":
         return False
-    first = call["args"][0]
+    first = call["args"][0] if call["args"] else {}
+    if call["fn"] in _SET_FNS:
+        return "complex" in first
+    if call["fn"] not in _UNIQUE_FNS:
+        return False
     return "complex" in first or (
         "fill_value" in call["kwargs"] and ours["value"]["seq"][0]["shape"] == [0]
     )

@@ -405,6 +405,11 @@ def setdiff1d(
         raise ValueError(
             f"{name}: fill_value must be a scalar, got shape {fill.aval.shape}{mlir.where_suffix()}"
         )
+    if type(fill_value) is complex and ar1.aval.dtype.kind != "c":  # JAX's int()/float() of it
+        raise TypeError(
+            f"{name}: a complex fill_value does not fit a {ar1.aval.dtype.name} result, got "
+            f"{fill_value!r}{mlir.where_suffix()}"
+        )
     fill = lax.convert_element_type(fill, ar1.aval.dtype)
     if ar1.aval.weak_type:
         fill = lax.convert_element_type(fill, ar1.aval.dtype, weak_type=True)
