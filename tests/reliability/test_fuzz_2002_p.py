@@ -93,6 +93,10 @@ _FINDINGS = [
         ),
         [5.0, 1.0, 1.0],
     ),
+    # polyint with m = 0 returns the promoted input of any rank.
+    ("polyint m False of a scalar", lambda: jnp.polyint(0.0, m=False), 0.0),
+    ("polyint m 0 of a matrix", lambda: jnp.polyint(jnp.ones((2, 2), int), m=0), [[1.0, 1.0]] * 2),
+    ("polyint m 1 of a matrix", lambda: jnp.polyint(jnp.ones((2, 2)), m=1), TypeError),
 ]
 
 

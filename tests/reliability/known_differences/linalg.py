@@ -174,7 +174,26 @@ def _svd_of_non_finite(call, ours, theirs, difference) -> bool:
     )
 
 
+def _householder_batched_shape_check(call, ours, theirs, difference) -> bool:
+    """lax.linalg.householder_product under vmap of an operand whose examples are 1-D: stablax
+    checks each example's rank (TypeError, as JAX does without vmap); JAX's batching checks
+    the batched operand's rows against its columns (ValueError quoting the batched shape)."""
+    return (
+        call["fn"] == "lax.linalg.householder_product"
+        and bool(call["batch"])
+        and _error(ours)
+        and "must have rank at least 2" in ours["message"]
+        and _error(theirs)
+        and "at least as many rows as columns" in theirs["message"]
+    )
+
+
 RULES: list[Rule] = [
+    (
+        "householder-batched-shape-check",
+        _householder_batched_shape_check,
+        _householder_batched_shape_check.__doc__,
+    ),
     ("non-square-hermitian", _non_square_hermitian, _non_square_hermitian.__doc__),
     ("half-precision-linalg", _half_precision_linalg, _half_precision_linalg.__doc__),
     ("lstsq-numpy-residuals", _lstsq_numpy_residuals, _lstsq_numpy_residuals.__doc__),

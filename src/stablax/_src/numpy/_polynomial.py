@@ -197,8 +197,10 @@ def polyder(p: Any, m: int = 1) -> Any:
 def _polyint_impl(p, m=1, k=None):
     if m < 0:
         raise ValueError(f"jnp.polyint: order of integral must be positive{mlir.where_suffix()}")
-    # p and k promote together, k = 0 as a weak Python int (JAX's rule).
-    p, ks = promote_dtypes_inexact(_vector(p, "polyint"), 0 if k is None else asarray(k))
+    # p and k promote together, k = 0 as a weak Python int (JAX's rule). With m = 0, JAX
+    # returns the promoted p of any rank: its 1-D check is the integration's concatenation.
+    p = asarray(p) if m == 0 else _vector(p, "polyint")
+    p, ks = promote_dtypes_inexact(p, 0 if k is None else asarray(k))
     if m == 0:
         return p
     if ks.aval.ndim == 0:
