@@ -97,6 +97,17 @@ _FINDINGS = [
     ("polyint m False of a scalar", lambda: jnp.polyint(0.0, m=False), 0.0),
     ("polyint m 0 of a matrix", lambda: jnp.polyint(jnp.ones((2, 2), int), m=0), [[1.0, 1.0]] * 2),
     ("polyint m 1 of a matrix", lambda: jnp.polyint(jnp.ones((2, 2)), m=1), TypeError),
+    # scaled_dot without scales checks JAX's unit scale: contracting dims need 2 entries.
+    (
+        "scaled_dot contracting dim of 1 without scales",
+        lambda: lax.scaled_dot(jnp.ones((2, 1)), jnp.ones((1, 3))),
+        TypeError,
+    ),
+    (
+        "scaled_dot empty contracting dim without scales",
+        lambda: lax.scaled_dot(jnp.ones((4, 0, 1)), jnp.zeros((4, 1, 1))),
+        TypeError,
+    ),
 ]
 
 

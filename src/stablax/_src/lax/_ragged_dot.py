@@ -226,10 +226,9 @@ def _scale_to(scale: Any, shape: tuple[int, ...], contracting: Sequence[int]) ->
 
 
 def _check_block_size(side: str, shape: tuple, scale: Any, contracting: Sequence[int]) -> None:
-    # JAX's check: a given scale covers blocks of at least 2 entries of a contracting dim.
-    if scale is None:
-        return
-    have = aval_of(scale).shape
+    # JAX's check: a scale covers blocks of at least 2 entries of a contracting dim. A missing
+    # scale is JAX's unit scale (size 1 there), so those dims need 2 entries too.
+    have = (1,) * len(shape) if scale is None else aval_of(scale).shape
     for i in contracting:
         if have[i] and shape[i] % have[i] == 0 and shape[i] // have[i] < 2:
             raise TypeError(
