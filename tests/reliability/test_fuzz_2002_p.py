@@ -108,6 +108,62 @@ _FINDINGS = [
         lambda: lax.scaled_dot(jnp.ones((4, 0, 1)), jnp.zeros((4, 1, 1))),
         TypeError,
     ),
+    # top_k of 4-bit integers ranks in a byte type (XLA's CPU top_k fails on 4-bit layouts).
+    (
+        "top_k of uint4 under jit",
+        lambda: stablax.jit(lambda x: lax.top_k(x, 2)[0])(
+            jnp.array([[0, 3, 3], [7, 1, 5]], "uint4")
+        ).astype("int32"),
+        [[3, 3], [7, 5]],
+    ),
+    (
+        "top_k of int4 indices",
+        lambda: lax.top_k(jnp.array([[0, -3, 3], [-7, 1, 5]], "int4"), 2)[1],
+        [[2, 0], [2, 1]],
+    ),
+    # lexsort of scalar keys is 0 whatever the axis, as JAX (None gave an internal message).
+    (
+        "lexsort of scalar keys axis None under jit",
+        lambda: stablax.jit(lambda k: jnp.lexsort(k, axis=None))(jnp.zeros(3, "uint32")),
+        0,
+    ),
+    ("lexsort of scalar keys axis 5", lambda: jnp.lexsort(jnp.array([0, 0, 0]), axis=5), 0),
+    (
+        "lexsort of 2-D keys axis None",
+        lambda: jnp.lexsort(jnp.array([[0, 1, 0], [2, 1, 0]]), axis=None),
+        TypeError,
+    ),
+    # fftn with more lengths in s than dimensions: NumPy's refusal (JAX's answer has the
+    # wrong rank), with a message that says so.
+    (
+        "ifftn s longer than the rank",
+        lambda: jnp.fft.ifftn(jnp.zeros((0, 1, 2)), s=(2, 2, 1, 2)),
+        ValueError,
+    ),
+    # vecdot reads `axis` in each operand's own shape, then broadcasts the rest (a gufunc).
+    (
+        "vecdot axis 0 of (3,) and (3, 1)",
+        lambda: jnp.vecdot(jnp.ones(3), jnp.arange(3.0).reshape(3, 1), axis=0),
+        [3.0],
+    ),
+    (
+        "vecdot axis 0 of (3, 2) and (3,)",
+        lambda: jnp.vecdot(jnp.ones((3, 2)), jnp.arange(3.0), axis=0),
+        [3.0, 3.0],
+    ),
+    (
+        "linalg.vecdot of empty complex vectors",
+        lambda: jnp.linalg.vecdot(
+            jnp.zeros((0,), jnp.complex64), jnp.zeros((0, 1), jnp.complex64), axis=0
+        ),
+        [0j],
+    ),
+    # cholesky's symmetrization of a bool matrix divides by a weak 2: the default float.
+    (
+        "cholesky of bool under x64 is float64",
+        under_x64(lambda: lax.linalg.cholesky(jnp.array([[True, False], [True, True]])).dtype),
+        "float64",
+    ),
 ]
 
 

@@ -62,7 +62,25 @@ def _rfft_narrow_float_input(call, ours, theirs, difference) -> bool:
     )
 
 
+def _more_lengths_than_dimensions(call, ours, theirs, difference) -> bool:
+    """fftn-style transforms given s with one length more than the input has dimensions and
+    no axes: NumPy refuses (axis -len(s) is out of bounds), as stablax does (ValueError);
+    JAX 0.10.2 wraps that axis around to the last and returns a transform of the wrong rank
+    (with two or more extra lengths it raises too)."""
+    return (
+        call["fn"].startswith("jnp.fft.")
+        and _error(ours)
+        and "has more lengths than the input has dimensions" in ours["message"]
+        and theirs["kind"] == "value"
+    )
+
+
 RULES: list[Rule] = [
+    (
+        "more-lengths-than-dimensions",
+        _more_lengths_than_dimensions,
+        _more_lengths_than_dimensions.__doc__,
+    ),
     ("fft-through-pad", _fft_through_pad, _fft_through_pad.__doc__),
     ("fft-backward-scaling", _fft_backward_scaling, _fft_backward_scaling.__doc__),
     ("fftfreq-non-integer-n", _fftfreq_non_integer_n, _fftfreq_non_integer_n.__doc__),

@@ -13,6 +13,7 @@ from tests.reliability.known_differences._shared import (
     _UNIQUE_FNS,
     Rule,
     _error,
+    _given,
     _value_difference,
 )
 
@@ -290,6 +291,27 @@ def _jit_folded_float_to_uint64(call, ours, theirs, difference) -> bool:
     return not info.min <= value["py"] < info.max + 1 and theirs["kind"] == "value"
 
 
+def _pad_grad_unsigned_widths(call, ours, theirs, difference) -> bool:
+    """The gradient of a constant jnp.pad of a bfloat16 array with pad widths given as an
+    unsigned integer array: every input element appears once in the output, so the slope of
+    its sum is 1, stablax's answer; JAX 0.10.2 returns zeros (its own float32 and int-width
+    cases give 1)."""
+
+    def flat(outcome):
+        return ((outcome.get("value") or {}).get("values") or {}).get("flat")
+
+    widths = _given(call, 1, "pad_width")
+    return (
+        call["fn"] == "jnp.pad"
+        and call["mode"] == "grad"
+        and isinstance(widths, dict)
+        and widths.get("dtype", "").startswith("uint")
+        and bool(flat(ours))
+        and set(flat(ours)) == {1.0}
+        and set(flat(theirs) or []) == {0.0}
+    )
+
+
 def _numpy_passthrough_result(call, ours, theirs, difference) -> bool:
     """apply_along_axis with a func1d that returns its argument, and reshape of a NumPy array
     with order=None: JAX hands back a NumPy array (its vmap returns the unbatched input object
@@ -432,6 +454,7 @@ def _repeat_numpy_bool_count(call, ours, theirs, difference) -> bool:
 
 
 RULES: list[Rule] = [
+    ("pad-grad-unsigned-widths", _pad_grad_unsigned_widths, _pad_grad_unsigned_widths.__doc__),
     (
         "map-of-no-output-in-whole-batches",
         _map_of_no_output_in_whole_batches,

@@ -384,6 +384,18 @@ def _scan_length_beyond_int32(call, ours, theirs, difference) -> bool:
     )
 
 
+def _top_k_sub_byte(call, ours, theirs, difference) -> bool:
+    """lax.top_k of 2- and 4-bit types (int4, uint4, int2, uint2, float4_e2m1fn): JAX hands
+    them to XLA, whose CPU top_k decomposer fails (a JaxRuntimeError from the HLO verifier);
+    stablax ranks them in a byte-wide type that holds every value, and narrows back."""
+    return (
+        call["fn"] == "lax.top_k"
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "custom element sizes on non-sub-byte types" in theirs["message"]
+    )
+
+
 def _fori_loop_bound_overflow(call, ours, theirs, difference) -> bool:
     """lax.fori_loop with a Python int bound outside the index dtype (2**63 under x64): stablax
     refuses the bound first (OverflowError); JAX traces the body before it converts the bounds,
@@ -523,6 +535,7 @@ RULES: list[Rule] = [
         _scan_forwarded_carry_object.__doc__,
     ),
     ("scan-length-beyond-int32", _scan_length_beyond_int32, _scan_length_beyond_int32.__doc__),
+    ("top-k-sub-byte", _top_k_sub_byte, _top_k_sub_byte.__doc__),
     (
         "fori-loop-bound-overflow",
         _fori_loop_bound_overflow,

@@ -244,6 +244,8 @@ def symmetrize(x: Any) -> Any:
     weak = u.dtype(x) == np.bool_ or aval_of(x).weak_type
     total = ew.add(x, u.H(x))
     dtype = dtypes.to_inexact_dtype(u.dtype(x))
+    if weak and dtype != u.dtype(x):  # a bool or weak int meets the weak 2: the default float
+        dtype = dtypes.default_float_dtype()
     if dtype != u.dtype(x):
         total = convert_element_type(total, dtype)
     half = ew.div(total, full((), 2, dtype))

@@ -343,6 +343,16 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
             f"lax.top_k: top_k is not compatible with complex inputs{mlir.where_suffix()}"
         )
     k = operator.index(k)
+    dtype = aval_of(operand).dtype
+    if dtypes.itemsize_bits(dtype) < 8:
+        # XLA's CPU top_k decomposer fails on 2- and 4-bit layouts: rank in a byte-wide type
+        # that holds every value exactly (the order is the same), then narrow back.
+        if dtypes.issubdtype(dtype, np.floating):
+            wide = np.float32
+        else:
+            wide = np.int8 if dtypes.issubdtype(dtype, np.signedinteger) else np.uint8
+        values, indices = top_k(convert_element_type(operand, wide), k, axis=axis)
+        return convert_element_type(values, dtype), indices
     if axis == ndim - 1:
         return bind("chlo.top_k", operand, k=k)
     # chlo.top_k works on the last axis: move `axis` there and back.

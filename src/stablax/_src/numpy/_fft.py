@@ -55,6 +55,11 @@ def _axes_and_lengths(
     if s is not None:
         s = int_sequence(s, "s", f"jnp.fft.{name}")
     if axes is None:
+        if s is not None and len(s) > ndim:  # NumPy's AxisError: axis -len(s) is out of bounds
+            raise ValueError(
+                f"jnp.fft.{name}: s={tuple(s)} has more lengths than the input has dimensions "
+                f"({ndim}){mlir.where_suffix()}"
+            )
         axes = range(ndim) if s is None else range(ndim - len(s), ndim)
     _check_two_axes(axes, name)
     normalized = [_axis(axis, ndim, name) for axis in axes]

@@ -12,9 +12,9 @@ from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import int_arg, int_or_int_sequence
 from stablax._src.lax._dot import canonicalize_precision
-from stablax._src.lax._shapes import canonicalize_axis
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, check_out_none, promote_dtypes
+from stablax._src.numpy._shape import broadcast_to, moveaxis, normalize_axis
 
 
 def _operands(a, b, preferred_element_type):
@@ -206,8 +206,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
                 f"jnp.tensordot: axes lists must have the same length, got {axes}"
                 f"{mlir.where_suffix()}"
             )
-        a_axes = tuple(canonicalize_axis(x, a_nd, "jnp.tensordot") for x in a_axes)
-        b_axes = tuple(canonicalize_axis(x, b_nd, "jnp.tensordot") for x in b_axes)
+        a_axes = tuple(normalize_axis(x, a_nd, "jnp.tensordot") for x in a_axes)
+        b_axes = tuple(normalize_axis(x, b_nd, "jnp.tensordot") for x in b_axes)
     dims = ((a_axes, b_axes), ((), ()))
     return lax.dot_general(a, b, dims, precision, preferred_element_type, out_sharding=out_sharding)
 
@@ -228,8 +228,6 @@ def kron(a, b):
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The cross product of 2- or 3-element vectors along the given axes (`np.cross`)."""
-    from stablax._src.numpy._shape import moveaxis
-
     if axis is not None:
         axisa = axisb = axisc = axis
     axisa, axisb, axisc = (int_arg(ax, "each axis", "jnp.cross") for ax in (axisa, axisb, axisc))
@@ -261,9 +259,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
-    """Conjugated dot product of vectors along `axis`, broadcasting the rest (Array API)."""
-    from stablax._src.numpy._shape import broadcast_arrays, moveaxis
+    """Conjugated dot product of vectors along `axis`, broadcasting the rest (Array API).
 
+    As NumPy's and JAX's gufunc `(n),(n)->()`: `axis` counts in each operand's own shape, and
+    the remaining dimensions broadcast (so (3,) and (3, 1) along axis 0 give shape (1,))."""
     x1, x2 = _operands(x1, x2, preferred_element_type)
     sizes = [x.aval.shape[axis] if -x.aval.ndim <= axis < x.aval.ndim else None for x in (x1, x2)]
     if None not in sizes and sizes[0] != sizes[1]:  # no broadcasting along `axis`, as JAX
@@ -271,10 +270,12 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
             f"jnp.vecdot: axes must match, got shapes {x1.aval.shape} and {x2.aval.shape} with "
             f"axis={axis}{mlir.where_suffix()}"
         )
-    x1, x2 = broadcast_arrays(x1, x2)  # first, as JAX: `axis` counts in the broadcast shape
-    axis = canonicalize_axis(axis, x1.aval.ndim, "vecdot")
-    x1, x2 = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
-    nb = x1.aval.ndim - 1
+    x1 = moveaxis(x1, normalize_axis(axis, x1.aval.ndim, "jnp.vecdot"), -1)
+    x2 = moveaxis(x2, normalize_axis(axis, x2.aval.ndim, "jnp.vecdot"), -1)
+    loop = broadcast_shapes("jnp.vecdot", x1.aval.shape[:-1], x2.aval.shape[:-1])
+    x1 = broadcast_to(x1, (*loop, x1.aval.shape[-1]))
+    x2 = broadcast_to(x2, (*loop, x2.aval.shape[-1]))
+    nb = len(loop)
     batch = tuple(range(nb))
     return lax.dot_general(
         lax.conj(x1) if _is_complex(x1) else x1,

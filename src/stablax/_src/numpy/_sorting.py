@@ -187,12 +187,7 @@ def lexsort(keys: Any, axis: int = -1) -> Any:
     shapes = {k.aval.shape for k in keys}
     if len(shapes) != 1:
         raise ValueError(f"jnp.lexsort: all keys need to be the same shape, got {sorted(shapes)}")
-    if keys[0].aval.ndim == 0:  # scalar keys: one position, as NumPy and JAX
-        if operator.index(axis) not in (0, -1):
-            raise ValueError(
-                f"jnp.lexsort: axis {axis} is out of bounds for keys of dimension 0"
-                f"{mlir.where_suffix()}"
-            )
+    if keys[0].aval.ndim == 0:  # scalar keys: one position, whatever the axis, as JAX
         return lax.full((), 0, dtypes.default_int_dtype())
     return _lexsort(keys, axis=axis)
 
