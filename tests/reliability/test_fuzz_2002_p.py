@@ -158,6 +158,24 @@ _FINDINGS = [
         ),
         [0j],
     ),
+    # roots of a constant: an empty complex64 array, whatever the float type (float8 too).
+    (
+        "roots of a float8 constant",
+        lambda: jnp.roots(jnp.array([3.5], "float8_e5m2"), strip_zeros=False).dtype,
+        "complex64",
+    ),
+    (
+        "can_cast casting None",
+        lambda: jnp.can_cast(jnp.bfloat16, jnp.float32, casting=None),
+        TypeError,
+    ),
+    # kaiser: a window of one point never reads beta; a complex beta is refused (JAX's i0).
+    (
+        "kaiser of one point with a huge beta under jit",
+        lambda: stablax.jit(lambda: jnp.kaiser(True, 2**63))(),
+        [1.0],
+    ),
+    ("kaiser with a complex beta", lambda: jnp.kaiser(2, 1 + 2j), ValueError),
     # cholesky's symmetrization of a bool matrix divides by a weak 2: the default float.
     (
         "cholesky of bool under x64 is float64",

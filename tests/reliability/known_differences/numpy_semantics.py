@@ -85,8 +85,9 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
     gives -1 or 0, and its divmod by zero the rest),
     pad with a non-integer pad_width (NumPy's TypeError; JAX truncates it), histogram bins of 0
     or of an N-D array, h/v/dsplit into negative sections, choose among no choices, interp
-    with no sample points, lexsort of scalar keys along an axis they do not have, an ndmin
-    that is no integer; rounding
+    with no sample points, an ndmin that is no integer, a reduction's where= mask of more
+    dimensions than the array (NumPy's ValueError; JAX reduces the array's own axes and returns
+    the mask's leftover shape); rounding
     integers to negative decimals works (JAX raises NotImplementedError)."""
     fn = call["fn"]
     numpy_messages = {
@@ -96,6 +97,8 @@ def _numpy_errors(call, ours, theirs, difference) -> bool:
         "jnp.linspace": "out of bounds for array of dimension",
         "jnp.logspace": "out of bounds for array of dimension",
         "jnp.geomspace": "out of bounds for array of dimension",
+        # NumPy: "input operand has more dimensions than allowed by the axis remapping".
+        "jnp.": "does not broadcast to the array's shape",
         # NumPy: "Expecting at least two arrays."; JAX returns something for one.
         "jnp.linalg.multi_dot": "expected at least two arrays",
         # NumPy: "number sections must be larger than 0."; JAX returns []. NumPy's ValueError

@@ -93,7 +93,9 @@ def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
         )
     if to is not None and not isinstance(to, (type, str, np.dtype)) and not hasattr(to, "dtype"):
         raise TypeError(f"jnp.can_cast: cannot interpret {to!r} as a data type")  # JAX's first
-    if casting not in _CASTINGS:  # NumPy's check (JAX's can_cast is NumPy's)
+    if not isinstance(casting, str):  # NumPy's check (JAX's can_cast is NumPy's)
+        raise TypeError(f"jnp.can_cast: casting must be str, not {type(casting).__name__}")
+    if casting not in _CASTINGS:
         raise ValueError(
             f"jnp.can_cast: casting must be one of {', '.join(map(repr, _CASTINGS))} "
             f"(got {casting!r})"

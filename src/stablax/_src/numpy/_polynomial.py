@@ -262,7 +262,11 @@ def _companion_roots(p: Any) -> Any:
 
     n = p.aval.shape[0] - 1
     if n < 1:
-        return lax.full((0,), 0, dtypes.result_type(p.aval.dtype, np.complex64))
+        dtype = p.aval.dtype  # no roots: the complex type of p's precision (complex64 below)
+        complex_dtype = (
+            dtype if dtype.kind == "c" else np.complex128 if dtype == np.float64 else np.complex64
+        )
+        return lax.full((0,), 0, complex_dtype)
     first_row = lax.reshape(lax.neg(lax.div(p[1:], p[0])), (1, n))
     rows = lax.broadcasted_iota(np.int32, (n - 1, n), 0)
     cols = lax.broadcasted_iota(np.int32, (n - 1, n), 1)

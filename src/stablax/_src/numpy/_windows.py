@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
+from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._math_ufuncs import i0
@@ -85,7 +86,12 @@ def _kaiser_impl(M, beta):  # noqa: N803
         return lax.full((0,), 0, dt)
     if m == 1:
         return lax.full((1,), 1, dt)
-    beta = lax.convert_element_type(asarray(beta), dt)
+    beta = asarray(beta)
+    if dtypes.issubdtype(beta.aval.dtype, np.complexfloating):  # JAX's i0 refuses it
+        raise ValueError(
+            f"jnp.kaiser: beta must be real, got {beta.aval.dtype.name}{mlir.where_suffix()}"
+        )
+    beta = lax.convert_element_type(beta, dt)
     x = _symmetric_positions(m)
     inside = lax.sqrt(lax.max(lax.sub(1.0, lax.mul(x, x)), lax.full_like(x, 0)))
     return lax.div(i0(lax.mul(lax.broadcast_in_dim(beta, (m,), ()), inside)), i0(beta))
@@ -96,7 +102,8 @@ _kaiser = _eager(_kaiser_impl, static_argnums=0)
 
 def kaiser(M: int, beta: Any) -> Any:  # noqa: N803
     """The Kaiser window of M points with shape parameter `beta` (NumPy's `kaiser`)."""
-    return _kaiser(_length(M, "kaiser"), beta)
+    m = _length(M, "kaiser")
+    return _kaiser(m, beta if m > 1 else 0.0)  # a window of 0 or 1 points never reads beta
 
 
 __all__ = ["bartlett", "blackman", "hamming", "hanning", "kaiser"]
