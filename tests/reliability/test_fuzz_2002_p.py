@@ -176,6 +176,20 @@ _FINDINGS = [
         [1.0],
     ),
     ("kaiser with a complex beta", lambda: jnp.kaiser(2, 1 + 2j), ValueError),
+    # Checks in JAX's order: ravel_multi_index reads the order last; conv_shape_tuple counts
+    # explicit pads first; mean and var read the dtype before the axis.
+    (
+        "ravel_multi_index float indices before a bad order",
+        lambda: jnp.ravel_multi_index(jnp.array([1.5, 2.0]), (3, 2), order="bogus"),
+        ValueError,
+    ),
+    (
+        "conv_shape_tuple pads before strides",
+        lambda: lax.conv_shape_tuple((1, 5, 3), (4, 5), (2, 0), b"ab"),
+        TypeError,
+    ),
+    ("mean dtype before axis", lambda: jnp.mean(jnp.zeros(()), axis=0, dtype=3), TypeError),
+    ("var dtype before axis", lambda: jnp.var(jnp.zeros(()), axis=0, dtype=3), TypeError),
     # cholesky's symmetrization of a bool matrix divides by a weak 2: the default float.
     (
         "cholesky of bool under x64 is float64",

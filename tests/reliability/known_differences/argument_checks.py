@@ -282,7 +282,20 @@ def _str_axis_name(call, ours, theirs, difference) -> bool:
     )
 
 
+def _array_too_large(call, ours, theirs, difference) -> bool:
+    """An array whose size in bytes overflows int64 (fromfunction over (2**62, 4) under x64):
+    stablax refuses it where it is built (ValueError naming the shape); JAX builds it lazily in
+    its trace and fails first on something else (here the function's arity)."""
+    return (
+        _error(ours)
+        and ours["type"] == "ValueError"
+        and "do not fit in a signed 64-bit integer" in ours["message"]
+        and _error(theirs)
+    )
+
+
 RULES: list[Rule] = [
+    ("array-too-large", _array_too_large, _array_too_large.__doc__),
     ("checked-arguments", _checked_arguments, _checked_arguments.__doc__),
     ("both-need-concrete", _both_need_concrete, _both_need_concrete.__doc__),
     ("static-error-first", _static_error_first, _static_error_first.__doc__),

@@ -384,6 +384,20 @@ def _scan_length_beyond_int32(call, ours, theirs, difference) -> bool:
     )
 
 
+def _index_in_dim_negative_of_empty(call, ours, theirs, difference) -> bool:
+    """lax.dynamic_index_in_dim along an empty axis with a negative static index and
+    allow_negative_indices=False: both refuse; stablax names the negative index, as JAX's own
+    dynamic_slice and dynamic_slice_in_dim do for the same call, where JAX's index path first
+    finds the size-1 slice larger than the empty axis (TypeError)."""
+    return (
+        call["fn"] == "lax.dynamic_index_in_dim"
+        and _error(ours)
+        and "and allow_negative_indices is False" in ours["message"]
+        and _error(theirs)
+        and "slice_sizes must be less than or equal to operand shape" in theirs["message"]
+    )
+
+
 def _top_k_sub_byte(call, ours, theirs, difference) -> bool:
     """lax.top_k of 2- and 4-bit types (int4, uint4, int2, uint2, float4_e2m1fn): JAX hands
     them to XLA, whose CPU top_k decomposer fails (a JaxRuntimeError from the HLO verifier);
@@ -536,6 +550,11 @@ RULES: list[Rule] = [
     ),
     ("scan-length-beyond-int32", _scan_length_beyond_int32, _scan_length_beyond_int32.__doc__),
     ("top-k-sub-byte", _top_k_sub_byte, _top_k_sub_byte.__doc__),
+    (
+        "index-in-dim-negative-of-empty",
+        _index_in_dim_negative_of_empty,
+        _index_in_dim_negative_of_empty.__doc__,
+    ),
     (
         "fori-loop-bound-overflow",
         _fori_loop_bound_overflow,

@@ -138,6 +138,11 @@ def conv_shape_tuple(
         int_sequence(rhs_shape, "rhs_shape", name),
     )
     strides = int_sequence(strides, "strides", name)
+    if not isinstance(pads, str) and hasattr(pads, "__len__") and len(pads) != len(lhs_shape) - 2:
+        # explicit pads are counted first, as JAX (TypeError)
+        raise _error(
+            "conv_shape_tuple", f"expected {len(lhs_shape) - 2} (low, high) pads, got {len(pads)}"
+        )
     batch_group_count = operator.index(batch_group_count)
     if batch_group_count < 1 or len(lhs_shape) < 2 or len(strides) != len(lhs_shape) - 2:
         raise ValueError(

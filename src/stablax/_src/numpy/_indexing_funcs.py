@@ -548,8 +548,6 @@ def ravel_multi_index(
         raise ValueError(
             f"jnp.ravel_multi_index: {len(multi_index)} coordinate arrays for {len(dims)} dims"
         )
-    if order not in ("C", "F"):
-        raise ValueError("only 'C' or 'F' order is permitted")
     # As JAX: the result dtype (by default the coordinates' promoted with a weak int) is
     # checked before the coordinates are.
     multi_index = [asarray(c) for c in multi_index]
@@ -581,6 +579,8 @@ def ravel_multi_index(
         coords = [_ufuncs.clip(c, 0, d - 1) for c, d in zip(coords, dims, strict=True)]
     elif mode != "ignore":
         raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip' or 'ignore'")
+    if order not in ("C", "F"):  # last, as JAX
+        raise ValueError("only 'C' or 'F' order is permitted")
     order_dims = range(len(dims)) if order == "F" else reversed(range(len(dims)))
     result, stride = None, 1
     for i in order_dims:

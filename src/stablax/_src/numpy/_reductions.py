@@ -325,12 +325,12 @@ def _sum_and_count(a: Any, axes: tuple[int, ...], where: Any, compute: np.dtype,
 
 def _mean_impl(a, axis=None, dtype=None, keepdims=False, where=None):
     a = asarray(a)
-    axes = _axes(axis, a.aval.ndim, "mean")
-    target = (
+    target = (  # the dtype before the axis, as JAX
         _inexact_dtype(a.aval.dtype)
         if dtype is None
         else dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "mean"))
     )
+    axes = _axes(axis, a.aval.ndim, "mean")
     if target == np.bool_:  # JAX's class (its lax.div rejects bool), empty or not
         raise TypeError(f"jnp.mean: dtype must be numeric, got bool{mlir.where_suffix()}")
     if (
@@ -386,7 +386,6 @@ def _var_impl(
     a = asarray(a)
     if not isinstance(ddof, (int, float, np.number)) and not hasattr(ddof, "aval"):
         raise ValueError(f"jnp.var: ddof must be a number, got {ddof!r}{mlir.where_suffix()}")
-    axes = _axes(axis, a.aval.ndim, "var")
     if (
         dtype is not None
         and a.aval.dtype.kind == "c"
@@ -397,10 +396,11 @@ def _var_impl(
             f"is not supported{mlir.where_suffix()}"
         )
     target = None
-    if dtype is not None:
+    if dtype is not None:  # the dtype before the axis, as JAX
         target = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "var"))
-        if not dtypes.issubdtype(target, np.inexact):
-            return _integer_var(a, axes, target, ddof, keepdims, where, mean, float_divide=nanvar)
+    axes = _axes(axis, a.aval.ndim, "var")
+    if target is not None and not dtypes.issubdtype(target, np.inexact):
+        return _integer_var(a, axes, target, ddof, keepdims, where, mean, float_divide=nanvar)
     inexact = _inexact_dtype(a.aval.dtype)
     compute = _accumulation_dtype(inexact)
     a = lax.convert_element_type(a, compute)
