@@ -190,6 +190,25 @@ _FINDINGS = [
     ),
     ("mean dtype before axis", lambda: jnp.mean(jnp.zeros(()), axis=0, dtype=3), TypeError),
     ("var dtype before axis", lambda: jnp.var(jnp.zeros(()), axis=0, dtype=3), TypeError),
+    # searchsorted's sorter must be 1-D with a's length (NumPy's errors; a 0-d one gave an
+    # IndexError from inside).
+    (
+        "searchsorted 0-d sorter",
+        lambda: jnp.searchsorted(jnp.arange(3.0), 1.0, sorter=np.uint16(1)),
+        TypeError,
+    ),
+    (
+        "searchsorted short sorter",
+        lambda: jnp.searchsorted(jnp.arange(3.0), 1.0, sorter=jnp.arange(2)),
+        ValueError,
+    ),
+    (
+        "searchsorted with a sorter",
+        lambda: jnp.searchsorted(
+            jnp.arange(3.0), jnp.array([0.5, 2.5]), sorter=jnp.array([2, 1, 0])
+        ),
+        [0, 3],
+    ),
     # cholesky's symmetrization of a bool matrix divides by a weak 2: the default float.
     (
         "cholesky of bool under x64 is float64",

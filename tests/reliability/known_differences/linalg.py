@@ -174,25 +174,36 @@ def _svd_of_non_finite(call, ours, theirs, difference) -> bool:
     )
 
 
-def _householder_batched_shape_check(call, ours, theirs, difference) -> bool:
-    """lax.linalg.householder_product under vmap of an operand whose examples are 1-D: stablax
-    checks each example's rank (TypeError, as JAX does without vmap); JAX's batching checks
-    the batched operand's rows against its columns (ValueError quoting the batched shape)."""
+def _batched_square_check(call, ours, theirs, difference) -> bool:
+    """lax.linalg.householder_product and jnp.linalg.eig under vmap of an operand whose
+    examples are 1-D: stablax checks each example's rank (TypeError, as JAX does without vmap);
+    JAX's batching checks the batched operand's rows against its columns (ValueError quoting
+    the batched shape)."""
     return (
-        call["fn"] == "lax.linalg.householder_product"
+        call["fn"] in ("lax.linalg.householder_product", "jnp.linalg.eig")
         and bool(call["batch"])
         and _error(ours)
-        and "must have rank at least 2" in ours["message"]
+        and ours["type"] == "TypeError"
+        and bool(
+            re.search(
+                r"must have rank at least 2|must have shape \[\.\.\., n, n\], got \(\d+,\)",
+                ours["message"],
+            )
+        )
         and _error(theirs)
-        and "at least as many rows as columns" in theirs["message"]
+        and bool(
+            re.search(
+                r"at least as many rows as columns|must be a square matrix", theirs["message"]
+            )
+        )
     )
 
 
 RULES: list[Rule] = [
     (
-        "householder-batched-shape-check",
-        _householder_batched_shape_check,
-        _householder_batched_shape_check.__doc__,
+        "batched-square-check",
+        _batched_square_check,
+        _batched_square_check.__doc__,
     ),
     ("non-square-hermitian", _non_square_hermitian, _non_square_hermitian.__doc__),
     ("half-precision-linalg", _half_precision_linalg, _half_precision_linalg.__doc__),

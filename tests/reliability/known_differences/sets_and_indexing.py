@@ -64,6 +64,17 @@ def _unique_weak_type(call, ours, theirs, difference) -> bool:
     )
 
 
+def _searchsorted_sorter_shape(call, ours, theirs, difference) -> bool:
+    """searchsorted with a sorter that is not 1-D or not of a's length: stablax raises NumPy's
+    errors (TypeError, ValueError); JAX gathers with it anyway, clamping out-of-range positions
+    (a value of some shape) or failing on a 0-d sorter with an IndexError."""
+    return (
+        call["fn"] == "jnp.searchsorted"
+        and _error(ours)
+        and bool(re.search(r"sorter must (?:be 1-dimensional|have a's length)", ours["message"]))
+    )
+
+
 def _repeat_checks(call, ours, theirs, difference) -> bool:
     """jnp.repeat checks its counts as NumPy does: non-integer repeats (TypeError: no safe cast
     to int), negative repeats and a negative total_repeat_length (ValueError); JAX checks none
@@ -286,6 +297,7 @@ RULES: list[Rule] = [
     ("unique-of-nothing", _unique_of_nothing, _unique_of_nothing.__doc__),
     ("insert-static-indices", _insert_static_indices, _insert_static_indices.__doc__),
     ("unique-weak-type", _unique_weak_type, _unique_weak_type.__doc__),
+    ("searchsorted-sorter-shape", _searchsorted_sorter_shape, _searchsorted_sorter_shape.__doc__),
     ("repeat-checks", _repeat_checks, _repeat_checks.__doc__),
     ("take-checks", _take_checks, _take_checks.__doc__),
     ("tri-k-overflow", _tri_k_overflow, _tri_k_overflow.__doc__),

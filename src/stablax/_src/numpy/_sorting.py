@@ -340,6 +340,16 @@ def searchsorted(
                 f"jnp.searchsorted: sorter must be an integer array, got "
                 f"{sorter.aval.str_short()}{mlir.where_suffix()}"
             )
+        if sorter.aval.ndim != 1:  # NumPy's classes (JAX gathers with whatever it is given)
+            raise TypeError(
+                f"jnp.searchsorted: sorter must be 1-dimensional, got {sorter.aval.str_short()}"
+                f"{mlir.where_suffix()}"
+            )
+        if sorter.aval.shape != a.aval.shape:
+            raise ValueError(
+                f"jnp.searchsorted: sorter must have a's length {a.aval.shape[0]}, got "
+                f"{sorter.aval.str_short()}{mlir.where_suffix()}"
+            )
     if side not in ("left", "right"):
         raise ValueError(f"invalid argument side={side!r}, expected 'left' or 'right'")
     if method not in _SEARCH_METHODS:
