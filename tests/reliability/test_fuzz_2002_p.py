@@ -209,6 +209,27 @@ _FINDINGS = [
         ),
         [0, 3],
     ),
+    # Generic reductions check init values (shapes, dtypes) before the computation's outputs.
+    (
+        "reduce_window init dtype before a bool computation",
+        lambda: lax.reduce_window(
+            jnp.ones((3, 3), jnp.uint32), -2.5, lambda *a: False, (3, 3), (1, 1), "VALID"
+        ),
+        TypeError,
+    ),
+    (
+        "reduce non-scalar init before the computation's outputs",
+        lambda: lax.reduce(
+            jnp.ones((1, 2), jnp.complex64), jnp.zeros((1, 2), jnp.uint32), lambda c, x: (c, x), ()
+        ),
+        ValueError,
+    ),
+    # rng_uniform has no derivative in its bounds (JAX's NotImplementedError, not a zero).
+    (
+        "grad of rng_uniform in its bound",
+        lambda: stablax.grad(lambda v: lax.rng_uniform(v, 2.0, ()))(0.5),
+        NotImplementedError,
+    ),
     # cholesky's symmetrization of a bool matrix divides by a weak 2: the default float.
     (
         "cholesky of bool under x64 is float64",

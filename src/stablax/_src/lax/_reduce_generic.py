@@ -83,15 +83,20 @@ def trace_computation(opname: str, computation: Callable, init_avals, tree) -> t
             "Reduction computations can't close over Tracers (stablax: pass such values as "
             f"operands){mlir.where_suffix()}"
         )
+    return fn, box["tree"]
+
+
+def check_outputs(opname: str, fn: Any, init_avals) -> None:
+    """The traced computation returns scalars of the init values' dtypes: checked after the
+    init values themselves, as JAX's abstract evaluation does (ValueError, its verifier's)."""
     got = [(a.shape, a.dtype) for a in fn.out_avals]
     want = [((), a.dtype) for a in init_avals]
-    if got != want:  # JAX's class (its verifier's error)
+    if got != want:
         raise ValueError(
             f"lax.{opname}: the computation must return scalars of the init values' dtypes "
             f"{[a.dtype.name for a in init_avals]} in their structure, got "
             f"{[ShapedArray(s, d).str_short() for s, d in got]}{mlir.where_suffix()}"
         )
-    return fn, box["tree"]
 
 
 def monoid_of(fn: Any) -> str | None:

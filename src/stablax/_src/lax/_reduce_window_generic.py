@@ -39,7 +39,7 @@ def check_inits(operand_avals, init_avals) -> None:
 
 def traced_computation(flat_operands, flat_inits, computation, tree) -> Any:
     """The computation traced on the init values' scalars, in JAX's order: the trace and its
-    output tree, then the init values' checks."""
+    output tree, the init values' checks, then the types of its outputs."""
     init_avals = [aval_of(i) for i in flat_inits]
     fn, out_tree = generic.trace_computation("reduce_window", computation, init_avals, tree)
     if out_tree != tree:
@@ -48,6 +48,7 @@ def traced_computation(flat_operands, flat_inits, computation, tree) -> Any:
             f"{tree} vs. {out_tree}{mlir.where_suffix()}"
         )
     check_inits([aval_of(x) for x in flat_operands], init_avals)
+    generic.check_outputs("reduce_window", fn, init_avals)
     return fn
 
 

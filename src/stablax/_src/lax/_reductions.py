@@ -512,9 +512,10 @@ def reduce(
             return _monoid_reduce(name, flat_operands[0], flat_inits[0], dimensions)
     operand_avals = [aval_of(x) for x in flat_operands]
     init_avals = [aval_of(i) for i in flat_inits]
-    # JAX's order: the computation is traced before the init values are checked.
+    # JAX's order: the computation is traced, the init values checked, then its outputs.
     fn, out_tree = generic.trace_computation("reduce", computation, init_avals, tree)
     generic.check_inits("reduce", operand_avals, init_avals)
+    generic.check_outputs("reduce", fn, init_avals)
     dims = _normalize_axes(dimensions, operand_avals[0].ndim, "reduce")
     runtime.check_sharding(out_sharding, "lax.reduce")
     name = generic.monoid_of(fn) if len(flat_operands) == 1 else None

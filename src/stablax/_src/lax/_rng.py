@@ -189,7 +189,13 @@ def _uniform_decode(op: Any) -> dict[str, Any]:
     return {"shape": mlir.shape_of_type(op.results[0].type)}
 
 
-def_op(RNG, _uniform_rule, _uniform_lowering, decode=_uniform_decode, differentiable=False)
+def _uniform_jvp(primals, tangents, **params):
+    # As JAX: the draw has no derivative in its bounds (bounds that are constants of the
+    # differentiation never get here).
+    raise NotImplementedError("Differentiation rule for 'rng_uniform' not implemented")
+
+
+def_op(RNG, _uniform_rule, _uniform_lowering, decode=_uniform_decode, jvp=_uniform_jvp)
 
 
 def rng_uniform(a: Any, b: Any, shape: Sequence[int]) -> Any:
