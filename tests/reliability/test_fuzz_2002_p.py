@@ -5,6 +5,7 @@ exception class).
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -12,6 +13,12 @@ import stablax
 import stablax.numpy as jnp
 from stablax import lax
 from tests.reliability.reproducer_checks import check_finding, under_x64
+
+_FLOAT8_SAMPLE = np.array(
+    [0.5, -0.625, -0.75, 0.4375, 0.875, 0.625, -0.5, -0.875, -0.875, -0.75]
+    + [0.875, -0.875, 0.75, -0.625, 0.625, -0.875, -0.3125, 0.75, 0.0546875, 0.875],
+    ml_dtypes.float8_e5m2,
+)
 
 _FINDINGS = [
     # fftfreq with an integer dtype computes in JAX's float for it (float32 for uint16), so
@@ -224,12 +231,27 @@ _FINDINGS = [
         ),
         ValueError,
     ),
+    (
+        "reduce_window dilation before a tuple-valued computation",
+        lambda: lax.reduce_window(
+            jnp.ones((1, 2)), 0.0, lambda c, x: (c, x), (1, 2), window_dilation=(-1, 2)
+        ),
+        TypeError,
+    ),
     # rng_uniform has no derivative in its bounds (JAX's NotImplementedError, not a zero).
     (
         "grad of rng_uniform in its bound",
         lambda: stablax.grad(lambda v: lax.rng_uniform(v, 2.0, ()))(0.5),
         NotImplementedError,
     ),
+    # median/quantiles of narrow floats: counts and positions in q's type (float32 for a Python
+    # float), as JAX; in float8 the last position 19 rounded to 20 and picked wrong elements.
+    (
+        "nanmedian of float8_e5m2",
+        lambda: float(jnp.nanmedian(jnp.asarray(_FLOAT8_SAMPLE))),
+        -0.125,
+    ),
+    ("median of float8_e5m2", lambda: float(jnp.median(jnp.asarray(_FLOAT8_SAMPLE))), -0.125),
     # cholesky's symmetrization of a bool matrix divides by a weak 2: the default float.
     (
         "cholesky of bool under x64 is float64",

@@ -503,6 +503,10 @@ def reduce_window(
     flat_operands, flat_inits = tree_util.tree_leaves(operand), tree_util.tree_leaves(init_value)
     if not flat_operands:
         raise ValueError(f"reduce_window must have at least one operand.{mlir.where_suffix()}")
+    if isinstance(padding, str) and window_dilation is not None:
+        # JAX dilates the window for a padding string before it traces the computation
+        dilation = _ints(window_dilation, "window_dilation", "reduce_window")
+        _strictly_positive(dilation, "window_dilation")
     name = monoid_name(computation) if len(flat_operands) == 1 else None
     fn = None
     if name is None:  # trace it (JAX's order: before the window): one monoid op keeps its path

@@ -58,7 +58,10 @@ def _quantile_impl(a, q, axis=None, method="linear", keepdims=False, ignore_nan=
         raise complex_input
     (a,) = promote_dtypes_inexact(a)  # q does not take part in the promotion, as in JAX
     a = lax.convert_element_type(a, a.aval.dtype)  # results are strongly typed, as in JAX
-    q = lax.convert_element_type(q, a.aval.dtype)
+    # As JAX: counts, positions and the linear blend are in q's floating type (float32 for a
+    # Python float), so float8 and float16 data do not round their positions (19 in float8 is 20).
+    work = q.aval.dtype if dtypes.issubdtype(q.aval.dtype, np.floating) else a.aval.dtype
+    q = lax.convert_element_type(q, work)
     axes = _axes(axis, a.aval.ndim, name)
     shape = a.aval.shape
     lanes = lax.sort(_lanes_last(a, axes), dimension=1)
@@ -67,9 +70,9 @@ def _quantile_impl(a, q, axis=None, method="linear", keepdims=False, ignore_nan=
         lanes = lax.full((n_lanes, 1), np.nan, a.aval.dtype)
     has_nan = lax.reduce_or(lax.ne(lanes, lanes), (1,))
     if ignore_nan:  # NaNs sort last: quantiles are taken over the first `count` of each lane
-        count = lax.reduce_sum(lax.convert_element_type(lax.eq(lanes, lanes), a.aval.dtype), (1,))
+        count = lax.reduce_sum(lax.convert_element_type(lax.eq(lanes, lanes), work), (1,))
     else:
-        count = lax.full((n_lanes,), lanes.aval.shape[1], a.aval.dtype)
+        count = lax.full((n_lanes,), lanes.aval.shape[1], work)
     qs = lax.reshape(q, (q.aval.size, 1))
     k = qs.aval.shape[0]
     count = lax.broadcast_in_dim(count, (k, n_lanes), (1,))
@@ -87,6 +90,13 @@ def _quantile_impl(a, q, axis=None, method="linear", keepdims=False, ignore_nan=
         low, high = lax.floor(position), lax.ceil(position)
         low_value = _take_per_lane(lanes, index(low))
         high_value = _take_per_lane(lanes, index(high))
+        if method == "linear":  # JAX's blend low * (1 - w) + high * w, in the work type
+            w = lax.sub(position, low)
+            low_value, high_value = (
+                lax.convert_element_type(v, work) for v in (low_value, high_value)
+            )
+            low_value = lax.mul(low_value, lax.sub(lax.full_like(w, 1), w))
+            high_value = lax.mul(high_value, w)
         if method == "lower":
             result = low_value
         elif method == "higher":
@@ -97,8 +107,8 @@ def _quantile_impl(a, q, axis=None, method="linear", keepdims=False, ignore_nan=
             nearest = lax.round(position, lax.RoundingMethod.TO_NEAREST_EVEN)
             result = _take_per_lane(lanes, index(nearest))
         else:
-            frac = lax.sub(position, low)
-            result = lax.add(low_value, lax.mul(lax.sub(high_value, low_value), frac))
+            result = lax.add(low_value, high_value)
+    result = lax.convert_element_type(result, a.aval.dtype)
     if ignore_nan:
         result = lax.select(lax.eq(count, 0.0), lax.full_like(result, np.nan), result)
     else:
