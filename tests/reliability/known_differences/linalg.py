@@ -199,7 +199,22 @@ def _batched_square_check(call, ours, theirs, difference) -> bool:
     )
 
 
+def _eigh_unsymmetrized_grad(call, ours, theirs, difference) -> bool:
+    """The gradient of lax.linalg.eigh with symmetrize_input=False: eigh reads one triangle, so
+    stablax's slope is zero on the other (finite differences agree); JAX differentiates as if
+    the matrix were symmetric and gives the unread triangle a slope too."""
+    flag = call["kwargs"].get("symmetrize_input")
+    return (
+        call["fn"] == "lax.linalg.eigh"
+        and call["mode"] == "grad"
+        and isinstance(flag, dict)
+        and flag.get("py") is False
+        and _value_difference(difference)
+    )
+
+
 RULES: list[Rule] = [
+    ("eigh-unsymmetrized-grad", _eigh_unsymmetrized_grad, _eigh_unsymmetrized_grad.__doc__),
     (
         "batched-square-check",
         _batched_square_check,
