@@ -246,6 +246,14 @@ _FINDINGS = [
         )[0, 1],
         0.0,
     ),
+    # psum/pmean refuse axis_index_groups over positional axes with JAX's ValueError.
+    (
+        "pmean groups over a positional axis",
+        lambda: lax.pmean(1.0, 0, axis_index_groups=-1),
+        ValueError,
+    ),
+    # tril/triu_indices read k as the default integer (JAX's OverflowError past int32).
+    ("tril_indices offset past int32", lambda: jnp.tril_indices(0, k=-(2**63)), OverflowError),
     # rng_uniform has no derivative in its bounds (JAX's NotImplementedError, not a zero).
     (
         "grad of rng_uniform in its bound",

@@ -98,11 +98,16 @@ def _axis_names(axis_name: Any) -> tuple:
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
-def _check_groups(name: str, axis_index_groups: Any) -> None:
-    if axis_index_groups is not None:
-        raise NotImplementedError(
-            f"lax.{name}: axis_index_groups not supported in vmap collectives."
+def _check_groups(name: str, axis_index_groups: Any, reduced_axes: Any = None) -> None:
+    """Groups are unsupported; JAX's reductions refuse them over positional axes first."""
+    if axis_index_groups is None:
+        return
+    if any(isinstance(n, int) for n in _axis_names(reduced_axes)):  # JAX's check (ValueError)
+        raise ValueError(
+            f"lax.{name}: axis_index_groups only supported for reductions over named axes, "
+            f"got axis_name={reduced_axes!r}{mlir.where_suffix()}"
         )
+    raise NotImplementedError(f"lax.{name}: axis_index_groups not supported in vmap collectives.")
 
 
 # --- marker ops --------------------------------------------------------------------------------
@@ -340,7 +345,7 @@ def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     if not _check_leaves("psum", x):
         return x
     names = _axis_names(axis_name)
-    _check_groups("psum", axis_index_groups)
+    _check_groups("psum", axis_index_groups, axis_name)
     size = math.prod(bound_axis_size(n) for n in names)
 
     def one(leaf):
@@ -367,7 +372,7 @@ def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     """
     _check_leaves("pmean", x)  # a tree of no leaves still needs the axis (its size), as JAX
     names = _axis_names(axis_name)
-    _check_groups("pmean", axis_index_groups)
+    _check_groups("pmean", axis_index_groups, axis_name)
     size = math.prod(bound_axis_size(n) for n in names)
 
     def one(leaf):
@@ -383,16 +388,10 @@ def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
 
 
 def _extremum(fname: str, key: str, x: Any, axis_name: Any, axis_index_groups: Any) -> Any:
-    positional = any(isinstance(n, int) for n in _axis_names(axis_name))
-    if positional and axis_index_groups is not None:  # JAX's check, first (ValueError)
-        raise ValueError(
-            f"lax.{fname}: axis_index_groups only supported for reductions over named axes, "
-            f"got axis_name={axis_name!r}{mlir.where_suffix()}"
-        )
+    _check_groups(fname, axis_index_groups, axis_name)  # first, as JAX
     if not _check_leaves(fname, x):
         return x
     names = _axis_names(axis_name)
-    _check_groups(fname, axis_index_groups)
     for n in names:
         bound_axis_size(n)
     return tree_util.tree_map(
