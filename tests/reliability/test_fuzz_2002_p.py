@@ -252,8 +252,12 @@ _FINDINGS = [
         lambda: lax.pmean(1.0, 0, axis_index_groups=-1),
         ValueError,
     ),
-    # tril/triu_indices read k as the default integer (JAX's OverflowError past int32).
-    ("tril_indices offset past int32", lambda: jnp.tril_indices(0, k=-(2**63)), OverflowError),
+    # tril/triu and their indices take any Python int offset, as NumPy (JAX's int32 conversion
+    # raises OverflowError, and its tril at k = 2**31 - 1 drops a row).
+    ("tril_indices offset past int32", lambda: jnp.tril_indices(2, k=-(2**40))[0], []),
+    ("tril_indices offset past int64", lambda: jnp.tril_indices(2, k=-(2**63)), OverflowError),
+    ("tril offset 2**31 - 1", lambda: jnp.tril(jnp.ones((2, 2)), k=2**31 - 1), [[1.0, 1.0]] * 2),
+    ("triu offset past int32", lambda: jnp.triu(jnp.ones((2, 2)), k=2**40), [[0.0, 0.0]] * 2),
     # rng_uniform has no derivative in its bounds (JAX's NotImplementedError, not a zero).
     (
         "grad of rng_uniform in its bound",
@@ -268,6 +272,12 @@ _FINDINGS = [
         -0.125,
     ),
     ("median of float8_e5m2", lambda: float(jnp.median(jnp.asarray(_FLOAT8_SAMPLE))), -0.125),
+    ("poly of no roots is a scalar", lambda: jnp.poly(jnp.zeros((0,), jnp.complex64)).shape, ()),
+    (
+        "var with a mean of another shape before the axis",
+        lambda: jnp.var(jnp.ones((2,)), axis=1, mean=jnp.ones((3,))),
+        TypeError,
+    ),
     # cholesky's symmetrization of a bool matrix divides by a weak 2: the default float.
     (
         "cholesky of bool under x64 is float64",

@@ -13,6 +13,7 @@ from tests.reliability.known_differences._shared import (
     Rule,
     _error,
     _fn,
+    _given,
     _has_dtype,
     _special_values,
     _value_difference,
@@ -464,6 +465,21 @@ def _broadcast_shapes_echoes_dims(call, ours, theirs, difference) -> bool:
     )
 
 
+def _triangle_offset_past_int(call, ours, theirs, difference) -> bool:
+    """tril/triu and tril_indices/triu_indices with an offset k outside the default integer
+    type: stablax compares with the Python int, giving NumPy's answer; JAX converts k to int32
+    (int64 with x64) first and raises OverflowError."""
+    k = _given(call, 1, "k")
+    return (
+        call["fn"] in ("jnp.tril", "jnp.triu", "jnp.tril_indices", "jnp.triu_indices")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and theirs["type"] == "OverflowError"
+        and isinstance(k, dict)
+        and isinstance(k.get("py"), int)
+    )
+
+
 def _equal_ends(call: dict) -> bool:
     """Whether a linspace/logspace call's start and stop are the same Python scalar."""
     given = [*call["args"][:2], call["kwargs"].get("start"), call["kwargs"].get("stop")]
@@ -602,6 +618,7 @@ RULES: list[Rule] = [
         _broadcast_shapes_of_arrays,
         _broadcast_shapes_of_arrays.__doc__,
     ),
+    ("triangle-offset-past-int", _triangle_offset_past_int, _triangle_offset_past_int.__doc__),
     (
         "broadcast-shapes-echoes-dims",
         _broadcast_shapes_echoes_dims,

@@ -15,7 +15,6 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import ConcretizationTypeError, Tracer
-from stablax._src.dispatch import check_python_int
 from stablax._src.dtype_promotion import result_type
 from stablax._src.lax._argcheck import check_callable, int_arg, int_or_int_sequence, sequence
 from stablax._src.numpy import _shape, _ufuncs
@@ -421,8 +420,6 @@ def diag_indices_from(arr: Any) -> tuple[Any, ...]:
 
 
 def _triangle_indices(np_fn: Callable, n: int, k: int, m: int | None) -> tuple[Any, Any]:
-    if type(k) is int:  # JAX makes the offset an array of the default integer type
-        check_python_int(k)
     n, k, m = operator.index(n), operator.index(k), None if m is None else operator.index(m)
     if n < 0 or (m is not None and m < 0):  # JAX builds them from a mask of shape (n, m)
         raise TypeError(

@@ -239,6 +239,8 @@ def poly(seq_of_zeros):
             f"jnp.poly: input must be 1-D or a non-empty square 2-D array{mlir.where_suffix()}"
         )
     (zeros,) = promote_dtypes_inexact(zeros)
+    if zeros.aval.shape[0] == 0:  # no roots: the constant 1, a scalar (NumPy's 1.0, JAX's)
+        return lax.full((), 1, zeros.aval.dtype)
     coefficients = lax.full((1,), 1, zeros.aval.dtype)
     for i in range(zeros.aval.shape[0]):
         factor = lax.concatenate(

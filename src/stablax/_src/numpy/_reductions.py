@@ -398,6 +398,13 @@ def _var_impl(
     target = None
     if dtype is not None:  # the dtype before the axis, as JAX
         target = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "var"))
+    mean_shape = np.shape(mean) if mean is not None else ()
+    if len(mean_shape) >= a.aval.ndim and not _broadcasts_to(mean_shape, a.aval.shape):
+        # JAX subtracts a given mean before it reads the axis (its lax.sub's TypeError)
+        raise TypeError(
+            f"jnp.var: mean of shape {mean_shape} does not broadcast against the input of shape "
+            f"{a.aval.shape}{mlir.where_suffix()}"
+        )
     axes = _axes(axis, a.aval.ndim, "var")
     if target is not None and not dtypes.issubdtype(target, np.inexact):
         return _integer_var(a, axes, target, ddof, keepdims, where, mean, float_divide=nanvar)
