@@ -465,6 +465,50 @@ def _broadcast_shapes_echoes_dims(call, ours, theirs, difference) -> bool:
     )
 
 
+def _cross_with_itself(call, ours, theirs, difference) -> bool:
+    """The cross product of an array with itself: stablax's products cancel exactly (zeros,
+    NumPy's answer); XLA fuses JAX's a*b - c*d into a multiply-add that leaves a rounding
+    residue of about 1e-9."""
+    args = call["args"]
+    flat = ((ours.get("value") or {}).get("values") or {}).get("flat") or []
+    return (
+        call["fn"] in ("jnp.cross", "jnp.linalg.cross")
+        and len(args) >= 2
+        and args[0] == args[1]
+        and _value_difference(difference)
+        and all(v == 0.0 for v in flat)
+    )
+
+
+def _nan_extremum_complex_nan_initial(call, ours, theirs, difference) -> bool:
+    """nanmax/nanmin of complex values with initial=NaN: stablax keeps the NaN initial value, as
+    JAX (and stablax) do for real values; JAX's complex path drops it and returns the
+    extremum of the data."""
+    initial = call["kwargs"].get("initial")
+    return (
+        call["fn"] in ("jnp.nanmax", "jnp.nanmin")
+        and _has_dtype(call, "complex")
+        and isinstance(initial, dict)
+        and isinstance(initial.get("py"), float)
+        and initial["py"] != initial["py"]
+        and _value_difference(difference)
+    )
+
+
+def _polyfit_integer_x(call, ours, theirs, difference) -> bool:
+    """polyfit of integer x with rcond given (without it JAX refuses integers): JAX builds the
+    Vandermonde matrix and its column norms in x's own integer type (uint8 squares wrap) and
+    divides into the default float; stablax fits in x's inexact type, as NumPy fits floats."""
+    x = _given(call, 0, "x")
+    return (
+        call["fn"] == "jnp.polyfit"
+        and isinstance(x, dict)
+        and x.get("dtype", "").startswith(("int", "uint"))
+        and _given(call, 3, "rcond") is not None
+        and difference[0] in ("diverge-dtype", "diverge-value")
+    )
+
+
 def _triangle_offset_past_int(call, ours, theirs, difference) -> bool:
     """tril/triu and tril_indices/triu_indices with an offset k outside the default integer
     type: stablax compares with the Python int, giving NumPy's answer; JAX converts k to int32
@@ -618,6 +662,13 @@ RULES: list[Rule] = [
         _broadcast_shapes_of_arrays,
         _broadcast_shapes_of_arrays.__doc__,
     ),
+    ("cross-with-itself", _cross_with_itself, _cross_with_itself.__doc__),
+    (
+        "nan-extremum-complex-nan-initial",
+        _nan_extremum_complex_nan_initial,
+        _nan_extremum_complex_nan_initial.__doc__,
+    ),
+    ("polyfit-integer-x", _polyfit_integer_x, _polyfit_integer_x.__doc__),
     ("triangle-offset-past-int", _triangle_offset_past_int, _triangle_offset_past_int.__doc__),
     (
         "broadcast-shapes-echoes-dims",
