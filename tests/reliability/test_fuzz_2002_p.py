@@ -278,6 +278,11 @@ _FINDINGS = [
         lambda: jnp.var(jnp.ones((2,)), axis=1, mean=jnp.ones((3,))),
         TypeError,
     ),
+    (
+        "pad value of shape (1,) before the config",
+        lambda: lax.pad(jnp.ones(4), jnp.array([2.0]), "a"),
+        ValueError,
+    ),
     # cholesky's symmetrization of a bool matrix divides by a weak 2: the default float.
     (
         "cholesky of bool under x64 is float64",

@@ -51,12 +51,14 @@ def _unique_weak_type(call, ours, theirs, difference) -> bool:
     NaN rewrite of complex input, a jnp.where) and keep it for size=0 with a fill_value (its
     full_like of the empty result, where size > 0 goes through a where() that drops it);
     stablax keeps the input's weak type, and a fill_value makes the values strong. The set
-    functions (setdiff1d, union1d, setxor1d) go through the same unique and lose it too."""
+    functions (setdiff1d, union1d, setxor1d) go through the same unique: they lose it for a
+    complex scalar and keep it for size=0 with a fill_value."""
     if difference[0] != "diverge-weak-type":
         return False
     first = call["args"][0] if call["args"] else {}
     if call["fn"] in _SET_FNS:
-        return "complex" in first
+        empty_filled = "fill_value" in call["kwargs"] and ours["value"].get("shape") == [0]
+        return any("complex" in a for a in call["args"][:2]) or empty_filled
     if call["fn"] not in _UNIQUE_FNS:
         return False
     return "complex" in first or (
@@ -72,6 +74,24 @@ def _searchsorted_sorter_shape(call, ours, theirs, difference) -> bool:
         call["fn"] == "jnp.searchsorted"
         and _error(ours)
         and bool(re.search(r"sorter must (?:be 1-dimensional|have a's length)", ours["message"]))
+    )
+
+
+def _put_along_axis_checks(call, ours, theirs, difference) -> bool:
+    """put_along_axis checks its mode and its indices' dtype: an unknown mode is stablax's
+    ValueError even where JAX returns an empty array unchanged without reading it, and boolean
+    indices its TypeError where JAX's internal jit fails on them as traced boolean masks
+    (NonConcreteBooleanIndexError)."""
+    return (
+        call["fn"] == "jnp.put_along_axis"
+        and _error(ours)
+        and bool(
+            re.search(
+                r"Unknown gather/scatter mode|indices must be of integer type, got bool",
+                ours["message"],
+            )
+        )
+        and (theirs["kind"] == "value" or theirs.get("type") == "NonConcreteBooleanIndexError")
     )
 
 
@@ -297,6 +317,7 @@ RULES: list[Rule] = [
     ("unique-of-nothing", _unique_of_nothing, _unique_of_nothing.__doc__),
     ("insert-static-indices", _insert_static_indices, _insert_static_indices.__doc__),
     ("unique-weak-type", _unique_weak_type, _unique_weak_type.__doc__),
+    ("put-along-axis-checks", _put_along_axis_checks, _put_along_axis_checks.__doc__),
     ("searchsorted-sorter-shape", _searchsorted_sorter_shape, _searchsorted_sorter_shape.__doc__),
     ("repeat-checks", _repeat_checks, _repeat_checks.__doc__),
     ("take-checks", _take_checks, _take_checks.__doc__),

@@ -399,6 +399,11 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
 
     Example: `pad(jnp.ones(3), 0., [(1, 2, 1)])` is `[0, 1, 0, 1, 0, 1, 0, 0]`.
     """
+    if hasattr(padding_value, "shape") and tuple(padding_value.shape) != ():  # first, as JAX
+        raise ValueError(
+            f"lax.pad: padding_value must be a scalar, got shape {tuple(padding_value.shape)}"
+            f"{mlir.where_suffix()}"
+        )
     try:
         config = tuple(tuple(operator.index(v) for v in triple) for triple in padding_config)
         count = len(padding_config)
