@@ -283,6 +283,12 @@ _FINDINGS = [
         lambda: lax.pad(jnp.ones(4), jnp.array([2.0]), "a"),
         ValueError,
     ),
+    # An FFT length past int64 is refused before MLIR, even for an empty input.
+    (
+        "hfft of an empty input with n past int64",
+        lambda: jnp.fft.hfft(jnp.zeros((2, 1, 2, 0, 2, 1), "int64"), n=2**63),
+        ValueError,
+    ),
     # cholesky's symmetrization of a bool matrix divides by a weak 2: the default float.
     (
         "cholesky of bool under x64 is float64",

@@ -224,6 +224,11 @@ def fft(x: Any, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Any:
     # The lengths after the input's dtype, in JAX's order.
     _check_non_integer_lengths(aval_of(x), fft_type, fft_lengths)
     fft_lengths = int_sequence(fft_lengths, "fft_lengths", "lax.fft")
+    if any(n >= 2**63 for n in fft_lengths):  # an extent XLA cannot hold (even of no data)
+        raise ValueError(
+            f"lax.fft: fft_lengths {fft_lengths} do not fit in a signed 64-bit integer"
+            f"{mlir.where_suffix()}"
+        )
     if not fft_lengths:
         return x
     return bind("stablehlo.fft", x, fft_type=fft_type, fft_lengths=fft_lengths)
