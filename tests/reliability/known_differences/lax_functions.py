@@ -384,6 +384,20 @@ def _scan_length_beyond_int32(call, ours, theirs, difference) -> bool:
     )
 
 
+def _batched_bool_start_index(call, ours, theirs, difference) -> bool:
+    """dynamic_slice and friends with a boolean start index under vmap: stablax refuses it as
+    JAX does without vmap (TypeError: start indices must be integers); JAX's batching turns the
+    slice into a gather first and refuses it there (ValueError)."""
+    return (
+        call["fn"].startswith(("lax.dynamic_slice", "lax.dynamic_index", "lax.dynamic_update"))
+        and bool(call["batch"])
+        and _error(ours)
+        and "start indices must be integer scalars" in ours["message"]
+        and _error(theirs)
+        and theirs["message"].startswith("indices must have an integer type")
+    )
+
+
 def _index_in_dim_negative_of_empty(call, ours, theirs, difference) -> bool:
     """lax.dynamic_index_in_dim along an empty axis with a negative static index and
     allow_negative_indices=False: both refuse; stablax names the negative index, as JAX's own
@@ -550,6 +564,7 @@ RULES: list[Rule] = [
     ),
     ("scan-length-beyond-int32", _scan_length_beyond_int32, _scan_length_beyond_int32.__doc__),
     ("top-k-sub-byte", _top_k_sub_byte, _top_k_sub_byte.__doc__),
+    ("batched-bool-start-index", _batched_bool_start_index, _batched_bool_start_index.__doc__),
     (
         "index-in-dim-negative-of-empty",
         _index_in_dim_negative_of_empty,
