@@ -289,6 +289,13 @@ _FINDINGS = [
         lambda: jnp.fft.hfft(jnp.zeros((2, 1, 2, 0, 2, 1), "int64"), n=2**63),
         ValueError,
     ),
+    # A slice stride past 2**63 - 1 takes the first element, as x[lo:hi:stride] (it reached
+    # MLIR's 64-bit attribute builder).
+    (
+        "slice_in_dim stride 2**63 under jit",
+        lambda: stablax.jit(lambda x: lax.slice_in_dim(x, -2, 5, stride=2**63))(jnp.arange(5.0)),
+        [3.0],
+    ),
     # cholesky's symmetrization of a bool matrix divides by a weak 2: the default float.
     (
         "cholesky of bool under x64 is float64",

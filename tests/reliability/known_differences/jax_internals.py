@@ -294,6 +294,18 @@ def _jit_folded_float_to_uint64(call, ours, theirs, difference) -> bool:
     return not info.min <= value["py"] < info.max + 1 and theirs["kind"] == "value"
 
 
+def _jax_attribute_overflow(call, ours, theirs, difference) -> bool:
+    """A slice stride of 2**63 or more: JAX hands it to MLIR's 64-bit attribute builder, which
+    fails with nanobind's "incompatible function arguments" (an internal TypeError); stablax
+    takes the first element, as NumPy's x[lo:hi:stride] does."""
+    return (
+        call["fn"] in ("lax.slice", "lax.slice_in_dim")
+        and ours["kind"] == "value"
+        and _error(theirs)
+        and "get(): incompatible function arguments" in theirs["message"]
+    )
+
+
 def _pad_grad_unsigned_widths(call, ours, theirs, difference) -> bool:
     """The gradient of a constant jnp.pad of a bfloat16 array with pad widths given as an
     unsigned integer array: every input element appears once in the output, so the slope of
@@ -457,6 +469,7 @@ def _repeat_numpy_bool_count(call, ours, theirs, difference) -> bool:
 
 
 RULES: list[Rule] = [
+    ("jax-attribute-overflow", _jax_attribute_overflow, _jax_attribute_overflow.__doc__),
     ("pad-grad-unsigned-widths", _pad_grad_unsigned_widths, _pad_grad_unsigned_widths.__doc__),
     (
         "map-of-no-output-in-whole-batches",

@@ -189,6 +189,13 @@ def slice(  # noqa: A001
     if start == (0,) * aval.ndim and limit == aval.shape and step == (1,) * aval.ndim:
         _slice_rule(aval, start_indices=start, limit_indices=limit, strides=step)
         return _as_array(operand, aval)
+    if len(start) == len(limit) == len(step):
+        # A stride past the slice's length takes its first element only: the same slice with
+        # that length as the stride, which fits the op's 64-bit attribute (2**63 does not).
+        step = tuple(
+            max(hi - lo, 1) if st > max(hi - lo, 1) else st
+            for lo, hi, st in zip(start, limit, step, strict=True)
+        )
     return bind("stablehlo.slice", operand, start_indices=start, limit_indices=limit, strides=step)
 
 
