@@ -296,13 +296,21 @@ def _jit_folded_float_to_uint64(call, ours, theirs, difference) -> bool:
 
 def _jax_attribute_overflow(call, ours, theirs, difference) -> bool:
     """A slice stride of 2**63 or more: JAX hands it to MLIR's 64-bit attribute builder, which
-    fails with nanobind's "incompatible function arguments" (an internal TypeError); stablax
-    takes the first element, as NumPy's x[lo:hi:stride] does."""
+    fails with nanobind's "incompatible function arguments" (an internal TypeError), or under
+    jit its shape rule fails to read the Python ints as integers ("slice strides must have
+    every element be an integer type, got (<class 'int'>, ...)"); stablax takes the first
+    element, as NumPy's x[lo:hi:stride] does."""
     return (
         call["fn"] in ("lax.slice", "lax.slice_in_dim")
         and ours["kind"] == "value"
         and _error(theirs)
-        and "get(): incompatible function arguments" in theirs["message"]
+        and bool(
+            re.search(
+                r"get\(\): incompatible function arguments"
+                r"|slice strides must have every element be an integer type, got \(<class 'int'>",
+                theirs["message"],
+            )
+        )
     )
 
 
