@@ -384,6 +384,19 @@ def _scan_length_beyond_int32(call, ours, theirs, difference) -> bool:
     )
 
 
+def _platform_dependent_operands_first(call, ours, theirs, difference) -> bool:
+    """lax.platform_dependent with no branch for the platform and operands that are no arrays
+    (a str, an object): both refuse. stablax checks the operands first (TypeError), as JAX does
+    under jit; elsewhere JAX reports the missing branch when it lowers (NotImplementedError)."""
+    return (
+        call["fn"] == "lax.platform_dependent"
+        and _error(ours)
+        and "is not a valid stablax array type" in ours["message"]
+        and _error(theirs)
+        and "platform_index" in theirs["message"]
+    )
+
+
 def _batched_bool_start_index(call, ours, theirs, difference) -> bool:
     """dynamic_slice and friends with a boolean start index under vmap: stablax refuses it as
     JAX does without vmap (TypeError: start indices must be integers); JAX's batching turns the
@@ -564,6 +577,11 @@ RULES: list[Rule] = [
     ),
     ("scan-length-beyond-int32", _scan_length_beyond_int32, _scan_length_beyond_int32.__doc__),
     ("top-k-sub-byte", _top_k_sub_byte, _top_k_sub_byte.__doc__),
+    (
+        "platform-dependent-operands-first",
+        _platform_dependent_operands_first,
+        _platform_dependent_operands_first.__doc__,
+    ),
     ("batched-bool-start-index", _batched_bool_start_index, _batched_bool_start_index.__doc__),
     (
         "index-in-dim-negative-of-empty",
