@@ -193,8 +193,7 @@ def slice(  # noqa: A001
         # A stride past the slice's length takes its first element only: the same slice with
         # that length as the stride, which fits the op's 64-bit attribute (2**63 does not).
         step = tuple(
-            max(hi - lo, 1) if st > max(hi - lo, 1) else st
-            for lo, hi, st in zip(start, limit, step, strict=True)
+            min(st, max(hi - lo, 1)) for lo, hi, st in zip(start, limit, step, strict=True)
         )
     return bind("stablehlo.slice", operand, start_indices=start, limit_indices=limit, strides=step)
 

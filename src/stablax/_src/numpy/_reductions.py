@@ -365,6 +365,15 @@ def mean(
     return _mean(a, axis, dtype, keepdims, where)
 
 
+def _check_mean_shape(shape: tuple[int, ...], target: tuple[int, ...]) -> None:
+    """var's `mean=` must broadcast against the input: JAX's class, its lax.sub's TypeError."""
+    if not _broadcasts_to(shape, target):
+        raise TypeError(
+            f"jnp.var: mean of shape {tuple(shape)} does not broadcast against the input of "
+            f"shape {tuple(target)}{mlir.where_suffix()}"
+        )
+
+
 def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
     return len(shape) <= len(target) and builtins.all(
         d in (1, t) for d, t in zip(shape[::-1], target[::-1], strict=False)
@@ -398,13 +407,9 @@ def _var_impl(
     target = None
     if dtype is not None:  # the dtype before the axis, as JAX
         target = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "var"))
-    mean_shape = np.shape(mean) if mean is not None else ()
-    if len(mean_shape) >= a.aval.ndim and not _broadcasts_to(mean_shape, a.aval.shape):
-        # JAX subtracts a given mean before it reads the axis (its lax.sub's TypeError)
-        raise TypeError(
-            f"jnp.var: mean of shape {mean_shape} does not broadcast against the input of shape "
-            f"{a.aval.shape}{mlir.where_suffix()}"
-        )
+    if mean is not None and np.ndim(mean) >= a.aval.ndim:
+        # JAX subtracts a given mean before it reads the axis
+        _check_mean_shape(np.shape(mean), a.aval.shape)
     axes = _axes(axis, a.aval.ndim, "var")
     if target is not None and not dtypes.issubdtype(target, np.inexact):
         return _integer_var(a, axes, target, ddof, keepdims, where, mean, float_divide=nanvar)
@@ -473,11 +478,7 @@ def _squared_deviations(a, axes, compute, where, mean):
         center = lax.convert_element_type(asarray(mean), compute)
     if center.aval.ndim == a.aval.ndim - len(axes):
         center = lax.reshape(center, _keepdims_shape(a.aval.shape, axes))
-    if not _broadcasts_to(center.aval.shape, a.aval.shape):  # JAX's class (its lax.sub's)
-        raise TypeError(
-            f"jnp.var: mean of shape {center.aval.shape} does not broadcast against the "
-            f"input of shape {a.aval.shape}{mlir.where_suffix()}"
-        )
+    _check_mean_shape(center.aval.shape, a.aval.shape)
     center = broadcast_to_shape(center, a.aval.shape)
     centered = lax.sub(a, center)
     if compute.kind == "c":
