@@ -303,6 +303,16 @@ def test_key_entries():
             assert key == "k"
 
 
+def test_key_paths_equal_jaxs():
+    # The entries are jaxlib's classes, as in JAX: a path from stablax equals one from JAX.
+    jax_tree_util = pytest.importorskip("jax.tree_util")
+    tree = {"a": [1, (2,)], "b": collections.namedtuple("P", "x")(3)}
+    ours = [path for path, _ in tree_leaves_with_path(tree)]
+    theirs = [path for path, _ in jax_tree_util.tree_leaves_with_path(tree)]
+    assert ours == theirs and [hash(p) for p in ours] == [hash(p) for p in theirs]
+    assert SequenceKey is jax_tree_util.SequenceKey and DictKey is jax_tree_util.DictKey
+
+
 def test_paths_of_custom_nodes():
     assert [keystr(p) for p, _ in tree_leaves_with_path(Box(1, (2, 3)))] == [
         "[<flat index 0>]",

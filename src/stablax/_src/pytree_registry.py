@@ -8,6 +8,8 @@ import operator
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, TypeVar
 
+from jaxlib._jax import pytree as _pytree
+
 T = TypeVar("T")
 Typ = TypeVar("Typ", bound=type)
 KeyEntry = TypeVar("KeyEntry", bound=Any)
@@ -17,44 +19,13 @@ KeyPath = tuple[KeyEntry, ...]
 # --- key path entries ---------------------------------------------------------------------------
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class SequenceKey:
-    """Key of a tuple or list element: `[idx]`."""
-
-    idx: int
-
-    def __str__(self) -> str:
-        return f"[{self.idx!r}]"
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class DictKey:
-    """Key of a dict entry: `['key']`."""
-
-    key: Hashable
-
-    def __str__(self) -> str:
-        return f"[{self.key!r}]"
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class GetAttrKey:
-    """Key of an attribute (namedtuple field, dataclass field): `.name`."""
-
-    name: str
-
-    def __str__(self) -> str:
-        return f".{self.name}"
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class FlattenedIndexKey:
-    """Position among the children of a custom node registered without keys."""
-
-    key: int
-
-    def __str__(self) -> str:
-        return f"[<flat index {self.key}>]"
+# jaxlib's own classes, as JAX's `tree_util` uses: `SequenceKey(idx=0)` prints `[0]`, compares,
+# hashes, pickles and matches (`case DictKey(key):`) the same, and a key path from stablax equals
+# one from JAX.
+SequenceKey = _pytree.SequenceKey  # a tuple or list element: `[idx]`
+DictKey = _pytree.DictKey  # a dict entry: `['key']`
+GetAttrKey = _pytree.GetAttrKey  # an attribute (namedtuple or dataclass field): `.name`
+FlattenedIndexKey = _pytree.FlattenedIndexKey  # a child of a node registered without keys
 
 
 def _simple_key_str(key: Any) -> str:
