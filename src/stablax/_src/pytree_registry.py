@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import operator
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from jaxlib._jax import pytree as _pytree
