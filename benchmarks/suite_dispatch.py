@@ -4,6 +4,7 @@ ints and slices, and `jit` cache hits with 1, 10 and 120-leaf pytrees."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -65,6 +66,14 @@ def _tree_call(lib: Lib, leaves: int) -> Callable[[], Any]:
     return lambda: fn(params, 0.5)
 
 
+def _keyword_call(lib: Lib) -> Callable[[], Any]:
+    """`step(x, scale=0.5, train=True)`, `train` static: keyword arguments on a cache hit."""
+    x = lib.jnp.ones(3, lib.jnp.float32)
+    fn = lib.top.jit(lambda x, scale, train: x * scale if train else x, static_argnames="train")
+    lib.block(fn(x, scale=0.5, train=True))
+    return lambda: fn(x, scale=0.5, train=True)
+
+
 def run(settings: Settings) -> list[Row]:
     libs = {lib.name: lib for lib in settings.libs}
     calls = 20 if settings.quick else 1000
@@ -103,13 +112,16 @@ def run(settings: Settings) -> list[Row]:
             row_from_samples("eager indexing", case, "us", interleaved(fns, rounds), target=1.0)
         )
 
-    for leaves in (1, 10, 120):
-        case = f"jit cache hit, {leaves}-leaf pytree"
+    jit_calls = {
+        f"jit cache hit, {n}-leaf pytree": partial(_tree_call, leaves=n) for n in (1, 10, 120)
+    }
+    jit_calls["jit cache hit, keyword arguments"] = _keyword_call
+    for case, make_call in jit_calls.items():
         if not settings.wants(case):
             continue
         fns = {}
         for name, lib in libs.items():
-            call = _tree_call(lib, leaves)
+            call = make_call(lib)
             fns[name] = lambda call=call, lib=lib: per_call(call, calls, lib.block) * 1e6
         rows.append(
             row_from_samples("jit dispatch", case, "us", interleaved(fns, settings.rounds), 1.0)

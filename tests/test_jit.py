@@ -325,6 +325,43 @@ def test_hit_path_keys_static_arguments_by_value_and_skips_none():
     np.testing.assert_array_equal(_np(jnp.sum(x, 1)), [3.0, 12.0])
 
 
+def test_hit_path_takes_keywords_that_follow_the_positional_arguments():
+    traces = []
+
+    def f(x, train, scale=2.0, offset=1):
+        traces.append((train, type(offset) is int))
+        return x * scale + offset if train else x
+
+    g = jit(f, static_argnames="train")
+    x = jnp.arange(3.0)
+    for _ in range(2):
+        np.testing.assert_array_equal(_np(g(x, train=True, scale=3.0)), np.arange(3.0) * 3 + 1)
+        np.testing.assert_array_equal(_np(g(x, train=False)), np.arange(3.0))
+    # Filed in the hit tables; the skipped `offset` stays a Python int in the trace.
+    assert g._jitted._mixed_hits and traces == [(True, True), (False, True)]
+    # A gap (`scale` skipped) or a name out of order keeps the general path, and Python's binding.
+    np.testing.assert_array_equal(_np(g(x, offset=5, train=True)), np.arange(3.0) * 2 + 5)
+    assert traces[-1] == (True, False)  # offset given: traced
+    with pytest.raises(TypeError, match="multiple values"):
+        g(x, True, train=True)
+
+
+def test_keywords_keep_the_general_path_for_wrappers_and_donations():
+    def inner(x, n):
+        return x * n
+
+    @functools.wraps(inner)
+    def wrapper(*args, **kwargs):
+        return inner(*args, **kwargs)
+
+    x = jnp.arange(3.0)
+    for fun, options in ((wrapper, {}), (inner, {"donate_argnums": 1})):
+        g = jit(fun, static_argnames="n", **options)
+        for _ in range(2):
+            np.testing.assert_array_equal(_np(g(x, n=2)), np.arange(3.0) * 2)
+        assert not g._jitted._mixed_hits
+
+
 def test_cached_scalars_keep_signed_zeros_apart():
     x = jnp.ones(2)
     for _ in range(2):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -131,6 +132,8 @@ class Jitted:
         self.donate_argnums = frozenset(donate_argnums)
         _check_argnums(self._signature, self.donate_argnums, "donate_argnums")
         self.inline = inline
+        # Keyword arguments a hit may pass by position (a donated one keeps the general path).
+        self.positional_names = None if donate_argnums else _positional_names(fun)
         options = (self.static_argnums, self.static_argnames, self.donate_argnums)
         self._cache = _trace_cache(fun, options)
         self._hits: dict[tuple[ShapedArray, ...], _Entry] = {}  # one or two Arrays
@@ -434,9 +437,13 @@ def _make_fast_call(jitted: Jitted) -> Callable:
     trees, fast_flatten = jitted._tree_hits, pytree_fast.flatten
     fun, general = api_boundary(fun), api_boundary(general)  # the miss paths filter tracebacks
     statics, hit_key = jitted.static_argnums, _hit_key
-    scalar_buffer = _scalar_buffer
+    scalar_buffer, names = _scalar_buffer, jitted.positional_names
 
     def call(*args, **kwargs):
+        if kwargs and names and not trace_state.stack:
+            positional = _keywords_by_position(args, kwargs, names)
+            if positional is not None:
+                args, kwargs = positional, {}
         if not kwargs and not trace_state.stack:
             entry = None
             if len(args) == 2:
@@ -494,6 +501,34 @@ def _make_fast_call(jitted: Jitted) -> Callable:
         return general(args, kwargs)
 
     return call
+
+
+def _positional_names(fun: Callable) -> tuple | None:
+    """The parameters of a plain function a keyword argument can also fill by position, in order
+    (a positional-only one is None, which no keyword names); None for other callables and for
+    wrappers, whose signature (which resolved static_argnames) may not be their code's."""
+    if (
+        type(fun) is not types.FunctionType
+        or hasattr(fun, "__wrapped__")
+        or hasattr(fun, "__signature__")
+    ):
+        return None
+    code = fun.__code__
+    posonly = code.co_posonlyargcount
+    return (None,) * posonly + code.co_varnames[posonly : code.co_argcount]
+
+
+def _keywords_by_position(args: tuple, kwargs: dict, names: tuple) -> tuple | None:
+    """The call's arguments all by position when its keywords name exactly the parameters after
+    its positional ones (`f(x, train=True)` for `def f(x, train)`), so that it can take the hit
+    path; else None. Python binds the two calls alike, and static_argnames are also argnums."""
+    end = len(args) + len(kwargs)
+    if end > len(names):
+        return None
+    try:
+        return args + tuple([kwargs[name] for name in names[len(args) : end]])
+    except KeyError:
+        return None
 
 
 def _check_python_ints(args: tuple, statics: Any) -> None:
