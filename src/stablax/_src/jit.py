@@ -430,8 +430,9 @@ def _make_fast_call(jitted: Jitted) -> Callable:
     common arities are unpacked by hand: a comprehension costs 250 ns where unpacking two
     arguments costs 50. Pytree arguments look up `trees`, keyed by jaxlib's C++ treedef and
     the leaves' avals or scalar types; a hit's Python scalars get their buffers from
-    `_scalar_buffers`. Other calls (keywords, NumPy inputs, static arguments with pytrees)
-    take `_call_general`.
+    `_scalar_buffers`. Keywords that name the parameters after the positional arguments are
+    moved to their positions first. Other calls (other keywords, NumPy inputs, static arguments
+    with pytrees) take `_call_general`.
     """
     fun, hits, mixed, general = jitted.fun, jitted._hits, jitted._mixed_hits, jitted._call_general
     trees, fast_flatten = jitted._tree_hits, pytree_fast.flatten
