@@ -8,8 +8,6 @@ trace a jitted function is inlined into the enclosing function.
 from __future__ import annotations
 
 import functools
-import inspect
-import types
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -21,52 +19,23 @@ from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
 from stablax._src.core import ShapedArray, trace_state
-from stablax._src.dispatch import check_python_int, compile_traced, to_array
+from stablax._src.dispatch import compile_traced, to_array
+from stablax._src.jit_arguments import (
+    SCALAR_TYPES,
+    as_tuple,
+    check_argnums,
+    check_python_ints,
+    keywords_by_position,
+    leaf_aval,
+    leaf_buffer,
+    positional_names,
+    resolve_static,
+    signature_or_none,
+)
 from stablax._src.jit_inline import inline_call
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 from stablax._src.traceback_util import api_boundary
 from stablax._src.traced import Traced, args_info, out_info
-
-_SCALAR_TYPES = (bool, int, float, complex)
-
-
-def _leaf_aval(x: Any) -> ShapedArray:
-    """The abstract value a leaf argument is traced with (Python scalars are weakly typed)."""
-    if type(x) is Array:
-        return x.aval
-    if type(x) in _SCALAR_TYPES:  # Python bools are never weakly typed
-        return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
-    if isinstance(x, Array):
-        return x.aval
-    if isinstance(x, core.Tracer):
-        raise core.UnexpectedTracerError(
-            f"A traced value {x.aval.str_short()} was passed to a jitted function outside the "
-            "transformation that created it."
-        )
-    if isinstance(x, (np.ndarray, np.generic)):
-        dtypes.check_user_dtype(x.dtype, "jit")
-        return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype), False)
-    if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
-    if hasattr(x, "__jax_array__"):
-        return _leaf_aval(x.__jax_array__())
-    if isinstance(x, _SCALAR_TYPES):  # subclasses such as numpy.float64 registered as float
-        return ShapedArray((), dtypes.python_scalar_dtype(x), not isinstance(x, bool))
-    raise TypeError(
-        f"jit: argument of type {type(x).__name__} is not a valid stablax type; pass arrays, "
-        "scalars or pytrees of them, or mark the argument static (static_argnums)."
-    )
-
-
-def _leaf_buffer(x: Any, aval: ShapedArray) -> runtime.Buffer:
-    if type(x) is Array:
-        return x._buf
-    array = to_array(x) if not isinstance(x, (np.ndarray, np.generic)) else None
-    if array is None:
-        from stablax._src.array import from_host
-
-        array = from_host(x)
-    return array._buf
 
 
 class _Entry:
@@ -111,7 +80,7 @@ class _Entry:
 class Jitted:
     """The callable `jit(f)` returns."""
 
-    argument_aval = staticmethod(_leaf_aval)  # for jit_inline.py
+    argument_aval = staticmethod(leaf_aval)  # for jit_inline.py
 
     def __init__(
         self,
@@ -122,18 +91,18 @@ class Jitted:
         inline: bool = False,
     ) -> None:
         self.fun = fun
-        self._signature = _signature_or_none(fun)
-        _check_argnums(self._signature, _as_tuple(static_argnums), "static_argnums")
-        static_argnums, static_argnames = _resolve_static(
+        self._signature = signature_or_none(fun)
+        check_argnums(self._signature, as_tuple(static_argnums), "static_argnums")
+        static_argnums, static_argnames = resolve_static(
             self._signature, static_argnums, static_argnames
         )
         self.static_argnums = frozenset(static_argnums)
         self.static_argnames = frozenset(static_argnames)
         self.donate_argnums = frozenset(donate_argnums)
-        _check_argnums(self._signature, self.donate_argnums, "donate_argnums")
+        check_argnums(self._signature, self.donate_argnums, "donate_argnums")
         self.inline = inline
         # Keyword arguments a hit may pass by position (a donated one keeps the general path).
-        self.positional_names = None if donate_argnums else _positional_names(fun)
+        self.positional_names = None if donate_argnums else positional_names(fun)
         options = (self.static_argnums, self.static_argnames, self.donate_argnums)
         self._cache = _trace_cache(fun, options)
         self._hits: dict[tuple[ShapedArray, ...], _Entry] = {}  # one or two Arrays
@@ -151,7 +120,7 @@ class Jitted:
     def _call_general(self, args: tuple, kwargs: dict) -> Any:
         dyn_args, dyn_kwargs, static_key = self._split_static(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple([x.aval if type(x) is Array else _leaf_aval(x) for x in leaves])
+        avals = tuple([x.aval if type(x) is Array else leaf_aval(x) for x in leaves])
         key = (in_tree, avals, static_key, config.epoch)
         try:
             entry = self._cache.get(key)
@@ -172,9 +141,7 @@ class Jitted:
             )
         if not kwargs:
             self._remember_hit(args, entry, leaves)
-        buffers = [
-            x._buf if type(x) is Array else _leaf_buffer(x, a) for x, a in zip(leaves, avals)
-        ]
+        buffers = [x._buf if type(x) is Array else leaf_buffer(x, a) for x, a in zip(leaves, avals)]
         return _run(entry, buffers, leaves)
 
     def _remember_hit(self, args: tuple, entry: _Entry, leaves: list) -> None:
@@ -249,7 +216,7 @@ class Jitted:
             mlir.start_top_level_trace()
         dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        avals = [_leaf_aval(x) for x in leaves]
+        avals = [leaf_aval(x) for x in leaves]
         flat, out_tree_box = self._flat_fun(args, kwargs, in_tree)
         donated = self._donated_leaf_indices(args, kwargs)
         traced = core.trace_to_func(flat, avals, name="main", donated=donated)
@@ -345,7 +312,7 @@ class Jitted:
         return f"<jitted function {getattr(self.fun, '__name__', repr(self.fun))}>"
 
 
-_HIT_TYPES = frozenset({Array, *_SCALAR_TYPES, type(None)})
+_HIT_TYPES = frozenset({Array, *SCALAR_TYPES, type(None)})
 
 
 def _leaf_keys(leaves: list) -> list:
@@ -442,7 +409,7 @@ def _make_fast_call(jitted: Jitted) -> Callable:
 
     def call(*args, **kwargs):
         if kwargs and names and not trace_state.stack:
-            positional = _keywords_by_position(args, kwargs, names)
+            positional = keywords_by_position(args, kwargs, names)
             if positional is not None:
                 args, kwargs = positional, {}
         if not kwargs and not trace_state.stack:
@@ -495,49 +462,13 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                     return entry.out_fast.unflatten(map(Array, outs, entry.out_avals))
                 return _wrap_outputs(entry, outs, args)
         if trace_state.stack:
-            _check_python_ints(args, statics)
+            check_python_ints(args, statics)
             return inline_call(jitted, fun, args, kwargs)
         if config.jax_disable_jit:
             return fun(*args, **kwargs)
         return general(args, kwargs)
 
     return call
-
-
-def _positional_names(fun: Callable) -> tuple | None:
-    """The parameters of a plain function a keyword argument can also fill by position, in order
-    (a positional-only one is None, which no keyword names); None for other callables and for
-    wrappers, whose signature (which resolved static_argnames) may not be their code's."""
-    if (
-        type(fun) is not types.FunctionType
-        or hasattr(fun, "__wrapped__")
-        or hasattr(fun, "__signature__")
-    ):
-        return None
-    code = fun.__code__
-    posonly = code.co_posonlyargcount
-    return (None,) * posonly + code.co_varnames[posonly : code.co_argcount]
-
-
-def _keywords_by_position(args: tuple, kwargs: dict, names: tuple) -> tuple | None:
-    """The call's arguments all by position when its keywords name exactly the parameters after
-    its positional ones (`f(x, train=True)` for `def f(x, train)`), so that it can take the hit
-    path; else None. Python binds the two calls alike, and static_argnames are also argnums."""
-    end = len(args) + len(kwargs)
-    if end > len(names):
-        return None
-    try:
-        return args + tuple([kwargs[name] for name in names[len(args) : end]])
-    except KeyError:
-        return None
-
-
-def _check_python_ints(args: tuple, statics: Any) -> None:
-    """A Python int argument of a jitted function inlined into a trace is parsed as at the top
-    level (and as in JAX): outside the default integer type it is an OverflowError."""
-    for i, a in enumerate(args):
-        if type(a) is int and i not in statics:
-            check_python_int(a)
 
 
 def _run(entry: _Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:
@@ -625,14 +556,14 @@ class Compiled:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         leaves, _ = tree_util.tree_flatten((args, kwargs))
-        avals = [_leaf_aval(x) for x in leaves]
+        avals = [leaf_aval(x) for x in leaves]
         expected = self._entry.in_avals
         if [a.strip_weak_type() for a in avals] != [a.strip_weak_type() for a in expected]:
             raise TypeError(
                 "Compiled function called with arguments of a different signature: expected "
                 f"{[a.str_short() for a in expected]}, got {[a.str_short() for a in avals]}"
             )
-        buffers = [_leaf_buffer(x, a) for x, a in zip(leaves, avals, strict=True)]
+        buffers = [leaf_buffer(x, a) for x, a in zip(leaves, avals, strict=True)]
         return _run(self._entry, buffers, leaves)
 
     def as_text(self) -> str:
@@ -640,54 +571,6 @@ class Compiled:
 
     def cost_analysis(self) -> Any:
         return self._entry.executable.cost_analysis()
-
-
-def _signature_or_none(fun: Callable) -> inspect.Signature | None:
-    try:
-        return inspect.signature(fun)
-    except (TypeError, ValueError):
-        return None
-
-
-def _as_tuple(nums: int | Sequence[int]) -> tuple[int, ...]:
-    return (nums,) if isinstance(nums, int) else tuple(nums)
-
-
-def _check_argnums(sig, argnums, what: str) -> None:
-    """Static or donated positions must exist, as JAX checks (unless the function takes *args)."""
-    if sig is None or not argnums:
-        return
-    kinds = [q.kind for q in sig.parameters.values()]
-    p = inspect.Parameter
-    if p.VAR_POSITIONAL in kinds:
-        return
-    count = sum(k in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for k in kinds)
-    if max(argnums) >= count or min(argnums) < -count:
-        raise ValueError(
-            f"jit: {what}={tuple(sorted(argnums))} names positions the function does not have: "
-            f"it accepts {count} positional arguments"
-        )
-
-
-def _resolve_static(sig, static_argnums, static_argnames):
-    """Normalises static_argnums/argnames to each other, as JAX does, where the signature allows."""
-    if isinstance(static_argnums, int):
-        static_argnums = (static_argnums,)
-    if isinstance(static_argnames, str):
-        static_argnames = (static_argnames,)
-    nums, names = set(static_argnums), set(static_argnames)
-    if sig is not None:
-        params = list(sig.parameters.values())
-        p = inspect.Parameter
-        positional = [q for q in params if q.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        nums = {n + len(positional) if n < 0 else n for n in nums}
-        for n in list(nums):
-            if n < len(positional) and positional[n].kind == p.POSITIONAL_OR_KEYWORD:
-                names.add(positional[n].name)
-        for i, q in enumerate(positional):
-            if q.name in names:
-                nums.add(i)
-    return tuple(sorted(nums)), tuple(sorted(names))
 
 
 def jit(
