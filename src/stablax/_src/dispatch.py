@@ -19,6 +19,7 @@ from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
 from stablax._src.core import ShapedArray, Tracer, current_trace, trace_state
+from stablax._src.nan_checks import check_nans
 
 # shape rule: (*in_avals, **params) -> ShapedArray | tuple[ShapedArray, ...]; raises on bad input.
 ShapeRule = Callable[..., Any]
@@ -226,8 +227,6 @@ def _eager_bind(name: str, args: Sequence[Any], params: dict[str, Any]) -> Any:
             _eager_cache[key] = hit
     executable, multiple, out_avals = hit
     if config.jax_debug_nans:
-        from stablax._src.jit import check_nans
-
         check_nans(name, executable.execute(buffers), out_avals)
     try:
         results = executable.execute(buffers)

@@ -12,9 +12,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
-from stablax._src import caches, core, dtypes, pytree_fast, runtime, transfer_guard, tree_util
+from stablax._src import caches, core, pytree_fast, runtime, transfer_guard, tree_util
 from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
@@ -33,6 +31,7 @@ from stablax._src.jit_arguments import (
     signature_or_none,
 )
 from stablax._src.jit_inline import inline_call
+from stablax._src.nan_checks import check_nans
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 from stablax._src.traceback_util import api_boundary
 from stablax._src.traced import Traced, args_info, out_info
@@ -496,13 +495,6 @@ def _wrap_outputs(entry: _Entry, outs: list, dynamic_leaves: Sequence[Any]) -> A
     if entry.out_fast is not None:
         return entry.out_fast.unflatten(arrays)
     return tree_util.tree_unflatten(entry.out_tree, list(arrays))
-
-
-def check_nans(name: str, buffers: Sequence[Any], avals: Sequence[ShapedArray]) -> None:
-    """jax_debug_nans: raises FloatingPointError if an inexact output holds a NaN."""
-    for buf, aval in zip(buffers, avals, strict=True):
-        if dtypes.issubdtype(aval.dtype, np.inexact) and np.isnan(runtime.to_host(buf)).any():
-            raise FloatingPointError(f"invalid value (nan) encountered in {name}")
 
 
 _SINGLE_LEAF_TREE = tree_util.tree_structure(0)
