@@ -17,8 +17,9 @@ from typing import Any
 
 from stablax._src import core as _core
 from stablax._src.api_extras import ensure_compile_time_eval
+from stablax._src.avals import ShapedArray
 from stablax._src.core import FuncTrace as Trace
-from stablax._src.core import ShapedArray, Tracer
+from stablax._src.core import Tracer
 from stablax._src.ir import ir as _ir
 from stablax._src.refs import AbstractRef as _AbstractRef
 from stablax._src.transforms.interpret import call_traced as _call_traced

@@ -38,7 +38,7 @@ def _extras() -> dict[str, Any]:
 
     # optax, flax: `jax.typeof(x).sharding.mesh` (JAX >= 0.7 paths); an aval's sharding is its
     # dims over the mesh in force, as JAX reports it.
-    from stablax._src.core import ShapedArray
+    from stablax._src.avals import ShapedArray
 
     if not hasattr(ShapedArray, "sharding"):
         ShapedArray.sharding = property(sharding.aval_sharding)

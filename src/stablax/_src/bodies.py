@@ -19,7 +19,7 @@ from typing import Any
 
 from stablax._src import core
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.ir import ir
 
 # The attribute naming an op's payload in its module's `payloads` (marker ops).

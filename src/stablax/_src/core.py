@@ -7,16 +7,16 @@ enclosing trace) are lifted to extra function arguments, never baked in as const
 
 from __future__ import annotations
 
-import math
 import threading
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from stablax._src import dtypes
+from stablax._src import basearray, dtypes
 from stablax._src import ir as mlir
+from stablax._src.array import IMMUTABLE_MESSAGE, Array, from_host
+from stablax._src.avals import ShapedArray
 from stablax._src.errors import (
     ConcretizationTypeError,
     TracerArrayConversionError,
@@ -25,77 +25,6 @@ from stablax._src.errors import (
     UnexpectedTracerError,
 )
 from stablax._src.ir import ir
-
-# --- abstract values ---------------------------------------------------------------------------
-
-
-class ShapedArray:
-    """Shape, dtype and weak-type flag of an array: everything tracing needs to know about it.
-
-    Instances are interned, so equality and hashing are identity-based and run in C: avals key
-    the jit and eager-dispatch caches on the hot path. The intern table holds them weakly (it is
-    bounded by the avals alive) and is filled under a lock, so two threads never make two.
-    """
-
-    __slots__ = ("shape", "dtype", "weak_type", "__weakref__")
-    _interned: weakref.WeakValueDictionary[tuple, ShapedArray] = weakref.WeakValueDictionary()
-    _lock = threading.Lock()
-
-    def __new__(cls, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> ShapedArray:
-        key = (tuple(shape), dtype, weak_type)
-        self = cls._interned.get(key)
-        if self is None:
-            shape, dtype = tuple(int(d) for d in shape), np.dtype(dtype)
-            canonical = (shape, dtype, bool(weak_type))
-            with cls._lock:
-                self = cls._interned.get(canonical)
-                if self is None:
-                    self = object.__new__(cls)
-                    self.shape, self.dtype, self.weak_type = canonical
-                    cls._interned[canonical] = self
-                cls._interned[key] = self
-        return self
-
-    def __reduce__(self):
-        return (ShapedArray, (self.shape, self.dtype, self.weak_type))
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
-        return ShapedArray(
-            self.shape if shape is None else shape,
-            self.dtype if dtype is None else dtype,
-            self.weak_type if weak_type is None else weak_type,
-        )
-
-    def strip_weak_type(self) -> ShapedArray:
-        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
-
-    def str_short(self) -> str:
-        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
-
-    def __repr__(self) -> str:
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.str_short()}{weak})"
-
-
-def short(x: Any) -> str:
-    """`float32[2,3]` for anything with an aval, shape/dtype, or a Python scalar."""
-    aval = getattr(x, "aval", None)
-    if isinstance(aval, ShapedArray):
-        return aval.str_short()
-    if isinstance(x, ShapedArray):
-        return x.str_short()
-    if hasattr(x, "shape") and hasattr(x, "dtype"):
-        return f"{np.dtype(x.dtype).name}[{','.join(map(str, x.shape))}]"
-    return type(x).__name__
-
 
 # --- errors ------------------------------------------------------------------------------------
 
@@ -177,16 +106,13 @@ class Tracer:
         return (self[i] for i in range(self.aval.shape[0]))
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        raise TypeError(_IMMUTABLE_MESSAGE.format(type="traced array"))
+        raise TypeError(IMMUTABLE_MESSAGE.format(type="traced array"))
 
     def __repr__(self) -> str:
         return f"Traced<{self.aval.str_short()}>"
 
 
-_IMMUTABLE_MESSAGE = (
-    "'{type}' object does not support item assignment: stablax arrays are immutable. "
-    "Use x = x.at[idx].set(y) (or .add, .multiply, ...) for a functional update."
-)
+basearray.Array.register(Tracer)
 
 
 # --- the trace ---------------------------------------------------------------------------------
@@ -374,10 +300,6 @@ class FuncTrace:
 # Small NumPy constants are embedded in the program; larger ones become device arguments.
 MAX_EMBEDDED_CONSTANT_SIZE = 256
 
-# Set by array.py: the concrete Array type and the host->device conversion for lifting.
-array_types: tuple[type, ...] = ()
-to_device_array: Callable[[Any], Any] | None = None
-
 
 class emitting_into:  # noqa: N801 (a context manager used like a function)
     """Within this block, ops with no tracer operands are emitted into `trace` (an open trace
@@ -422,7 +344,7 @@ def to_tracer(trace: FuncTrace, x: Any) -> Tracer:
                 "being transformed (e.g. through a global or a side effect); return them instead."
             )
         return trace.lift(x, x.aval)
-    if isinstance(x, array_types):
+    if isinstance(x, Array):
         return trace.lift(x, x.aval)
     if dtypes.is_python_scalar(x):
         value = np.asarray(x, dtype=dtypes.python_scalar_dtype(x))
@@ -433,7 +355,7 @@ def to_tracer(trace: FuncTrace, x: Any) -> Tracer:
         value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
         if value.size <= MAX_EMBEDDED_CONSTANT_SIZE:
             return trace.constant(value)
-        device_array = to_device_array(value)
+        device_array = from_host(value)
         return trace.lift(device_array, device_array.aval)
     if hasattr(x, "__jax_array__"):
         return to_tracer(trace, x.__jax_array__())

@@ -17,8 +17,9 @@ import numpy as np
 from stablax._src import caches, core, dtypes, runtime, transfer_guard
 from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
+from stablax._src.avals import ShapedArray
 from stablax._src.config import config
-from stablax._src.core import ShapedArray, Tracer, current_trace, trace_state
+from stablax._src.core import Tracer, current_trace, trace_state
 from stablax._src.nan_checks import check_nans
 
 # shape rule: (*in_avals, **params) -> ShapedArray | tuple[ShapedArray, ...]; raises on bad input.

@@ -15,8 +15,9 @@ from typing import Any
 from stablax._src import caches, core, pytree_fast, runtime, transfer_guard, tree_util
 from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
+from stablax._src.avals import ShapedArray
 from stablax._src.config import config
-from stablax._src.core import ShapedArray, trace_state
+from stablax._src.core import trace_state
 from stablax._src.dispatch import compile_traced, to_array
 from stablax._src.jit_arguments import (
     SCALAR_TYPES,

@@ -12,7 +12,7 @@ import numpy as np
 
 from stablax._src import core, dtypes, runtime
 from stablax._src.array import Array
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.dispatch import check_python_int, to_array
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 

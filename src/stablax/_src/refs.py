@@ -14,7 +14,7 @@ import types
 from typing import Any
 
 from stablax._src import core
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.lax._shapes import aval_of, full
 from stablax._src.numpy._creation import asarray
 

@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from stablax._src import core, tree_util
+from stablax._src import avals, core, tree_util
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 
 
@@ -42,11 +42,11 @@ class StableHLOFunction:
         self._lowered = lowered
 
     @property
-    def in_avals(self) -> list[core.ShapedArray]:
+    def in_avals(self) -> list[avals.ShapedArray]:
         return self._lowered.in_avals
 
     @property
-    def out_avals(self) -> list[core.ShapedArray]:
+    def out_avals(self) -> list[avals.ShapedArray]:
         return self._lowered.out_avals
 
     @property

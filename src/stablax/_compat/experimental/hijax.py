@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from stablax._compat.primitives import Zero, instantiate_zeros, is_undefined_primal  # noqa: F401
-from stablax._src.core import ShapedArray as AbstractValue  # noqa: F401
+from stablax._src.avals import ShapedArray as AbstractValue  # noqa: F401
 
 _HIJAX = (
     "stablax has no high-level types (JAX's hijax); flax nnx's hijax variables need them: "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from stablax._src import dispatch, tree_util
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.dispatch import bind, def_op
 from stablax._src.lax._shapes import aval_of, zeros
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from stablax._src import dispatch
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.lax import _elementwise as _ew
 from stablax._src.lax import _elementwise_unary as _ew_unary
 

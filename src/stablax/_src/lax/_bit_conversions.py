@@ -11,7 +11,7 @@ import numpy as np
 
 from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.dispatch import bind, def_op, weak_scalar
 from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._elementwise_common import FLOAT, check_dtype

@@ -12,7 +12,7 @@ from typing import Any
 
 from stablax._src import core, dispatch, tree_util
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.ir import ir
 
 NAME = "stablehlo.custom_call:stablax.name"

@@ -13,7 +13,7 @@ import numpy as np
 
 from stablax._src import bodies, core, tree_util
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.dispatch import bind, def_op
 from stablax._src.ir import ir
 from stablax._src.lax import _control_flow_common as cf

@@ -14,7 +14,7 @@ import numpy as np
 
 from stablax._src import bodies, dispatch, tree_util
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.lax import _control_flow_common as cf
 from stablax._src.lax._argcheck import check_callable, sequence
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis

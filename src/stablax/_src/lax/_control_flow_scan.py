@@ -18,7 +18,8 @@ import numpy as np
 
 from stablax._src import bodies, core, dispatch, tree_util
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray, Tracer
+from stablax._src.avals import ShapedArray
+from stablax._src.core import Tracer
 from stablax._src.ir import ir
 from stablax._src.lax import _control_flow_common as cf
 from stablax._src.lax._argcheck import check_callable

@@ -11,7 +11,7 @@ from typing import Any
 
 from stablax._src import dispatch
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.ir import ir
 
 MARKER_PREFIX = "stablax."

@@ -10,7 +10,7 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.dispatch import bind, def_op, generic_lowering
 from stablax._src.lax._argcheck import int_arg
 from stablax._src.lax._elementwise_common import (

@@ -11,7 +11,7 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.dispatch import weak_scalar
 
 # --- dtype groups ------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.dispatch import bind, def_op
 from stablax._src.ir import stablehlo
 from stablax._src.lax._dot_algorithms import AccuracyMode, Tolerance

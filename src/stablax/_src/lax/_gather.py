@@ -14,7 +14,7 @@ import numpy as np
 
 from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.dispatch import bind, def_op, weak_scalar
 from stablax._src.ir import ir
 from stablax._src.lax._argcheck import int_sequence, sequence

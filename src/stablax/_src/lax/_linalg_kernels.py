@@ -14,7 +14,8 @@ import numpy as np
 
 from stablax._src import core, dispatch, runtime
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray, Tracer
+from stablax._src.avals import ShapedArray
+from stablax._src.core import Tracer
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from stablax._src import dispatch
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _linalg_util as u
 from stablax._src.lax._linalg import TARGET_PREFIX

@@ -15,7 +15,8 @@ import numpy as np
 from stablax._src import ir as mlir
 from stablax._src.array import Array
 from stablax._src.arraylike import is_arraylike
-from stablax._src.core import ShapedArray, Tracer
+from stablax._src.avals import ShapedArray
+from stablax._src.core import Tracer
 from stablax._src.dispatch import batch_rules, bind, def_op, jvp_rules, transpose_rules
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary

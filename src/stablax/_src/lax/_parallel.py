@@ -19,8 +19,9 @@ import numpy as np
 from stablax._src import core, dispatch, dtypes, tree_util
 from stablax._src import ir as mlir
 from stablax._src.arraylike import is_arraylike
+from stablax._src.avals import ShapedArray
 from stablax._src.bodies import PAYLOAD_ATTRIBUTE
-from stablax._src.core import ShapedArray, current_trace, to_tracer
+from stablax._src.core import current_trace, to_tracer
 from stablax._src.ir import ir
 from stablax._src.lax._batch_rules import aval_of, moveaxis
 from stablax._src.lax._elementwise import add, div, mul

@@ -10,7 +10,8 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray, Tracer, current_trace, to_tracer
+from stablax._src.avals import ShapedArray
+from stablax._src.core import Tracer, current_trace, to_tracer
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.lax import _control_flow_common as cf
 from stablax._src.lax import _reduce_generic as generic
 from stablax._src.lax._shapes import aval_of

@@ -17,8 +17,9 @@ import numpy as np
 
 from stablax._src import dtypes, runtime, tree_util
 from stablax._src import ir as mlir
+from stablax._src.avals import ShapedArray
 from stablax._src.config import config
-from stablax._src.core import ShapedArray, Tracer
+from stablax._src.core import Tracer
 from stablax._src.dispatch import batch_rules, bind, def_op, weak_scalar
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax._argcheck import int_arg, int_sequence

@@ -14,8 +14,8 @@ import numpy as np
 
 from stablax._src import core, dispatch, runtime
 from stablax._src import ir as mlir
+from stablax._src.avals import ShapedArray
 from stablax._src.bodies import aval_of_value
-from stablax._src.core import ShapedArray
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax._batch_rules import elementwise_batch_rule

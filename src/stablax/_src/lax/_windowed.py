@@ -12,7 +12,8 @@ import numpy as np
 
 from stablax._src import ir as mlir
 from stablax._src import tree_util
-from stablax._src.core import ShapedArray, Tracer, current_trace
+from stablax._src.avals import ShapedArray
+from stablax._src.core import Tracer, current_trace
 from stablax._src.dispatch import batch_rules, bind, def_op
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary

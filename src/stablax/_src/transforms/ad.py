@@ -16,7 +16,8 @@ import numpy as np
 
 from stablax._src import core, dispatch, dtypes
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray, Tracer
+from stablax._src.avals import ShapedArray
+from stablax._src.core import Tracer
 from stablax._src.transforms.interpret import (
     all_abstract,
     aval_of_value,

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from stablax._src import core, dtypes, tree_util
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.transforms.ad import (
     aval_of,
     is_differentiable_dtype,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from stablax._src import core, dispatch, tree_util
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.transforms import calls
 from stablax._src.transforms.ad import is_differentiable_dtype

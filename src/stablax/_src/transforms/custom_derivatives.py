@@ -20,9 +20,9 @@ import numpy as np
 
 from stablax._src import core, dispatch, dtypes, tree_util
 from stablax._src import ir as mlir
+from stablax._src.avals import ShapedArray
 from stablax._src.bodies import PAYLOAD_ATTRIBUTE
 from stablax._src.config import config
-from stablax._src.core import ShapedArray
 from stablax._src.ir import ir
 from stablax._src.transforms import calls
 from stablax._src.transforms.ad import (

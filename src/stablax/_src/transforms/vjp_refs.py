@@ -15,7 +15,7 @@ import types
 from typing import Any
 
 from stablax._src import tree_util
-from stablax._src.core import ShapedArray
+from stablax._src.avals import ShapedArray
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

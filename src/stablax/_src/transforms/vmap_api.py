@@ -16,7 +16,8 @@ import numpy as np
 
 from stablax._src import core, dtypes, pytree_treedef, tree_util
 from stablax._src import ir as mlir
-from stablax._src.core import ShapedArray, Tracer
+from stablax._src.avals import ShapedArray
+from stablax._src.core import Tracer
 from stablax._src.ir import ir
 from stablax._src.lax._batch_rules import aval_of, moveaxis
 from stablax._src.lax._parallel import axis_frame, rewriting_axis

@@ -1,0 +1,79 @@
+"""Abstract values: the shape, dtype and weak-type flag that tracing and dispatch key on."""
+
+from __future__ import annotations
+
+import math
+import threading
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+class ShapedArray:
+    """Shape, dtype and weak-type flag of an array: everything tracing needs to know about it.
+
+    Instances are interned, so equality and hashing are identity-based and run in C: avals key
+    the jit and eager-dispatch caches on the hot path. The intern table holds them weakly (it is
+    bounded by the avals alive) and is filled under a lock, so two threads never make two.
+    """
+
+    __slots__ = ("shape", "dtype", "weak_type", "__weakref__")
+    _interned: weakref.WeakValueDictionary[tuple, ShapedArray] = weakref.WeakValueDictionary()
+    _lock = threading.Lock()
+
+    def __new__(cls, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> ShapedArray:
+        key = (tuple(shape), dtype, weak_type)
+        self = cls._interned.get(key)
+        if self is None:
+            shape, dtype = tuple(int(d) for d in shape), np.dtype(dtype)
+            canonical = (shape, dtype, bool(weak_type))
+            with cls._lock:
+                self = cls._interned.get(canonical)
+                if self is None:
+                    self = object.__new__(cls)
+                    self.shape, self.dtype, self.weak_type = canonical
+                    cls._interned[canonical] = self
+                cls._interned[key] = self
+        return self
+
+    def __reduce__(self):
+        return (ShapedArray, (self.shape, self.dtype, self.weak_type))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+        )
+
+    def strip_weak_type(self) -> ShapedArray:
+        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
+
+    def str_short(self) -> str:
+        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short()}{weak})"
+
+
+def short(x: Any) -> str:
+    """`float32[2,3]` for anything with an aval, shape/dtype, or a Python scalar."""
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval.str_short()
+    if isinstance(x, ShapedArray):
+        return x.str_short()
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return f"{np.dtype(x.dtype).name}[{','.join(map(str, x.shape))}]"
+    return type(x).__name__
