@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import stablax.numpy as jnp
-from stablax._src import core, dispatch
+from stablax._src import core, op_rules
 from stablax._src.config import config
 from stablax._src.transforms.interpret import body, interpret, op_key
 from tests.op_record import all_records
@@ -49,10 +49,10 @@ def test_reinterpretation_reproduces_the_function(record):
 @pytest.mark.parametrize("record", RECORDS, ids=[r.name for r in RECORDS])
 def test_every_emitted_op_has_rules(record):
     for key in _op_keys(_trace(record)):
-        assert key in dispatch.shape_rules, key
-        assert key in dispatch.param_decoders, f"{key} has no parameter decoder"
+        assert key in op_rules.shape_rules, key
+        assert key in op_rules.param_decoders, f"{key} has no parameter decoder"
         if record.differentiable:
-            assert key in dispatch.jvp_rules or key in dispatch.not_differentiable, (
+            assert key in op_rules.jvp_rules or key in op_rules.not_differentiable, (
                 f"{key} has no jvp rule and is not declared non-differentiable"
             )
 
@@ -62,6 +62,6 @@ def test_linear_ops_have_transpose_rules():
         if not record.linear:
             continue
         for key in _op_keys(_trace(record)):
-            if key in dispatch.not_differentiable:
+            if key in op_rules.not_differentiable:
                 continue
-            assert key in dispatch.transpose_rules, f"{record.name}: {key} has no transpose rule"
+            assert key in op_rules.transpose_rules, f"{record.name}: {key} has no transpose rule"

@@ -11,10 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, runtime
+from stablax._src import core, ir_passes, runtime
 from stablax._src import ir as mlir
 from stablax._src.array import Array
-from stablax._src.dispatch import MARKER_TEXT
 from stablax._src.ir import ir
 
 
@@ -62,18 +61,14 @@ def evaluate_prefix(trace: core.FuncTrace, tracer: core.Tracer) -> Array:
             ir.FunctionType.get([a.type for a in block.arguments], [value.type])
         )
         clone.attributes["sym_name"] = ir.StringAttr.get("main")
-        key = module.operation.get_asm(enable_debug_info=False).encode()
-        if MARKER_TEXT.encode() in key:  # marker ops (stop_gradient, linalg decompositions, ...)
-            from stablax._src.lax._custom import strip_markers
-
-            strip_markers(module.operation)
-            key = module.operation.get_asm(enable_debug_info=False).encode()
-        code = mlir.bytecode(module.operation)
+        text = module.operation.get_asm(enable_debug_info=False)
+        compilable, text = ir_passes.without_markers(module.operation, text)
+        code = mlir.bytecode(compilable)
     inputs = [_concrete_array(s) for s in trace.sources] + [
         _concrete_array(c) for c in trace.captured
     ]
     device = runtime.default_device()
-    executable = runtime.compile_module(code, key, [tracer.aval], device)
+    executable = runtime.compile_module(code, text.encode(), [tracer.aval], device)
     (out,) = executable.execute([a._buf for a in inputs])
     return Array(out, tracer.aval)
 

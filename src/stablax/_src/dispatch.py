@@ -1,160 +1,26 @@
-"""The op tables and `bind`: emit an op into the active trace, or run it eagerly when none is.
+"""`bind`: emit an op into the active trace, or run it eagerly when none is.
 
-`shape_rules` and `lowering_rules` are keyed by the exact MLIR op name ("stablehlo.sine"); the
-transforms add their own tables (jvp, transpose, batching) keyed the same way. An eager call of
-an op compiles a one-op program once per (op, avals, params) and afterwards is a dict lookup.
+An eager call of an op compiles a one-op program once per (op, avals, params) and afterwards is
+a dict lookup. Host values become device Arrays here (`to_array`, cached Python scalars).
 """
 
 from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from stablax._src import caches, core, dtypes, runtime, transfer_guard
+from stablax._src import caches, core, dtypes, ir_passes, runtime, transfer_guard
 from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.avals import ShapedArray
 from stablax._src.config import config
 from stablax._src.core import Tracer, current_trace, trace_state
 from stablax._src.nan_checks import check_nans
-
-# shape rule: (*in_avals, **params) -> ShapedArray | tuple[ShapedArray, ...]; raises on bad input.
-ShapeRule = Callable[..., Any]
-# lowering: (operands: list[ir.Value], in_avals, out_avals, **params) -> list[ir.Value]
-Lowering = Callable[..., Sequence[Any]]
-
-# decoder: (op: ir.Operation, owner: core.TracedFunction) -> params, the inverse of the lowering,
-# so that rewrites can re-bind an op read from a StableHLO function: bind(op.name, *operands,
-# **decoder(op, owner)) re-emits it. `owner` is the function whose module holds the op (its
-# private functions and payloads); most decoders read the op alone.
-Decoder = Callable[[Any, Any], dict[str, Any]]
-# jvp rule: (primals: list, tangents: list[value | None], **params) -> (outs, out_tangents);
-# None is a symbolic zero tangent. Rules are written with stablax.lax functions.
-JvpRule = Callable[..., tuple[Any, Any]]
-# transpose rule: (cotangent, *operands, **params) -> one cotangent (or None) per operand; linear
-# operands arrive as `UndefinedPrimal` (see transforms/ad.py), the others as values.
-TransposeRule = Callable[..., Sequence[Any]]
-
-# Loaders of the op families `stablax.lax` imports on first use (lax/__init__.py): a lookup that
-# misses in any rule table runs them first, so the tables are complete whenever a rewrite or
-# `bind` reads an op, whichever module emitted it (and an op family's rules in several files).
-lazy_family_loaders: list[Callable[[], None]] = []
-_loading = threading.RLock()  # a second thread that misses waits for the families to load
-
-
-class _RuleTable(dict):
-    def __missing__(self, name: str) -> Any:
-        with _loading:
-            while lazy_family_loaders:
-                load = lazy_family_loaders[0]
-                load()
-                if lazy_family_loaders and lazy_family_loaders[0] is load:
-                    lazy_family_loaders.pop(0)
-        if dict.__contains__(self, name):
-            return dict.__getitem__(self, name)
-        raise KeyError(name)
-
-    def get(self, name: str, default: Any = None) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            return default
-
-
-shape_rules: dict[str, ShapeRule] = _RuleTable()
-lowering_rules: dict[str, Lowering] = _RuleTable()
-param_decoders: dict[str, Decoder] = _RuleTable()
-jvp_rules: dict[str, JvpRule] = _RuleTable()
-transpose_rules: dict[str, TransposeRule] = _RuleTable()
-# batching rule: (values, dims: list[int | None], *, axis_size, **params) -> (outs, out_dims);
-# see transforms/batching.py.
-BatchRule = Callable[..., tuple[Any, Any]]
-batch_rules: dict[str, BatchRule] = _RuleTable()
-# Ops whose batching rule runs even when no operand is batched: collectives over a named vmap axis
-# (psum of an unbatched x is axis_size * x), see lax/_parallel.py.
-named_axis_ops: set[str] = set()
-# Ops whose outputs have zero derivative everywhere they are defined (comparisons, integer ops,
-# rounding, bit manipulation): jvp gives symbolic zeros instead of a rule.
-not_differentiable: set[str] = set()
-# Ops whose regions read values from above (control flow): those values are operands of the op
-# for the rewrites, after its own operands (see bodies.free_values).
-captures_from_above: set[str] = set()
-# Ops whose parameters hold functions or payloads: run eagerly without the eager cache (their
-# one-op programs compile through the fingerprint cache), so no global table keeps them alive.
-uncached_ops: set[str] = set()
-# expansion: (op: ir.Operation) -> None, replacing a marker op in a module about to be compiled by
-# the ops implementing it (the linalg decompositions' LAPACK calls), keyed by custom-call target.
-Expansion = Callable[[Any], None]
-expansion_rules: dict[str, Expansion] = {}
-
-
-def no_params(op: Any, owner: Any = None) -> dict[str, Any]:
-    return {}
-
-
-def generic_lowering(name: str) -> Lowering:
-    """Emits `name` one-to-one: operands in, results of the inferred types out, no attributes."""
-
-    def lower(operands, in_avals, out_avals, **params):
-        op = mlir.emit(name, operands, [mlir.aval_type(a) for a in out_avals])
-        return list(op.results)
-
-    return lower
-
-
-def attribute_lowering(name: str, **attributes: tuple[str, Callable[[Any], Any]]) -> Lowering:
-    """Emits `name` one-to-one with attributes built from params: attr=(param, encoder)."""
-
-    def lower(operands, in_avals, out_avals, **params):
-        attrs = {attr: encode(params[param]) for attr, (param, encode) in attributes.items()}
-        op = mlir.emit(name, operands, [mlir.aval_type(a) for a in out_avals], attrs)
-        return list(op.results)
-
-    return lower
-
-
-def def_op(
-    name: str,
-    shape_rule: ShapeRule,
-    lowering: Lowering | None = None,
-    *,
-    decode: Decoder | None = None,
-    jvp: JvpRule | None = None,
-    transpose: TransposeRule | None = None,
-    differentiable: bool = True,
-    decode_reads_owner: bool = False,
-    regions_capture: bool = False,
-    cache_eagerly: bool = True,
-) -> str:
-    """Registers all of an op's rules in one place.
-
-    The lowering defaults to the generic one-to-one emitter and the decoder to "no params";
-    a decoder takes the op alone unless `decode_reads_owner`. `regions_capture`: the op's
-    regions read values from above; `cache_eagerly=False`: its params hold functions.
-    """
-    shape_rules[name] = shape_rule
-    lowering_rules[name] = lowering if lowering is not None else generic_lowering(name)
-    if decode is None:
-        param_decoders[name] = no_params
-    elif decode_reads_owner:
-        param_decoders[name] = decode
-    else:
-        param_decoders[name] = lambda op, owner: decode(op)
-    if regions_capture:
-        captures_from_above.add(name)
-    if not cache_eagerly:
-        uncached_ops.add(name)
-    if jvp is not None:
-        jvp_rules[name] = jvp
-    if transpose is not None:
-        transpose_rules[name] = transpose
-    if not differentiable:
-        not_differentiable.add(name)
-    return name
+from stablax._src.op_rules import lowering_rules, shape_rules, uncached_ops
 
 
 class _CompileTimeEval(threading.local):
@@ -257,22 +123,9 @@ def _compile_one_op(name: str, avals: list[ShapedArray], params: dict[str, Any])
 def compile_traced(traced: core.TracedFunction, device: Any = None) -> runtime.Executable:
     """Compiles a traced function (cached by the module's location-free fingerprint)."""
     device = runtime.default_device() if device is None else device
-    text = traced.text(debug_info=False)
-    if MARKER_TEXT in text:  # transformation-only marker ops: strip them from a copy
-        from stablax._src.lax._custom import strip_markers
-
-        with mlir.context():
-            module = traced.module.operation.clone()
-            strip_markers(module)
-            text = module.get_asm(enable_debug_info=False)
-            return runtime.compile_module(
-                mlir.bytecode(module), text.encode(), traced.out_avals, device
-            )
-    return runtime.compile_module(traced.bytecode(), text.encode(), traced.out_avals, device)
-
-
-# How a `stablax.*` marker custom call prints (see lax/_custom.py).
-MARKER_TEXT = "custom_call @stablax."
+    module, text = ir_passes.without_markers(traced.module.operation, traced.text())
+    code = traced.bytecode() if module is traced.module.operation else mlir.bytecode(module)
+    return runtime.compile_module(code, text.encode(), traced.out_avals, device)
 
 
 # --- host values to device arrays -------------------------------------------------------------

@@ -9,6 +9,7 @@ from stablax._src import traceback_util as _traceback_util
 from stablax._src.lax import *  # noqa: F403
 from stablax._src.lax import abs, complex, max, min, pow, round, slice
 from stablax._src.lax_primitives import *  # noqa: F403  (the *_p primitive objects)
+from stablax._src.transforms.lax_map import map
 from stablax._src.transforms.solves import custom_linear_solve, custom_root
 
 if _typing.TYPE_CHECKING:  # loaded on first use: see __getattr__ below

@@ -199,8 +199,6 @@ from stablax._src.numpy._sorting import (
 # isort: split
 
 # Control flow (area 1)
-from stablax._src.lax._control_flow_misc import piecewise
-
 # Math and statistics (area 7)
 from stablax._src.numpy._math_cumulative import (
     cumprod,
@@ -215,6 +213,7 @@ from stablax._src.numpy._math_cumulative import (
     trapezoid,
     unwrap,
 )
+from stablax._src.numpy._piecewise import piecewise
 from stablax._src.numpy._reductions import argmax, argmin, count_nonzero, ptp
 
 # isort: split

@@ -2,8 +2,6 @@
 
 import importlib as _importlib
 
-from stablax._src import dispatch as _dispatch
-
 from stablax._src.lax._dot import Precision, dot, dot_general
 from stablax._src.lax._elementwise import *  # noqa: F403
 from stablax._src.lax._elementwise import complex, max, min, pow
@@ -78,7 +76,7 @@ from stablax._src.lax._control_flow_cond import cond, switch
 from stablax._src.lax._control_flow_scan import scan
 from stablax._src.lax import _control_flow_scan_ad  # registers scan's jvp and transpose
 from stablax._src.lax._control_flow_while import fori_loop, while_loop
-from stablax._src.lax._control_flow_misc import associative_scan, map
+from stablax._src.lax._associative_scan import associative_scan
 from stablax._src.lax._bessel import bessel_i0e
 from stablax._src.lax._conveniences import (
     axis_size,
@@ -110,10 +108,9 @@ from stablax._src.lax._dot_algorithms import (
     Tolerance,
 )
 
-# Op families a first program rarely uses load on first use of one of their names (import time,
-# issue 16 point 8), or all at once when a rule table misses (dispatch.lazy_family_loaders):
+# Op families a first program rarely uses load on first use of one of their names (import time):
 # module under stablax._src.lax -> the names it gives stablax.lax. Each registers all of its ops'
-# rules itself.
+# rules itself, so a rewrite of an op finds its rules whenever the op could have been emitted.
 _LAZY_FAMILIES = {
     "_fft": "FftType fft",
     "_windowed": "padtype_to_pads reduce_window reduce_window_shape_tuple",
@@ -135,14 +132,6 @@ _LAZY_FAMILIES = {
     "_ragged_dot": "RaggedDotDimensionNumbers ragged_dot ragged_dot_general scaled_dot",
 }
 _LAZY_NAMES = {name: family for family, names in _LAZY_FAMILIES.items() for name in names.split()}
-
-
-def _load_lazy_families() -> None:
-    for family in _LAZY_FAMILIES:
-        _importlib.import_module(f"stablax._src.lax.{family}")
-
-
-_dispatch.lazy_family_loaders.append(_load_lazy_families)
 
 
 def __getattr__(name: str):

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from stablax._src import dispatch, tree_util
+from stablax._src import op_rules, tree_util
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import bind, def_op
+from stablax._src.dispatch import bind
 from stablax._src.lax._shapes import aval_of, zeros
+from stablax._src.op_rules import def_op
 
 BARRIER = "stablehlo.optimization_barrier"
 
@@ -36,7 +37,7 @@ def _barrier_batch(values, dims, *, axis_size):
 
 
 def_op(BARRIER, _barrier_rule, jvp=_barrier_jvp, transpose=_barrier_transpose)
-dispatch.batch_rules[BARRIER] = _barrier_batch
+op_rules.batch_rules[BARRIER] = _barrier_batch
 
 
 def optimization_barrier(operand: Any, /) -> Any:

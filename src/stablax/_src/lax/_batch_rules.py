@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stablax._src import dispatch
+from stablax._src import dispatch, op_rules
 from stablax._src.avals import ShapedArray
 from stablax._src.lax import _elementwise as _ew
 from stablax._src.lax import _elementwise_unary as _ew_unary
@@ -80,7 +80,7 @@ def elementwise_batch_rule(name: str):
 
 def register_elementwise(*names: str) -> None:
     for name in names:
-        dispatch.batch_rules[name] = elementwise_batch_rule(name)
+        op_rules.batch_rules[name] = elementwise_batch_rule(name)
 
 
 register_elementwise(

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dispatch, dtypes
+from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import bind, def_op, weak_scalar
+from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._elementwise_common import FLOAT, check_dtype
 from stablax._src.lax._shapes import (
@@ -22,6 +22,7 @@ from stablax._src.lax._shapes import (
     result_aval,
     same_bdim_batch,
 )
+from stablax._src.op_rules import def_op
 
 # --- bitcast_convert_type ----------------------------------------------------------------------
 
@@ -65,7 +66,7 @@ def _bitcast_batch(values, dims, *, axis_size, new_dtype):
     return bind("stablehlo.bitcast_convert", x, new_dtype=new_dtype), d
 
 
-dispatch.batch_rules["stablehlo.bitcast_convert"] = _bitcast_batch
+op_rules.batch_rules["stablehlo.bitcast_convert"] = _bitcast_batch
 
 
 def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
@@ -130,7 +131,7 @@ def_op(
     jvp=linear_jvp("stablehlo.reduce_precision"),
     transpose=lambda ct, x, **params: [bind("stablehlo.reduce_precision", ct, **params)],
 )
-dispatch.batch_rules["stablehlo.reduce_precision"] = same_bdim_batch("stablehlo.reduce_precision")
+op_rules.batch_rules["stablehlo.reduce_precision"] = same_bdim_batch("stablehlo.reduce_precision")
 
 
 def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stablax._src import core, dispatch, tree_util
+from stablax._src import core, dispatch, op_rules, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.ir import ir
@@ -44,8 +44,8 @@ def _name_batch(values, dims, *, axis_size, tag):
     return dispatch.bind(NAME, values[0], tag=tag), dims[0]
 
 
-dispatch.def_op(NAME, _name_rule, _name_lowering, decode=_decode_name, jvp=_name_jvp)
-dispatch.batch_rules[NAME] = _name_batch
+op_rules.def_op(NAME, _name_rule, _name_lowering, decode=_decode_name, jvp=_name_jvp)
+op_rules.batch_rules[NAME] = _name_batch
 
 
 def name_of(op: Any) -> str | None:

@@ -14,10 +14,11 @@ import numpy as np
 from stablax._src import bodies, core, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import bind, def_op
+from stablax._src.dispatch import bind
 from stablax._src.ir import ir
 from stablax._src.lax import _control_flow_common as cf
 from stablax._src.lax._shapes import aval_of
+from stablax._src.op_rules import def_op
 
 COMPOSITE = "stablehlo.composite"
 _NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+$")  # what StableHLO accepts

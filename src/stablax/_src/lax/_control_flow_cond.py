@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import bodies, dispatch, tree_util
+from stablax._src import bodies, op_rules, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.lax import _control_flow_common as cf
@@ -250,7 +250,7 @@ def _cond_batch(values, dims, *, axis_size, branches):
     return outs, [0 if m else None for m in out_mask]
 
 
-dispatch.def_op(
+op_rules.def_op(
     COND,
     _cond_rule,
     _cond_lowering,
@@ -261,7 +261,7 @@ dispatch.def_op(
     jvp=_cond_jvp,
     transpose=_cond_transpose,
 )
-dispatch.batch_rules[COND] = _cond_batch
+op_rules.batch_rules[COND] = _cond_batch
 
 
 # --- stablehlo.if (modules from elsewhere): a case on the predicate's index -------------------
@@ -309,7 +309,7 @@ def _if_batch(values, dims, *, axis_size, true_branch, false_branch):
     return _cond_batch(values, dims, axis_size=axis_size, branches=(false_branch, true_branch))
 
 
-dispatch.def_op(
+op_rules.def_op(
     IF,
     _if_rule,
     _if_lowering,
@@ -320,7 +320,7 @@ dispatch.def_op(
     jvp=_if_jvp,
     transpose=_if_transpose,
 )
-dispatch.batch_rules[IF] = _if_batch
+op_rules.batch_rules[IF] = _if_batch
 
 
 # --- the user-facing functions -----------------------------------------------------------------

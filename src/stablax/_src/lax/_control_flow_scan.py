@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import bodies, core, dispatch, tree_util
+from stablax._src import bodies, core, dispatch, op_rules, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.core import Tracer
@@ -270,7 +270,7 @@ def _batched_body(fn, carry_mask, x_mask, k_mask, n_c, axis_size):
     return new_body, out_mask, box["y_mask"], captured
 
 
-dispatch.def_op(
+op_rules.def_op(
     SCAN,
     _scan_rule,
     _scan_lowering,
@@ -278,7 +278,7 @@ dispatch.def_op(
     decode_reads_owner=True,
     cache_eagerly=False,
 )
-dispatch.batch_rules[SCAN] = _scan_batch
+op_rules.batch_rules[SCAN] = _scan_batch
 
 
 # --- the user-facing function ------------------------------------------------------------------

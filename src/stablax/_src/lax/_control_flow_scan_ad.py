@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stablax._src import core, dispatch
+from stablax._src import core, op_rules
 from stablax._src.lax import _control_flow_common as cf
 from stablax._src.lax._control_flow_scan import SCAN, bind_scan, op_results, sizes, unstacked
 from stablax._src.lax._shapes import aval_of
@@ -275,5 +275,5 @@ def _scan_transpose(cts, *operands, body, length, reverse, num_carry, num_xs, un
     return [None, *ct_init, *([None] * n_y), *ct_xs, *ct_ks]
 
 
-dispatch.jvp_rules[SCAN] = _scan_jvp
-dispatch.transpose_rules[SCAN] = _scan_transpose
+op_rules.jvp_rules[SCAN] = _scan_jvp
+op_rules.transpose_rules[SCAN] = _scan_transpose

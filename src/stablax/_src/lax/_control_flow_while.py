@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import bodies, core, dispatch, dtypes, tree_util
+from stablax._src import bodies, core, dtypes, op_rules, tree_util
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.lax import _control_flow_common as cf
@@ -214,7 +214,7 @@ def _while_batch(values, dims, *, axis_size, cond, body, num_carry):
     return outs, [0] * n_c
 
 
-dispatch.def_op(
+op_rules.def_op(
     WHILE,
     _while_rule,
     _while_lowering,
@@ -225,7 +225,7 @@ dispatch.def_op(
     jvp=_while_jvp,
     transpose=_while_transpose,
 )
-dispatch.batch_rules[WHILE] = _while_batch
+op_rules.batch_rules[WHILE] = _while_batch
 
 
 # --- the user-facing functions -----------------------------------------------------------------

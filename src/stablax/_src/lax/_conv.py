@@ -14,7 +14,7 @@ import numpy as np
 from stablax._src import dtypes, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import batch_rules, bind, def_op
+from stablax._src.dispatch import bind
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax._batch_rules import moveaxis
@@ -31,6 +31,7 @@ from stablax._src.lax._reductions import is_undefined
 from stablax._src.lax._shapes import aval_of, convert_element_type, full, reshape, transpose
 from stablax._src.lax._slice_pad import rev
 from stablax._src.lax._windowed import dilate_dim, normalize_padding, padtype_to_pads
+from stablax._src.op_rules import batch_rules, def_op
 
 # --- conv_general_dilated ----------------------------------------------------------------------
 

@@ -2,19 +2,18 @@
 
 They are `stablehlo.custom_call`s to `stablax.*` targets, keyed in the rule tables as
 "stablehlo.custom_call:<target>", and are replaced by their operands just before compilation
-(`strip_markers`), so XLA never sees them.
+(ir_passes.strip_markers), so XLA never sees them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from stablax._src import dispatch
+from stablax._src import dispatch, op_rules
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.ir import ir
 
-MARKER_PREFIX = "stablax."
 STOP_GRADIENT = "stablehlo.custom_call:stablax.stop_gradient"
 
 
@@ -38,7 +37,7 @@ def _marker_lowering(target: str):
     return lower
 
 
-dispatch.def_op(
+op_rules.def_op(
     STOP_GRADIENT, _identity_rule, _marker_lowering("stablax.stop_gradient"), differentiable=False
 )
 
@@ -66,45 +65,3 @@ def stop_gradient(x: Any) -> Any:
     from stablax._src import tree_util
 
     return tree_util.tree_map(stop_gradient_op, x)
-
-
-_COLLECTIVES = {
-    f"{MARKER_PREFIX}{name}"
-    for name in ("psum", "pmax", "pmin", "all_gather", "psum_scatter", "axis_index")
-}
-
-
-def strip_markers(module: Any) -> None:
-    """Replaces every `stablax.*` marker custom call in `module` (a module's operation) by its
-    operand (in place)."""
-
-    def walk(block):
-        for op in list(block.operations):
-            operation = op.operation
-            for region in operation.regions:
-                for inner in region.blocks:
-                    walk(inner)
-            if operation.name == "stablehlo.custom_call":
-                target = ir.StringAttr(operation.attributes["call_target_name"]).value
-                if target == "stablax.custom_vjp_lin":
-                    raise TypeError(
-                        "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
-                    )
-                if target in _COLLECTIVES:
-                    raise NameError(
-                        f"unbound axis name in {target[len(MARKER_PREFIX) :]}: collectives need "
-                        "an enclosing vmap (or pmap) with that axis_name"
-                    )
-                expand = dispatch.expansion_rules.get(target)
-                if expand is not None:  # a stablax op with a backend implementation
-                    expand(operation)
-                    continue
-                if target.startswith(MARKER_PREFIX):
-                    for result, operand in zip(operation.results, operation.operands, strict=True):
-                        result.replace_all_uses_with(operand)
-                    operation.erase()
-
-    for op in module.regions[0].blocks[0].operations:
-        for region in op.operation.regions:
-            for block in region.blocks:
-                walk(block)

@@ -7,15 +7,16 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dispatch, dtypes
+from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.config import config
-from stablax._src.dispatch import bind, def_op
+from stablax._src.dispatch import bind
 from stablax._src.ir import ir
 from stablax._src.lax._dot_algorithms import DotAlgorithm, DotAlgorithmPreset, Precision
 from stablax._src.lax._elementwise_common import ANY, check_dtype
 from stablax._src.lax._shapes import aval_of, convert_element_type
+from stablax._src.op_rules import def_op
 
 _PRECISION_NAMES = {
     "default": Precision.DEFAULT,
@@ -438,9 +439,9 @@ def _dot_general_jvp(primals, tangents, *, dimension_numbers, precision, preferr
     return out, tangent
 
 
-dispatch.param_decoders["stablehlo.dot_general"] = _decode_dot_general
-dispatch.jvp_rules["stablehlo.dot_general"] = _dot_general_jvp
-dispatch.transpose_rules["stablehlo.dot_general"] = _dot_general_transpose
+op_rules.param_decoders["stablehlo.dot_general"] = _decode_dot_general
+op_rules.jvp_rules["stablehlo.dot_general"] = _dot_general_jvp
+op_rules.transpose_rules["stablehlo.dot_general"] = _dot_general_transpose
 
 
 def _dot_general_batch(values, dims, *, axis_size, dimension_numbers, **params):
@@ -467,4 +468,4 @@ def _dot_general_batch(values, dims, *, axis_size, dimension_numbers, **params):
     return out, out_dim
 
 
-dispatch.batch_rules["stablehlo.dot_general"] = _dot_general_batch
+op_rules.batch_rules["stablehlo.dot_general"] = _dot_general_batch

@@ -11,7 +11,7 @@ import numpy as np
 from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import bind, def_op, generic_lowering
+from stablax._src.dispatch import bind
 from stablax._src.lax._argcheck import int_arg
 from stablax._src.lax._elementwise_common import (
     ANY,
@@ -31,6 +31,7 @@ from stablax._src.lax._elementwise_common import (
     operand_aval,
 )
 from stablax._src.lax._elementwise_unary import exp, imag, neg, real, unary
+from stablax._src.op_rules import def_op, generic_lowering
 
 # --- binary ops --------------------------------------------------------------------------------
 

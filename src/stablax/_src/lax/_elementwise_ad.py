@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dispatch, dtypes
+from stablax._src import dispatch, dtypes, op_rules
 from stablax._src import ir as mlir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
@@ -132,12 +132,12 @@ def _make_unary_jvp(op_name, derivative):
 
 
 for _op, _derivative in UNARY_JVPS.items():
-    dispatch.jvp_rules[_op] = _make_unary_jvp(_op, _derivative)
+    op_rules.jvp_rules[_op] = _make_unary_jvp(_op, _derivative)
 
 # Linear unary ops and their transposes.
-dispatch.transpose_rules["stablehlo.negate"] = lambda ct, x: [neg(ct)]
-dispatch.transpose_rules["stablehlo.real"] = lambda ct, x: [complex(ct, full_like(ct, 0))]
-dispatch.transpose_rules["stablehlo.imag"] = lambda ct, x: [complex(full_like(ct, 0), neg(ct))]
+op_rules.transpose_rules["stablehlo.negate"] = lambda ct, x: [neg(ct)]
+op_rules.transpose_rules["stablehlo.real"] = lambda ct, x: [complex(ct, full_like(ct, 0))]
+op_rules.transpose_rules["stablehlo.imag"] = lambda ct, x: [complex(full_like(ct, 0), neg(ct))]
 
 
 # --- binary ------------------------------------------------------------------------------------
@@ -257,7 +257,7 @@ def _complex_jvp(primals, tangents):
     return complex(x, y), complex(_zero_if_none(tx, x), _zero_if_none(ty, y))
 
 
-dispatch.jvp_rules.update(
+op_rules.jvp_rules.update(
     {
         "stablehlo.add": _linear_binary_jvp("stablehlo.add"),
         "stablehlo.subtract": _linear_binary_jvp("stablehlo.subtract", -1),
@@ -317,7 +317,7 @@ def _undefined(x) -> bool:
     return is_undefined(x)
 
 
-dispatch.transpose_rules.update(
+op_rules.transpose_rules.update(
     {
         "stablehlo.add": _transpose_add,
         "stablehlo.subtract": _transpose_sub,
@@ -376,9 +376,9 @@ def _broadcast_like(v, x):
     return broadcast_in_dim(v, x.aval.shape, ())
 
 
-dispatch.jvp_rules["stablehlo.select"] = _select_jvp
-dispatch.transpose_rules["stablehlo.select"] = _select_transpose
-dispatch.jvp_rules["stablehlo.clamp"] = _clamp_jvp
+op_rules.jvp_rules["stablehlo.select"] = _select_jvp
+op_rules.transpose_rules["stablehlo.select"] = _select_transpose
+op_rules.jvp_rules["stablehlo.clamp"] = _clamp_jvp
 
 ZERO_DERIVATIVE = (
     "stablehlo.sign",
@@ -402,7 +402,7 @@ ZERO_DERIVATIVE = (
     "stablehlo.bitcast_convert",
     "stablehlo.iota",
 )
-dispatch.not_differentiable.update(ZERO_DERIVATIVE)
+op_rules.not_differentiable.update(ZERO_DERIVATIVE)
 
 # --- parameter decoders ------------------------------------------------------------------------
 
@@ -412,4 +412,4 @@ def _decode_compare(op, owner=None):
     return {"direction": direction.value}
 
 
-dispatch.param_decoders["stablehlo.compare"] = _decode_compare
+op_rules.param_decoders["stablehlo.compare"] = _decode_compare

@@ -11,7 +11,7 @@ import numpy as np
 
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import bind, def_op
+from stablax._src.dispatch import bind
 from stablax._src.ir import stablehlo
 from stablax._src.lax._dot_algorithms import AccuracyMode, Tolerance
 from stablax._src.lax._elementwise_common import (
@@ -25,6 +25,7 @@ from stablax._src.lax._elementwise_common import (
     _prepare,
     check_dtype,
 )
+from stablax._src.op_rules import def_op
 
 
 def _unary_rule(opname: str, groups: tuple, result_dtype=None):

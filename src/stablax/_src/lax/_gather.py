@@ -12,10 +12,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from stablax._src import dispatch, dtypes
+from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import bind, def_op, weak_scalar
+from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.ir import ir
 from stablax._src.lax._argcheck import int_sequence, sequence
 from stablax._src.lax._batch_rules import moveaxis
@@ -49,6 +49,7 @@ from stablax._src.lax._slicing import (
     _value_error,
     _zeros,
 )
+from stablax._src.op_rules import def_op
 
 # --- modes and dimension numbers ---------------------------------------------------------------
 
@@ -397,7 +398,7 @@ def _gather_batch(values, dims, *, axis_size, dimension_numbers, slice_sizes, in
     return out, 0
 
 
-dispatch.batch_rules["stablehlo.gather"] = _gather_batch
+op_rules.batch_rules["stablehlo.gather"] = _gather_batch
 
 
 def _default_fill(dtype: np.dtype) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dispatch, runtime
+from stablax._src import core, ir_passes, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.core import Tracer
@@ -405,4 +405,4 @@ def expand(operation: Any, platform: str | None = None) -> None:
 
 
 for _decomposition in ("cholesky", "lu", "qr", "eigh", "svd", "eig", "triangular_solve"):
-    dispatch.expansion_rules[TARGET_PREFIX + _decomposition] = expand
+    ir_passes.expansions[TARGET_PREFIX + _decomposition] = expand

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from stablax._src import dispatch
+from stablax._src import ir_passes
 from stablax._src.avals import ShapedArray
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _linalg_util as u
@@ -158,4 +158,4 @@ _KERNELS = {
 }
 for _name, _kernel in _KERNELS.items():
     IMPLEMENTATIONS[(_name, "cpu")] = _kernel
-    dispatch.expansion_rules[TARGET_PREFIX + _name] = expand
+    ir_passes.expansions[TARGET_PREFIX + _name] = expand

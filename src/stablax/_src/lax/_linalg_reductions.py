@@ -17,7 +17,7 @@ from stablax._src.array import Array
 from stablax._src.arraylike import is_arraylike
 from stablax._src.avals import ShapedArray
 from stablax._src.core import Tracer
-from stablax._src.dispatch import batch_rules, bind, def_op, jvp_rules, transpose_rules
+from stablax._src.dispatch import bind
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _linalg_util as u
@@ -32,6 +32,7 @@ from stablax._src.lax._linalg import (
 from stablax._src.lax._shapes import aval_of, full
 from stablax._src.lax._slice_pad import pad
 from stablax._src.lax._slice_pad import slice as lax_slice
+from stablax._src.op_rules import batch_rules, def_op, jvp_rules, transpose_rules
 from stablax._src.transforms.ad import is_undefined
 
 HESSENBERG, TRIDIAGONAL, SCHUR = op_name("hessenberg"), op_name("tridiagonal"), op_name("schur")

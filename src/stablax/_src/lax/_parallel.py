@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dispatch, dtypes, tree_util
+from stablax._src import core, dispatch, dtypes, op_rules, tree_util
 from stablax._src import ir as mlir
 from stablax._src.arraylike import is_arraylike
 from stablax._src.avals import ShapedArray
@@ -203,6 +203,14 @@ def _psum_scatter_transpose(ct, x, *, axis_name, scatter_dimension, tiled, size)
     return [dispatch.bind(ALL_GATHER, ct, **params)]
 
 
+def _unbound_axis(op: Any) -> None:
+    target = ir.StringAttr(op.attributes["call_target_name"]).value
+    raise NameError(
+        f"unbound axis name in {target.removeprefix('stablax.')}: collectives need an enclosing "
+        "vmap (or pmap) with that axis_name"
+    )
+
+
 for _key, _shape_rule, _jvp, _transpose in (
     (PSUM, _same_aval, _linear_jvp(PSUM), _psum_transpose),
     (PMAX, _same_aval, _no_jvp("pmax"), None),
@@ -211,7 +219,7 @@ for _key, _shape_rule, _jvp, _transpose in (
     (PSUM_SCATTER, _psum_scatter_aval, _linear_jvp(PSUM_SCATTER), _psum_scatter_transpose),
     (AXIS_INDEX, _axis_index_aval, None, None),
 ):
-    dispatch.def_op(
+    op_rules.def_op(
         _key,
         _shape_rule,
         _lowering(_key.split(":", 1)[1]),
@@ -220,9 +228,9 @@ for _key, _shape_rule, _jvp, _transpose in (
         jvp=_jvp,
         transpose=_transpose,
         differentiable=_key != AXIS_INDEX,
+        expand=_unbound_axis,
+        named_axis=True,  # psum of an unbatched x is size * x
     )
-    # Their batching rules run even on unbatched operands (psum of an unbatched x is size * x).
-    dispatch.named_axis_ops.add(_key)
 
 
 # --- batching rules: where the collectives are computed ----------------------------------------
@@ -251,7 +259,7 @@ for _key, _reduce, _unbatched in (
     (PMAX, reduce_max, lambda x, n: x),
     (PMIN, reduce_min, lambda x, n: x),
 ):
-    dispatch.batch_rules[_key] = _reduce_rule(_key, _reduce, _unbatched)
+    op_rules.batch_rules[_key] = _reduce_rule(_key, _reduce, _unbatched)
 
 
 def _all_gather_batch(values, dims, *, axis_size, axis_name, axis, tiled, size):
@@ -300,9 +308,9 @@ def _axis_index_batch(values, dims, *, axis_size, axis_name):
     return iota(np.int32, axis_size), 0
 
 
-dispatch.batch_rules[ALL_GATHER] = _all_gather_batch
-dispatch.batch_rules[PSUM_SCATTER] = _psum_scatter_batch
-dispatch.batch_rules[AXIS_INDEX] = _axis_index_batch
+op_rules.batch_rules[ALL_GATHER] = _all_gather_batch
+op_rules.batch_rules[PSUM_SCATTER] = _psum_scatter_batch
+op_rules.batch_rules[AXIS_INDEX] = _axis_index_batch
 
 
 # --- the public functions ----------------------------------------------------------------------

@@ -20,7 +20,7 @@ from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.config import config
 from stablax._src.core import Tracer
-from stablax._src.dispatch import batch_rules, bind, def_op, weak_scalar
+from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax._argcheck import int_arg, int_sequence
 from stablax._src.lax._elementwise_common import (
@@ -47,6 +47,7 @@ from stablax._src.lax._shapes import (
     reshape,
     transpose,
 )
+from stablax._src.op_rules import batch_rules, def_op
 
 
 def _normalize_axes(axes: Sequence[int], ndim: int, opname: str) -> tuple[int, ...]:

@@ -13,12 +13,13 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from stablax._src import dispatch, dtypes
+from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import bind, def_op
+from stablax._src.dispatch import bind
 from stablax._src.ir import ir
 from stablax._src.lax._shapes import aval_of, reshape
+from stablax._src.op_rules import def_op
 
 RNG_BIT_GENERATOR = "stablehlo.rng_bit_generator"
 RNG = "stablehlo.rng"
@@ -90,7 +91,7 @@ def_op(
     decode=_bit_generator_decode,
     differentiable=False,
 )
-dispatch.batch_rules[RNG_BIT_GENERATOR] = _bit_generator_batch
+op_rules.batch_rules[RNG_BIT_GENERATOR] = _bit_generator_batch
 
 
 def rng_bit_generator(

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dispatch, dtypes
+from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import bind, def_op, weak_scalar
+from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.ir import ir
 from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
@@ -61,6 +61,7 @@ from stablax._src.lax._slicing import (
     _zeros,
     _zeros_like,
 )
+from stablax._src.op_rules import def_op
 
 # --- scatter -----------------------------------------------------------------------------------
 
@@ -340,7 +341,7 @@ def _scatter_batch(values, dims, *, axis_size, dimension_numbers, indices_are_so
     return out, 0
 
 
-dispatch.batch_rules["stablehlo.scatter"] = _scatter_batch
+op_rules.batch_rules["stablehlo.scatter"] = _scatter_batch
 
 
 def _scatter(

@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dispatch, dtypes, runtime
+from stablax._src import dtypes, op_rules, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import attribute_lowering, bind, def_op, weak_scalar
+from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.lax._argcheck import int_arg, int_sequence
 from stablax._src.lax._batch_rules import moveaxis
+from stablax._src.op_rules import attribute_lowering, def_op
 
 
 def _ints(values: Any, what: str, opname: str) -> tuple[int, ...]:
@@ -123,7 +124,7 @@ def_op(
     jvp=_convert_jvp,
     transpose=_convert_transpose,
 )
-dispatch.batch_rules["stablehlo.convert"] = same_bdim_batch("stablehlo.convert")
+op_rules.batch_rules["stablehlo.convert"] = same_bdim_batch("stablehlo.convert")
 
 
 def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) -> Any:
@@ -220,7 +221,7 @@ def _broadcast_in_dim_batch(values, dims, *, axis_size, shape, broadcast_dimensi
     return broadcast_in_dim(x, (axis_size, *shape), target), 0
 
 
-dispatch.batch_rules["stablehlo.broadcast_in_dim"] = _broadcast_in_dim_batch
+op_rules.batch_rules["stablehlo.broadcast_in_dim"] = _broadcast_in_dim_batch
 
 
 def _unbroadcast(ct: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
@@ -286,7 +287,7 @@ def_op(
     transpose=lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)],
 )
 # Row-major order only survives with the batch dim first.
-dispatch.batch_rules["stablehlo.reshape"] = lambda values, dims, *, axis_size, new_sizes: (
+op_rules.batch_rules["stablehlo.reshape"] = lambda values, dims, *, axis_size, new_sizes: (
     reshape(moveaxis(values[0], dims[0], 0), (axis_size, *new_sizes)),
     0,
 )
@@ -343,7 +344,7 @@ def _transpose_batch(values, dims, *, axis_size, permutation):
     return transpose(values[0], (b, *(p + (p >= b) for p in permutation))), 0
 
 
-dispatch.batch_rules["stablehlo.transpose"] = _transpose_batch
+op_rules.batch_rules["stablehlo.transpose"] = _transpose_batch
 
 
 def transpose(operand: Any, permutation: Sequence[int]) -> Any:
@@ -387,7 +388,7 @@ def _iota_decode(op: Any) -> dict[str, Any]:
 
 def_op("stablehlo.iota", _iota_rule, _iota_lowering, decode=_iota_decode)
 # No operands, so never batched: vmap emits it as it is (the rule is here for the table's sake).
-dispatch.batch_rules["stablehlo.iota"] = lambda values, dims, *, axis_size, **params: (
+op_rules.batch_rules["stablehlo.iota"] = lambda values, dims, *, axis_size, **params: (
     bind("stablehlo.iota", **params),
     None,
 )

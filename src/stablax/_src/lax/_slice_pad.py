@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dispatch, dtypes
+from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import attribute_lowering, bind, def_op, weak_scalar
+from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.lax._argcheck import sequence
 from stablax._src.lax._batch_rules import bdim_at_front
 from stablax._src.lax._elementwise import select, sub
@@ -31,6 +31,7 @@ from stablax._src.lax._shapes import (
     linear_jvp,
     zeros,
 )
+from stablax._src.op_rules import attribute_lowering, def_op
 
 
 def _undefined(x: Any) -> bool:
@@ -97,7 +98,7 @@ def _concatenate_batch(values, dims, *, axis_size, dimension):
     return concatenate(moved, dimension + 1), 0
 
 
-dispatch.batch_rules["stablehlo.concatenate"] = _concatenate_batch
+op_rules.batch_rules["stablehlo.concatenate"] = _concatenate_batch
 
 
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
@@ -172,7 +173,7 @@ def _slice_batch(values, dims, *, axis_size, start_indices, limit_indices, strid
     return slice(values[0], starts, limits, steps), b
 
 
-dispatch.batch_rules["stablehlo.slice"] = _slice_batch
+op_rules.batch_rules["stablehlo.slice"] = _slice_batch
 
 
 def slice(  # noqa: A001
@@ -212,7 +213,7 @@ def_op(
     jvp=linear_jvp("stablehlo.reverse"),
     transpose=lambda ct, x, *, dimensions: [rev(ct, dimensions)],
 )
-dispatch.batch_rules["stablehlo.reverse"] = lambda values, dims, *, axis_size, dimensions: (
+op_rules.batch_rules["stablehlo.reverse"] = lambda values, dims, *, axis_size, dimensions: (
     rev(values[0], tuple(d + (d >= dims[0]) for d in dimensions)),
     dims[0],
 )
@@ -389,7 +390,7 @@ def _pad_batch(values, dims, *, axis_size, padding_config):
     return select(inside, padded, broadcast_in_dim(value, shape, (0,))), 0
 
 
-dispatch.batch_rules["stablehlo.pad"] = _pad_batch
+op_rules.batch_rules["stablehlo.pad"] = _pad_batch
 
 
 def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dispatch, dtypes
+from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import attribute_lowering, bind, def_op, weak_scalar
+from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.lax._argcheck import sequence
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._elementwise import (
@@ -43,6 +43,7 @@ from stablax._src.lax._slice_pad import (
     concatenate,
     index_in_dim,
 )
+from stablax._src.op_rules import attribute_lowering, def_op
 
 
 def _value_error(opname: str, message: str) -> ValueError:
@@ -391,8 +392,8 @@ def _dynamic_update_slice_batch(values, dims, *, axis_size):
     return out, 0
 
 
-dispatch.batch_rules["stablehlo.dynamic_slice"] = _dynamic_slice_batch
-dispatch.batch_rules["stablehlo.dynamic_update_slice"] = _dynamic_update_slice_batch
+op_rules.batch_rules["stablehlo.dynamic_slice"] = _dynamic_slice_batch
+op_rules.batch_rules["stablehlo.dynamic_update_slice"] = _dynamic_update_slice_batch
 
 
 def _dynamic_slice(

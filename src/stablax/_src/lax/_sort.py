@@ -15,7 +15,7 @@ import numpy as np
 from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import batch_rules, bind, def_op
+from stablax._src.dispatch import bind
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
@@ -31,6 +31,7 @@ from stablax._src.lax._shapes import (
     convert_element_type,
     transpose,
 )
+from stablax._src.op_rules import batch_rules, def_op
 
 # --- sort --------------------------------------------------------------------------------------
 

@@ -14,11 +14,11 @@ from stablax._src import ir as mlir
 from stablax._src import tree_util
 from stablax._src.avals import ShapedArray
 from stablax._src.core import Tracer, current_trace
-from stablax._src.dispatch import batch_rules, bind, def_op
+from stablax._src.dispatch import bind
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._argcheck import int_sequence
-from stablax._src.lax._cumulative import cumulative_tangent, logaddexp
+from stablax._src.lax._cumulative_windows import cumulative_tangent, logaddexp
 from stablax._src.lax._elementwise_common import INEXACT, check_dtype
 from stablax._src.lax._reduce_bodies import (
     MONOIDS,
@@ -51,6 +51,7 @@ from stablax._src.lax._slice_pad import (
     pad,
 )
 from stablax._src.lax._slice_pad import slice as slice_op
+from stablax._src.op_rules import batch_rules, def_op
 
 # computation -> accepted dtypes; the monoids' bodies are one op, "logaddexp" a short formula.
 WINDOW_COMPUTATIONS: dict[str, tuple] = {

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dispatch, dtypes
+from stablax._src import core, dispatch, dtypes, op_rules
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.core import Tracer
@@ -82,11 +82,11 @@ def jvp_op(
     if name == "stablehlo.constant":
         return [emit_constant(op, core.trace_state.target)], [None]
     params = decode(op, owner, name)
-    if all(t is None for t in tangents) or name in dispatch.not_differentiable:
+    if all(t is None for t in tangents) or name in op_rules.not_differentiable:
         out = dispatch.bind(name, *primals, **params)
         outs = list(out) if isinstance(out, tuple) else [out]
         return outs, [None] * len(outs)
-    rule = dispatch.jvp_rules.get(name)
+    rule = op_rules.jvp_rules.get(name)
     if rule is None:
         op_name = name.split(".", 1)[-1]  # the op, not its MLIR dialect (as JAX names it)
         raise NotImplementedError(f"[jvp] differentiation rule for '{op_name}' not implemented")
@@ -250,7 +250,7 @@ def transpose_traced(
 def _transpose_op(op, operands, cts_out, linear, env, owner) -> Sequence[Any]:
     """The cotangents of one linear op's operands, given its outputs' (None = zero)."""
     key = op_key(op)
-    rule = dispatch.transpose_rules.get(key)
+    rule = op_rules.transpose_rules.get(key)
     if rule is None:
         raise NotImplementedError(f"[transpose] rule for '{key}' not implemented")
     values = [UndefinedPrimal(aval_of_value(v)) if v in linear else env[v] for v in operands]

@@ -2,7 +2,7 @@
 dimension so the machine runs one batched op, not a loop.
 
 Values carry a batch dimension index or None (unbatched). Rules live in
-`dispatch.batch_rules[op]`: (values, dims, *, axis_size, **params) -> (outputs, output dims).
+`op_rules.batch_rules[op]`: (values, dims, *, axis_size, **params) -> (outputs, output dims).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from stablax._src import core, dispatch
+from stablax._src import core, dispatch, op_rules
 from stablax._src import ir as mlir
 from stablax._src.transforms.interpret import decode, emit_constant, op_key, operand_values
 
@@ -23,11 +23,11 @@ def batch_op(op: Any, values: list[Any], dims: list[int | None], axis_size: int,
         # linearize that is the primal function (a vmapped custom_jvp rule runs there).
         return [emit_constant(op, core.trace_state.target)], [None]
     params = decode(op, owner, name)
-    if all(d is None for d in dims) and name not in dispatch.named_axis_ops:
+    if all(d is None for d in dims) and name not in op_rules.named_axis_ops:
         out = dispatch.bind(name, *values, **params)
         outs = list(out) if isinstance(out, tuple) else [out]
         return outs, [None] * len(outs)
-    rule = dispatch.batch_rules.get(name)
+    rule = op_rules.batch_rules.get(name)
     if rule is None:
         op_name = name.split(".", 1)[-1]  # the op, not its MLIR dialect (as JAX names it)
         raise NotImplementedError(f"[vmap] batching rule for '{op_name}' not implemented")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from stablax._src import core, dispatch, tree_util
+from stablax._src import core, dispatch, op_rules, tree_util
 from stablax._src.avals import ShapedArray
 from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.transforms import calls
@@ -144,7 +144,7 @@ def _call_batch(values, dims, *, axis_size, callee, rule):
     return outs, [0] * len(outs)
 
 
-dispatch.batch_rules["func.call"] = _call_batch
+op_rules.batch_rules["func.call"] = _call_batch
 
 
 def _vjp_lin_batch(values, dims, *, axis_size, info: VjpLin):
@@ -173,4 +173,4 @@ def _stacked(aval: ShapedArray, axis_size: int) -> ShapedArray:
     return ShapedArray((axis_size, *aval.shape), aval.dtype, aval.weak_type)
 
 
-dispatch.batch_rules[VJP_LIN] = _vjp_lin_batch
+op_rules.batch_rules[VJP_LIN] = _vjp_lin_batch

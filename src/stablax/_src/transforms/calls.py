@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from stablax._src import bodies, core, dispatch
+from stablax._src import bodies, core, dispatch, op_rules
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.ir import ir
@@ -93,7 +93,7 @@ def _call_transpose(cts, *operands, callee, rule):
     )
 
 
-dispatch.def_op(
+op_rules.def_op(
     "func.call",
     _call_shape_rule,
     _call_lowering,

@@ -16,6 +16,7 @@ from stablax._src import core, tree_util
 from stablax._src.lax._batch_rules import aval_of, moveaxis
 from stablax._src.transforms import calls
 from stablax._src.transforms.ad import jvp_traced
+from stablax._src.transforms.lax_map import map as lax_map
 
 
 class custom_vmap:  # noqa: N801 (JAX's public name)
@@ -133,8 +134,6 @@ def sequential_vmap(f: Callable) -> custom_vmap:
 
     @batched.def_vmap
     def rule(axis_size: int, in_batched: Any, *args: Any) -> Any:
-        from stablax._src.lax._control_flow_misc import map as lax_map
-
         flags = tree_util.tree_leaves(in_batched)
         leaves, tree = tree_util.tree_flatten(args)
         mapped = [x for x, b in zip(leaves, flags, strict=True) if b]

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dispatch, dtypes, tree_util
+from stablax._src import core, dispatch, dtypes, op_rules, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.bodies import PAYLOAD_ATTRIBUTE
@@ -680,7 +680,11 @@ def _vjp_lin_transpose(ct, *operands, info: VjpLin):
     return [*kept, *([None] * info.num_res)]
 
 
-dispatch.def_op(
+def _refuse_forward_mode(op: Any) -> None:
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+op_rules.def_op(
     VJP_LIN,
     _vjp_lin_rule,
     _vjp_lin_lowering,
@@ -688,6 +692,7 @@ dispatch.def_op(
     decode_reads_owner=True,
     cache_eagerly=False,
     transpose=_vjp_lin_transpose,
+    expand=_refuse_forward_mode,
 )
 
 

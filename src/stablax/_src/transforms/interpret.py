@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stablax._src import bodies, core, dispatch
+from stablax._src import bodies, core, dispatch, op_rules
 from stablax._src import ir as mlir
 from stablax._src.bodies import aval_of_value
 from stablax._src.core import Tracer
@@ -43,7 +43,7 @@ def op_key(op: Any) -> str:
 def operand_values(op: Any, key: str | None = None) -> list[Any]:
     """The values an op reads: its operands, then what its regions read from above."""
     key = op_key(op) if key is None else key
-    if key in dispatch.captures_from_above:
+    if key in op_rules.captures_from_above:
         return [*op.operands, *bodies.free_values(op)]
     return list(op.operands)
 
@@ -52,7 +52,7 @@ def decode(op: Any, owner: Any = None, key: str | None = None) -> dict[str, Any]
     """The params that re-emit `op` through `bind` (`owner`: the function holding it)."""
     key = op_key(op) if key is None else key
     try:
-        decoder = dispatch.param_decoders[key]
+        decoder = op_rules.param_decoders[key]
     except KeyError:
         raise NotImplementedError(f"stablax: no rules for op {key}") from None
     return decoder(op, owner)

@@ -1,0 +1,60 @@
+"""What runs on a module about to be compiled: marker ops are expanded or dropped.
+
+Marker ops are `stablehlo.custom_call`s to `stablax.*` targets that exist only while a function
+is being transformed (stop_gradient, the linalg decompositions, named-axis collectives). Before
+XLA sees a module, each is replaced by its expansion (`expansions`, filled by `def_op(expand=)`)
+or, with none, by its operands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from stablax._src.ir import ir
+
+MARKER_PREFIX = "stablax."
+# How a marker op prints: a module whose text lacks this holds none.
+MARKER_TEXT = "custom_call @stablax."
+
+# expansion: (op: ir.Operation) -> None, replacing a marker op in place by the ops implementing it
+# (a backend kernel), or raising when the op cannot be compiled; keyed by custom-call target.
+Expansion = Callable[[Any], None]
+expansions: dict[str, Expansion] = {}
+
+
+def strip_markers(module: Any) -> None:
+    """Expands or drops every marker custom call in `module` (a module's operation), in place."""
+    for op in module.regions[0].blocks[0].operations:
+        for region in op.operation.regions:
+            for block in region.blocks:
+                _strip_block(block)
+
+
+def _strip_block(block: Any) -> None:
+    for op in list(block.operations):
+        operation = op.operation
+        for region in operation.regions:
+            for inner in region.blocks:
+                _strip_block(inner)
+        if operation.name != "stablehlo.custom_call":
+            continue
+        target = ir.StringAttr(operation.attributes["call_target_name"]).value
+        expand = expansions.get(target)
+        if expand is not None:
+            expand(operation)
+        elif target.startswith(MARKER_PREFIX):
+            for result, operand in zip(operation.results, operation.operands, strict=True):
+                result.replace_all_uses_with(operand)
+            operation.erase()
+
+
+def without_markers(module: Any, text: str) -> tuple[Any, str]:
+    """The module as XLA may see it, and its location-free text: `module` (a module's operation)
+    itself when its `text` shows no marker op, else a stripped copy."""
+    if MARKER_TEXT not in text:
+        return module, text
+    with module.context:
+        copy = module.clone()
+        strip_markers(copy)
+        return copy, copy.get_asm(enable_debug_info=False)
