@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from stablax._src import core, ir_passes, runtime
 from stablax._src import ir as mlir
 from stablax._src.array import Array
+from stablax._src.dispatch import to_array
 from stablax._src.ir import ir
 
 
@@ -36,8 +35,6 @@ def _concrete_array(source: Any) -> Array:
                 "used to compute a concrete value."
             )
         return source._trace.concrete_array(source)
-    from stablax._src.dispatch import to_array
-
     return to_array(source)
 
 
@@ -71,7 +68,3 @@ def evaluate_prefix(trace: core.FuncTrace, tracer: core.Tracer) -> Array:
     executable = runtime.compile_module(code, text.encode(), [tracer.aval], device)
     (out,) = executable.execute([a._buf for a in inputs])
     return Array(out, tracer.aval)
-
-
-def concrete_numpy(trace: core.FuncTrace, tracer: core.Tracer) -> np.ndarray:
-    return np.asarray(trace.concrete_array(tracer))

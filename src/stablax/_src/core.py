@@ -148,8 +148,9 @@ class FuncTrace:
     """Builds one `func.func` in its own module: block arguments, ops, and finally a return.
 
     `sources` (optional, one per input) are the concrete values or enclosing-trace tracers the
-    inputs stand for; with them a tracer can be concretized (Python control flow under `grad`
-    outside `jit`). Without them (`jit`), asking for a concrete value is an error.
+    inputs stand for; with them, `evaluate(trace, tracer)` (concrete.evaluate_prefix) computes a
+    tracer's value, so Python control flow works under `grad` outside `jit`. Without them
+    (`jit`), asking for a concrete value is an error.
 
     The module may hold private functions besides `@name` (scan bodies, custom_jvp primals);
     `payloads` maps their symbols (and the keys of marker ops) to the Python objects the rewrites
@@ -165,10 +166,14 @@ class FuncTrace:
         name: str = "main",
         sources: Sequence[Any] | None = None,
         differentiated: bool = False,
+        evaluate: Callable[[FuncTrace, Tracer], Any] | None = None,
     ) -> None:
+        if (sources is None) != (evaluate is None):
+            raise ValueError("stablax: internal error, a trace's sources come with an evaluator")
         self.name = name
         self.in_avals = list(in_avals)
         self.sources = None if sources is None else list(sources)
+        self.evaluate = evaluate
         self.differentiated = differentiated
         self.payloads: dict[str, Any] = {}
         self.symbols: dict[Any, str] = {}  # what a private function or payload is -> its name
@@ -291,9 +296,7 @@ class FuncTrace:
             raise ConcretizationTypeError(_concretization_message(tracer, "a concrete value"))
         cached = self._concrete.get(tracer.value)
         if cached is None:
-            from stablax._src.concrete import evaluate_prefix
-
-            cached = self._concrete[tracer.value] = evaluate_prefix(self, tracer)
+            cached = self._concrete[tracer.value] = self.evaluate(self, tracer)
         return cached
 
 
@@ -444,12 +447,13 @@ def trace_to_func(
     donated: Sequence[int] = (),
     sources: Sequence[Any] | None = None,
     differentiated: bool = False,
+    evaluate: Callable[[FuncTrace, Tracer], Any] | None = None,
 ) -> TracedFunction:
     """Traces `fun` (flat tracers in, a flat sequence of values out) into a new module.
 
     The function is public `@name`; captured outer values are its trailing arguments.
     """
-    trace = FuncTrace(in_avals, name, sources, differentiated)
+    trace = FuncTrace(in_avals, name, sources, differentiated, evaluate)
     with trace:
         outs = fun(*trace.args)
         traced = trace.finish(outs, donated)

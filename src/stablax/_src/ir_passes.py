@@ -54,7 +54,14 @@ def without_markers(module: Any, text: str) -> tuple[Any, str]:
     itself when its `text` shows no marker op, else a stripped copy."""
     if MARKER_TEXT not in text:
         return module, text
-    with module.context:
-        copy = module.clone()
+    with module.context, ir.Location.unknown():
+        # A new module, its body copied op by op: cloning the module itself would insert the
+        # copy at the current insertion point (inside a function being traced).
+        copy = ir.Module.create().operation
+        for name in module.attributes:
+            copy.attributes[name] = module.attributes[name]
+        body = ir.InsertionPoint(copy.regions[0].blocks[0])
+        for op in module.regions[0].blocks[0].operations:
+            op.operation.clone(ip=body)
         strip_markers(copy)
         return copy, copy.get_asm(enable_debug_info=False)

@@ -17,6 +17,7 @@ import numpy as np
 from stablax._src import core, dispatch, dtypes, op_rules
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
+from stablax._src.concrete import evaluate_prefix
 from stablax._src.core import Tracer
 from stablax._src.transforms.interpret import (
     all_abstract,
@@ -154,7 +155,8 @@ def linearize_traced(
     """
     in_avals = traced.in_avals
     linear_avals = [tangent_aval(a) for a, m in zip(in_avals, tangent_mask, strict=True) if m]
-    primal_trace = core.FuncTrace(in_avals, name="main", sources=sources)
+    evaluate = None if sources is None else evaluate_prefix
+    primal_trace = core.FuncTrace(in_avals, sources=sources, evaluate=evaluate)
     linear_trace = core.FuncTrace(linear_avals, name="main")
     with primal_trace:
         with linear_trace:

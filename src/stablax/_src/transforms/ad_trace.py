@@ -13,6 +13,7 @@ import numpy as np
 
 from stablax._src import core, dtypes, tree_util
 from stablax._src.avals import ShapedArray
+from stablax._src.concrete import evaluate_prefix
 from stablax._src.transforms.ad import (
     aval_of,
     call_primal,
@@ -53,7 +54,9 @@ def trace_flat(fun: Callable, in_tree: Any, leaves: Sequence[Any], has_aux: bool
             _check_output(leaf)
         return [*out_leaves, *aux_leaves]
 
-    traced = core.trace_to_func(flat, avals, name="main", sources=list(leaves), differentiated=True)
+    traced = core.trace_to_func(
+        flat, avals, sources=list(leaves), differentiated=True, evaluate=evaluate_prefix
+    )
     return traced, boxes["out_tree"], boxes.get("aux_tree"), boxes["num_out"]
 
 

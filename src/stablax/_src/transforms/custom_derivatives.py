@@ -22,6 +22,7 @@ from stablax._src import core, dispatch, dtypes, op_rules, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.bodies import PAYLOAD_ATTRIBUTE
+from stablax._src.concrete import evaluate_prefix
 from stablax._src.config import config
 from stablax._src.ir import ir
 from stablax._src.transforms import calls
@@ -75,7 +76,9 @@ def trace_callee(fun: Callable, leaves: Sequence[Any], concrete: bool) -> core.T
     """Traces `fun` (flat in, flat out) as a callee. With `concrete`, its inputs stand for the
     call's operands, so Python control flow on values works wherever those are known."""
     avals = [aval_of(x) for x in leaves]
-    return core.trace_to_func(fun, avals, sources=list(leaves) if concrete else None)
+    if not concrete:
+        return core.trace_to_func(fun, avals)
+    return core.trace_to_func(fun, avals, sources=list(leaves), evaluate=evaluate_prefix)
 
 
 class SymbolicZero:

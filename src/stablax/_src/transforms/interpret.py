@@ -14,6 +14,7 @@ from typing import Any
 from stablax._src import bodies, core, dispatch, op_rules
 from stablax._src import ir as mlir
 from stablax._src.bodies import aval_of_value
+from stablax._src.concrete import evaluate_prefix
 from stablax._src.core import Tracer
 from stablax._src.ir import ir
 
@@ -192,7 +193,9 @@ def run_staged(fun: Callable[..., Sequence[Any]], args: Sequence[Any]) -> list[A
 
     mlir.start_top_level_trace()
     arrays = [to_array(a) for a in args]
-    traced = core.trace_to_func(fun, [a.aval for a in arrays], sources=arrays)
+    traced = core.trace_to_func(
+        fun, [a.aval for a in arrays], sources=arrays, evaluate=evaluate_prefix
+    )
     executable = compile_traced(traced)
     captured = [to_array(c) for c in traced.captured]
     from stablax._src.array import Array, raise_if_deleted

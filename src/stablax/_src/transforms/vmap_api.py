@@ -17,6 +17,7 @@ import numpy as np
 from stablax._src import core, dtypes, pytree_treedef, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
+from stablax._src.concrete import evaluate_prefix
 from stablax._src.core import Tracer
 from stablax._src.ir import ir
 from stablax._src.lax._batch_rules import aval_of, moveaxis
@@ -118,7 +119,7 @@ class _ExampleTrace(core.FuncTrace):
         # The batched inputs have no single value; zeros fill their places in concrete prefixes,
         # which only ever compute values that do not depend on them.
         zeros = [np.broadcast_to(np.zeros((), a.dtype), a.shape) for a in in_avals]
-        super().__init__(in_avals, sources=zeros)
+        super().__init__(in_avals, sources=zeros, evaluate=evaluate_prefix)
 
     def concrete_array(self, tracer: Tracer) -> Any:
         if _depends_on_arguments(self, tracer.value):
