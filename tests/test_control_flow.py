@@ -13,7 +13,8 @@ import stablax
 import stablax.numpy as jnp
 from stablax import lax
 from stablax._src import core
-from stablax._src.transforms.interpret import body, interpret, op_key
+from stablax._src.interpreters.interpret import body, interpret
+from stablax._src.op_rules import op_key
 
 MODES = ["eager", "jit"]
 

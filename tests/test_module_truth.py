@@ -17,9 +17,9 @@ from stablax import lax
 from stablax._src import core
 from stablax._src import ir as mlir
 from stablax._src.bodies import aval_of_value
+from stablax._src.interpreters.interpret import call_traced, interpret
 from stablax._src.ir import ir
 from stablax._src.test_util import check_grads
-from stablax._src.transforms.interpret import call_traced, interpret
 
 # --- nothing global keeps traces or arrays alive -----------------------------------------------
 
@@ -116,7 +116,7 @@ def test_grad_of_custom_jvp_with_python_control_flow_on_values_outside_jit():
 
 
 def test_payloads_are_owned_by_the_traced_function():
-    from stablax._src.transforms.custom_derivatives import CustomJvp
+    from stablax._src.interpreters.custom_jvp import CustomJvp
 
     @stablax.custom_jvp
     def f(x):

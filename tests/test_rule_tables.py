@@ -13,7 +13,8 @@ import pytest
 import stablax.numpy as jnp
 from stablax._src import core, op_rules
 from stablax._src.config import config
-from stablax._src.transforms.interpret import body, interpret, op_key
+from stablax._src.interpreters.interpret import body, interpret
+from stablax._src.op_rules import op_key
 from tests.op_record import all_records
 
 RECORDS = all_records()

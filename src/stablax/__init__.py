@@ -75,16 +75,17 @@ from stablax._src.config import config
 from stablax._src.config_states import *  # noqa: F403  (enable_x64 and the other flag contexts)
 from stablax._src.dtypes import float0
 from stablax._src.fwd_and_bwd import fwd_and_bwd
+from stablax._src.interpreters.checkpoint import checkpoint, remat
+from stablax._src.interpreters.custom_jvp import custom_jvp
+from stablax._src.interpreters.custom_vjp import custom_vjp
+from stablax._src.interpreters.remat_policies import checkpoint_policies
 from stablax._src.jit import ShapeDtypeStruct, jit
 from stablax._src.refs import Ref, empty_ref, free_ref, freeze, memory, new_ref
 from stablax._src.runtime import Device
 from stablax._src.transforms.ad_forward import jvp, linearize
 from stablax._src.transforms.ad_jacobians import hessian, jacfwd, jacobian, jacrev
 from stablax._src.transforms.ad_reverse import grad, linear_transpose, value_and_grad, vjp
-from stablax._src.transforms.checkpoint import checkpoint, remat
-from stablax._src.transforms.custom_derivatives import custom_jvp, custom_vjp
 from stablax._src.transforms.custom_gradient import custom_gradient
-from stablax._src.transforms.remat_policies import checkpoint_policies
 from stablax._src.transforms.vjp_refs import ad
 from stablax._src.transforms.vmap_api import vmap
 from stablax._src.tree_util import (

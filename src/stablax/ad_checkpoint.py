@@ -7,14 +7,14 @@ reverse mode keeps; `Saveable`, `Recompute` and `Offloadable` are the answers a 
 `stablax.checkpoint` (alias `stablax.remat`) applies the policies.
 """
 
-from stablax._src.lax._checkpoint_name import checkpoint_name
-from stablax._src.saved_residuals import print_saved_residuals
-from stablax._src.transforms.remat_policies import (
+from stablax._src.interpreters.remat_policies import (
     Offloadable,
     Recompute,
     Saveable,
     checkpoint_policies,
 )
+from stablax._src.lax._checkpoint_name import checkpoint_name
+from stablax._src.saved_residuals import print_saved_residuals
 
 __all__ = [
     "Offloadable",

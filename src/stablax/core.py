@@ -20,9 +20,9 @@ from stablax._src.api_extras import ensure_compile_time_eval
 from stablax._src.avals import ShapedArray
 from stablax._src.core import FuncTrace as Trace
 from stablax._src.core import Tracer
+from stablax._src.interpreters.interpret import call_traced as _call_traced
 from stablax._src.ir import ir as _ir
 from stablax._src.refs import AbstractRef as _AbstractRef
-from stablax._src.transforms.interpret import call_traced as _call_traced
 
 Atom = _ir.Value  # a value of the IR: an MLIR SSA value (JAX's jaxpr Var | Literal)
 Value = Any  # a value an IR value stands for when evaluated

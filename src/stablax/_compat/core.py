@@ -11,9 +11,8 @@ from typing import Any
 
 from stablax._src import core as _core
 from stablax._src.api_extras import ensure_compile_time_eval  # noqa: F401 (jax.core name)
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.core import Tracer  # every library: isinstance checks
-from stablax._src.transforms.ad import aval_of
 from stablax.core import AbstractValue, eval_context, eval_jaxpr  # noqa: F401 (stablax.core's own)
 
 _NO_JAXPRS = "stablax traces to StableHLO and has no jaxprs"

@@ -109,7 +109,7 @@ def _with_batcher(fn: Callable, batcher: Callable, params: dict) -> Callable:
 
 
 def _with_jvp(fn: Callable, jvp: Callable, params: dict) -> Callable:
-    from stablax._src.transforms.custom_derivatives import custom_jvp
+    from stablax._src.interpreters.custom_jvp import custom_jvp
 
     wrapped = custom_jvp(fn)
 

@@ -17,7 +17,7 @@ import numpy as np
 from stablax._src import dispatch, runtime, tree_util
 from stablax._src import ir as mlir
 from stablax._src.array import Array
-from stablax._src.lax._shapes import aval_of
+from stablax._src.avals import aval_of
 from stablax._src.numpy._indexing import DynamicSlice
 from stablax._src.refs import Ref
 

@@ -10,6 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from stablax._src import dtypes
+from stablax._src import ir as mlir
+
 
 class ShapedArray:
     """Shape, dtype and weak-type flag of an array: everything tracing needs to know about it.
@@ -77,3 +80,22 @@ def short(x: Any) -> str:
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         return f"{np.dtype(x.dtype).name}[{','.join(map(str, x.shape))}]"
     return type(x).__name__
+
+
+def aval_of(x: Any) -> ShapedArray:
+    """The abstract value of an operand (arrays, tracers, NumPy values, Python scalars)."""
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    if dtypes.is_python_scalar(x):  # weakly typed, except bools (as in JAX)
+        return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
+    if hasattr(x, "__jax_array__"):
+        return aval_of(x.__jax_array__())
+    array = np.asarray(x)
+    # None or another object NumPy only wraps (as to_array), or strings and bytes
+    if array.dtype == object or array.dtype.kind in "SU":
+        raise TypeError(
+            f"Value {x!r} of type {type(x).__name__} is not a valid stablax array type"
+            f"{mlir.where_suffix()}"
+        )
+    return ShapedArray(array.shape, dtypes.canonicalize_dtype(array.dtype), False)

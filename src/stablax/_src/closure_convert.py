@@ -8,9 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 from stablax._src import core, tree_util
-from stablax._src.lax._shapes import aval_of
-from stablax._src.transforms.calls import close
-from stablax._src.transforms.interpret import interpret, run_staged
+from stablax._src.avals import aval_of
+from stablax._src.interpreters.calls import close
+from stablax._src.interpreters.interpret import interpret
+from stablax._src.staging import run_staged
 
 
 def closure_convert(fun: Callable[..., Any], *example_args: Any) -> tuple[Callable, list[Any]]:

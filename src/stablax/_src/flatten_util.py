@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from stablax._src import dtypes, lax, tree_util
-from stablax._src.lax._shapes import aval_of
+from stablax._src.avals import aval_of
 
 
 def ravel_pytree(pytree: Any) -> tuple[Any, Callable[[Any], Any]]:

@@ -17,7 +17,7 @@ from typing import Any
 from stablax._src import core, tree_util
 from stablax._src.config import config
 from stablax._src.core import Tracer, trace_state
-from stablax._src.transforms.interpret import all_abstract, copy_in
+from stablax._src.staging import all_abstract, copy_in
 
 _UNCACHEABLE = object()
 

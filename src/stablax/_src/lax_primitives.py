@@ -16,6 +16,7 @@ import numpy as np
 
 from stablax._src import api, core, dtypes
 from stablax._src import lax as L  # noqa: N812
+from stablax._src.avals import aval_of
 from stablax._src.primitive import Primitive
 from stablax._src.transforms.ad_forward import jvp
 from stablax._src.transforms.ad_reverse import vjp
@@ -102,7 +103,7 @@ _def(
 
 def _total_order_key(x: Any) -> Any:
     """Integers ordered like `x` in IEEE total order (-NaN < -inf < -0 < +0 < inf < NaN)."""
-    aval = L._shapes.aval_of(x)
+    aval = aval_of(x)
     if not dtypes.issubdtype(aval.dtype, np.floating):
         return x
     bits = L.bitcast_convert_type(x, np.dtype(f"int{aval.dtype.itemsize * 8}"))
@@ -319,11 +320,11 @@ def _window(computation: Callable, init: Callable) -> Callable:
 
 
 def _lowest(x):
-    return L._reductions.identity_element("max", L._shapes.aval_of(x).dtype)
+    return L._reductions.identity_element("max", aval_of(x).dtype)
 
 
 def _highest(x):
-    return L._reductions.identity_element("min", L._shapes.aval_of(x).dtype)
+    return L._reductions.identity_element("min", aval_of(x).dtype)
 
 
 _def("reduce_window_sum_p", "reduce_window_sum", _window(L.add, lambda x: 0))

@@ -19,10 +19,10 @@ from stablax import numpy as jnp
 from stablax._src import lax, tree_util
 from stablax._src.closure_convert import closure_convert
 from stablax._src.flatten_util import ravel_pytree
+from stablax._src.interpreters.custom_vjp import custom_vjp
 from stablax._src.jit import jit
 from stablax._src.numpy._promotion import promote_dtypes_inexact
 from stablax._src.transforms.ad_reverse import vjp
-from stablax._src.transforms.custom_derivatives import custom_vjp
 from stablax._src.transforms.vmap_api import vmap
 
 _HIGHEST = lax.Precision.HIGHEST

@@ -14,8 +14,8 @@ import types
 from typing import Any
 
 from stablax._src import core
-from stablax._src.avals import ShapedArray
-from stablax._src.lax._shapes import aval_of, full
+from stablax._src.avals import ShapedArray, aval_of
+from stablax._src.lax._shapes import full
 from stablax._src.numpy._creation import asarray
 
 

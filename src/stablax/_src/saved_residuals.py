@@ -16,10 +16,9 @@ from typing import Any
 import numpy as np
 
 from stablax._src import tree_util
+from stablax._src.interpreters.remat_policies import name_of, primitive_name
 from stablax._src.ir import ir
-from stablax._src.lax._checkpoint_name import name_of
 from stablax._src.transforms.ad_trace import linearize_and_run
-from stablax._src.transforms.remat_policies import primitive_name
 
 
 def saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> list[tuple[Any, str]]:

@@ -58,8 +58,7 @@ from stablax._src.lax._slicing import (
 )
 from stablax._src.lax._cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
 from stablax._src.lax import _elementwise_ad
-from stablax._src.lax import _custom
-from stablax._src.lax._custom import stop_gradient
+from stablax._src.interpreters.ad import stop_gradient
 from stablax._src.lax import _batch_rules  # registers batching rules
 from stablax._src.lax._parallel import (
     all_gather,

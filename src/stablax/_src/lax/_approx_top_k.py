@@ -14,9 +14,10 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
+from stablax._src.avals import aval_of
 from stablax._src.lax._elementwise import add, sub
 from stablax._src.lax._elementwise_unary import neg
-from stablax._src.lax._shapes import aval_of, broadcasted_iota, canonicalize_axis, full_like
+from stablax._src.lax._shapes import broadcasted_iota, canonicalize_axis, full_like
 from stablax._src.lax._slice_pad import rev, slice_in_dim
 from stablax._src.lax._sort import sort, top_k
 

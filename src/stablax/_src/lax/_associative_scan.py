@@ -8,8 +8,9 @@ from typing import Any
 
 from stablax._src import ir as mlir
 from stablax._src import tree_util
+from stablax._src.avals import aval_of
 from stablax._src.lax._argcheck import check_callable
-from stablax._src.lax._shapes import aval_of, reshape
+from stablax._src.lax._shapes import reshape
 from stablax._src.lax._slice_pad import concatenate, rev, slice_in_dim
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from stablax._src import op_rules, tree_util
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind
-from stablax._src.lax._shapes import aval_of, zeros
+from stablax._src.lax._shapes import zeros
 from stablax._src.op_rules import def_op
 
 BARRIER = "stablehlo.optimization_barrier"

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from stablax._src.avals import aval_of
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit
 from stablax._src.lax._elementwise import (
     le,
@@ -29,8 +31,7 @@ from stablax._src.lax._elementwise_unary import (
     bessel_i1e,
     sqrt,
 )
-from stablax._src.lax._shapes import aval_of, convert_element_type, full_like
-from stablax._src.transforms.custom_derivatives import custom_jvp
+from stablax._src.lax._shapes import convert_element_type, full_like
 
 # Chebyshev coefficients, highest order first (Cephes i0.c); float32 keeps the last terms only.
 _SMALL_X_COEFFICIENTS = (

@@ -14,6 +14,8 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
+from stablax._src.avals import aval_of
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.lax._control_flow_while import while_loop
 from stablax._src.lax._elementwise import (
     bitwise_and,
@@ -30,8 +32,7 @@ from stablax._src.lax._elementwise_common import FLOAT, _prepare, check_dtype
 from stablax._src.lax._elementwise_unary import abs as _abs
 from stablax._src.lax._elementwise_unary import bitwise_not, exp, lgamma, log, log1p, neg
 from stablax._src.lax._reductions import reduce_or
-from stablax._src.lax._shapes import aval_of, convert_element_type, full_like
-from stablax._src.transforms.custom_derivatives import custom_jvp
+from stablax._src.lax._shapes import convert_element_type, full_like
 
 
 def _continued_fraction(a: Any, b: Any, x: Any) -> Any:

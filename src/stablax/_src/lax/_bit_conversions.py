@@ -11,17 +11,11 @@ import numpy as np
 
 from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
-from stablax._src.lax._batch_rules import moveaxis
+from stablax._src.interpreters.batching import moveaxis
 from stablax._src.lax._elementwise_common import FLOAT, check_dtype
-from stablax._src.lax._shapes import (
-    _error,
-    aval_of,
-    linear_jvp,
-    result_aval,
-    same_bdim_batch,
-)
+from stablax._src.lax._shapes import _error, linear_jvp, result_aval, same_bdim_batch
 from stablax._src.op_rules import def_op
 
 # --- bitcast_convert_type ----------------------------------------------------------------------

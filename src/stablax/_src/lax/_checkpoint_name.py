@@ -1,6 +1,6 @@
 """`checkpoint_name`: a marker op naming a value for the checkpoint policies.
 
-The op is `stablehlo.custom_call:stablax.name` (see _custom.py) carrying the name (param `tag`)
+The op is `stablehlo.custom_call:stablax.name` (see ir_passes.py) carrying the name (param `tag`)
 in its `backend_config`; it is the identity, removed before compilation like every marker. Its JVP
 names the primal only (the tangent passes through unnamed, as in JAX), and vmap keeps the name
 on the batched value, so a policy reading a differentiated or batched function still finds it.
@@ -13,9 +13,9 @@ from typing import Any
 from stablax._src import core, dispatch, op_rules, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
+from stablax._src.interpreters.remat_policies import NAME
 from stablax._src.ir import ir
-
-NAME = "stablehlo.custom_call:stablax.name"
+from stablax._src.primitive import Primitive
 
 
 def _name_rule(x: ShapedArray, *, tag: str) -> ShapedArray:
@@ -48,15 +48,6 @@ op_rules.def_op(NAME, _name_rule, _name_lowering, decode=_decode_name, jvp=_name
 op_rules.batch_rules[NAME] = _name_batch
 
 
-def name_of(op: Any) -> str | None:
-    """The name a `checkpoint_name` marker gives its value, or None for any other op."""
-    if op.name != "stablehlo.custom_call":
-        return None
-    if ir.StringAttr(op.attributes["call_target_name"]).value != "stablax.name":
-        return None
-    return ir.StringAttr(op.attributes["backend_config"]).value
-
-
 def checkpoint_name(x: Any, name: str) -> Any:
     """Names the arrays of pytree `x` for checkpoint policies; the identity on values.
 
@@ -82,3 +73,7 @@ def checkpoint_name(x: Any, name: str) -> Any:
         return dispatch.bind(NAME, leaf, tag=name)
 
     return tree_util.tree_map(tag, x)
+
+
+# JAX's primitive for the marker, as checkpoint policies receive it (`params["name"]`).
+name_p = Primitive("name", lambda x, *, name: checkpoint_name(x, name))

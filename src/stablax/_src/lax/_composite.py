@@ -13,11 +13,10 @@ import numpy as np
 
 from stablax._src import bodies, core, tree_util
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind
+from stablax._src.interpreters import control_flow as cf
 from stablax._src.ir import ir
-from stablax._src.lax import _control_flow_common as cf
-from stablax._src.lax._shapes import aval_of
 from stablax._src.op_rules import def_op
 
 COMPOSITE = "stablehlo.composite"

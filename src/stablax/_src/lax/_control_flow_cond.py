@@ -14,14 +14,12 @@ import numpy as np
 
 from stablax._src import bodies, op_rules, tree_util
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
-from stablax._src.lax import _control_flow_common as cf
+from stablax._src.avals import ShapedArray, aval_of
+from stablax._src.interpreters import ad
+from stablax._src.interpreters import control_flow as cf
+from stablax._src.interpreters.batching import batch_traced, bdim_at_front, moveaxis
+from stablax._src.interpreters.interpret import interpret
 from stablax._src.lax._argcheck import check_callable, sequence
-from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
-from stablax._src.lax._shapes import aval_of
-from stablax._src.transforms import ad
-from stablax._src.transforms.batching import batch_traced
-from stablax._src.transforms.interpret import interpret
 
 COND = "stablehlo.case"
 _scatter, _split = cf.scatter_mask, cf.split

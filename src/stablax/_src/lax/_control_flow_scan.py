@@ -18,17 +18,24 @@ import numpy as np
 
 from stablax._src import bodies, core, dispatch, op_rules, tree_util
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.core import Tracer
+from stablax._src.interpreters import control_flow as cf
+from stablax._src.interpreters.batching import batch_traced, bdim_at_front, moveaxis
 from stablax._src.ir import ir
-from stablax._src.lax import _control_flow_common as cf
 from stablax._src.lax._argcheck import check_callable
-from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
-from stablax._src.lax._shapes import aval_of
-from stablax._src.transforms.batching import batch_traced
-from stablax._src.transforms.interpret import SCAN, SCAN_ATTRIBUTE
 
 split = cf.split
+
+
+# A scan is a `stablehlo.while` carrying this attribute (its length, direction and sizes), keyed
+# in the op tables as SCAN, so that reverse mode can recognise it.
+SCAN_ATTRIBUTE = "stablax.scan"
+SCAN = "stablax.scan"
+
+
+def _is_scan(op: Any) -> bool:
+    return SCAN_ATTRIBUTE in op.attributes
 
 
 def stacked(aval: ShapedArray, length: int) -> ShapedArray:
@@ -277,8 +284,9 @@ op_rules.def_op(
     decode=_decode_scan,
     decode_reads_owner=True,
     cache_eagerly=False,
+    batch=_scan_batch,
+    key=("stablehlo.while", _is_scan),
 )
-op_rules.batch_rules[SCAN] = _scan_batch
 
 
 # --- the user-facing function ------------------------------------------------------------------
@@ -387,7 +395,7 @@ def scan(
         )
     steps = length if unroll is True else max(1, min(int(unroll), length)) if unroll else 1
     if core.current_trace() is None:  # eagerly: one program, compiled once per fingerprint
-        from stablax._src.transforms.interpret import run_staged
+        from stablax._src.staging import run_staged
 
         def staged(*values):
             c, x, k = split(values, n_c, len(x_leaves))

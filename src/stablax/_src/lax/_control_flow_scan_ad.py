@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from stablax._src import core, op_rules
-from stablax._src.lax import _control_flow_common as cf
+from stablax._src.avals import aval_of
+from stablax._src.interpreters import ad
+from stablax._src.interpreters import control_flow as cf
+from stablax._src.interpreters.interpret import interpret
 from stablax._src.lax._control_flow_scan import SCAN, bind_scan, op_results, sizes, unstacked
-from stablax._src.lax._shapes import aval_of
-from stablax._src.transforms import ad
-from stablax._src.transforms.interpret import interpret
 
 split, scatter_mask = cf.split, cf.scatter_mask
 

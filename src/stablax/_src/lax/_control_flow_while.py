@@ -15,14 +15,14 @@ import numpy as np
 
 from stablax._src import bodies, core, dtypes, op_rules, tree_util
 from stablax._src import ir as mlir
+from stablax._src.avals import aval_of
 from stablax._src.core import Tracer
-from stablax._src.lax import _control_flow_common as cf
+from stablax._src.interpreters import ad
+from stablax._src.interpreters import control_flow as cf
+from stablax._src.interpreters.batching import bdim_at_front, moveaxis
+from stablax._src.interpreters.interpret import interpret
 from stablax._src.lax._argcheck import check_callable
-from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._control_flow_scan import scan
-from stablax._src.lax._shapes import aval_of
-from stablax._src.transforms import ad
-from stablax._src.transforms.interpret import interpret
 
 WHILE = "stablehlo.while"
 _split = cf.split
@@ -281,7 +281,7 @@ def while_loop(
     cond_fn = cf.widen(cond_fn, n_c, cond_at, const_avals)
     body_fn = cf.widen(body_fn, n_c, body_at, const_avals)
     if core.current_trace() is None:  # eagerly: one program, compiled once per fingerprint
-        from stablax._src.transforms.interpret import run_staged
+        from stablax._src.staging import run_staged
 
         def staged(*values):
             return bind_while(values, cond=cond_fn, body=body_fn, num_carry=n_c)

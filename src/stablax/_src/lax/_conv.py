@@ -13,11 +13,11 @@ import numpy as np
 
 from stablax._src import dtypes, runtime
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind
+from stablax._src.interpreters.batching import moveaxis
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
-from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._conv_dimensions import (
     ConvDimensionNumbers,
     ConvGeneralDilatedDimensionNumbers,
@@ -28,7 +28,7 @@ from stablax._src.lax._dot import Precision, canonicalize_precision
 from stablax._src.lax._elementwise_common import ANY, check_dtype
 from stablax._src.lax._reduce_bodies import int_tuple, pad_pairs
 from stablax._src.lax._reductions import is_undefined
-from stablax._src.lax._shapes import aval_of, convert_element_type, full, reshape, transpose
+from stablax._src.lax._shapes import convert_element_type, full, reshape, transpose
 from stablax._src.lax._slice_pad import rev
 from stablax._src.lax._windowed import dilate_dim, normalize_padding, padtype_to_pads
 from stablax._src.op_rules import batch_rules, def_op

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from stablax._src import ir as mlir
+from stablax._src.avals import aval_of
 from stablax._src.lax._argcheck import int_sequence
 from stablax._src.lax._conv import _spatial, conv_general_dilated
 from stablax._src.lax._conv_dimensions import (
@@ -18,7 +19,7 @@ from stablax._src.lax._conv_dimensions import (
     conv_dimension_numbers,
 )
 from stablax._src.lax._dot import canonicalize_precision, dot_general
-from stablax._src.lax._shapes import aval_of, transpose
+from stablax._src.lax._shapes import transpose
 from stablax._src.lax._slice_pad import rev
 from stablax._src.lax._windowed import dilate_dim, normalize_padding
 

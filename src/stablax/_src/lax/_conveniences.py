@@ -11,16 +11,11 @@ import numpy as np
 
 from stablax._src import core, dispatch, dtypes, runtime, tree_util
 from stablax._src import ir as mlir
+from stablax._src.avals import aval_of
+from stablax._src.interpreters.batching import bound_axis_size
 from stablax._src.lax._dot import dot_general
-from stablax._src.lax._parallel import bound_axis_size
 from stablax._src.lax._reshape_axes import broadcast_to_rank, expand_dims
-from stablax._src.lax._shapes import (
-    aval_of,
-    broadcast_in_dim,
-    canonicalize_axis,
-    full,
-    reshape,
-)
+from stablax._src.lax._shapes import broadcast_in_dim, canonicalize_axis, full, reshape
 from stablax._src.lax._slice_pad import concatenate, slice_in_dim
 
 

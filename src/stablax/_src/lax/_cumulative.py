@@ -13,12 +13,13 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
+from stablax._src.avals import aval_of
 from stablax._src.dispatch import bind
 from stablax._src.lax._argcheck import int_arg
 from stablax._src.lax._elementwise_common import NUMBER, check_dtype
 from stablax._src.lax._reduce_bodies import identity_element
 from stablax._src.lax._reductions import init_operand
-from stablax._src.lax._shapes import aval_of, convert_element_type
+from stablax._src.lax._shapes import convert_element_type
 
 # --- the ops -----------------------------------------------------------------------------------
 

@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from stablax._src.avals import aval_of
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._associative_scan import associative_scan
 from stablax._src.lax._reduce_bodies import complex_extremum
-from stablax._src.lax._shapes import aval_of, full_like
+from stablax._src.lax._shapes import full_like
 from stablax._src.op_rules import jvp_rules
 
 

@@ -9,13 +9,13 @@ import numpy as np
 
 from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.config import config
 from stablax._src.dispatch import bind
 from stablax._src.ir import ir
 from stablax._src.lax._dot_algorithms import DotAlgorithm, DotAlgorithmPreset, Precision
 from stablax._src.lax._elementwise_common import ANY, check_dtype
-from stablax._src.lax._shapes import aval_of, convert_element_type
+from stablax._src.lax._shapes import convert_element_type
 from stablax._src.op_rules import def_op
 
 _PRECISION_NAMES = {
@@ -404,7 +404,7 @@ def _transpose_lhs(
 
 
 def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
-    from stablax._src.transforms.ad import is_undefined
+    from stablax._src.interpreters.ad import is_undefined
 
     (lc, rc), (lb, rb) = dimension_numbers
     if is_undefined(lhs) and is_undefined(rhs):

@@ -312,7 +312,7 @@ def _transpose_complex(ct, x, y):
 
 
 def _undefined(x) -> bool:
-    from stablax._src.transforms.ad import is_undefined
+    from stablax._src.interpreters.ad import is_undefined
 
     return is_undefined(x)
 

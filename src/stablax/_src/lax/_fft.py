@@ -15,19 +15,14 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind
+from stablax._src.interpreters.batching import moveaxis
 from stablax._src.ir import ir, stablehlo
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._argcheck import int_sequence
-from stablax._src.lax._batch_rules import moveaxis
-from stablax._src.lax._shapes import (
-    aval_of,
-    broadcast_in_dim,
-    convert_element_type,
-    full,
-)
+from stablax._src.lax._shapes import broadcast_in_dim, convert_element_type, full
 from stablax._src.lax._slice_pad import (
     concatenate,
     pad,

@@ -14,11 +14,11 @@ import numpy as np
 
 from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
+from stablax._src.interpreters.batching import moveaxis
 from stablax._src.ir import ir
 from stablax._src.lax._argcheck import int_sequence, sequence
-from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._elementwise import (
     and_,
     ge,
@@ -35,7 +35,6 @@ from stablax._src.lax._shapes import (
 )
 from stablax._src.lax._shapes import (
     _ints,
-    aval_of,
     broadcast_in_dim,
     canonicalize_axis,
     convert_element_type,

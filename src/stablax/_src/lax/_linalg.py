@@ -17,18 +17,17 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind
+from stablax._src.interpreters.batching import bdim_at_front
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _linalg_util as u
 from stablax._src.lax._argcheck import sequence
-from stablax._src.lax._batch_rules import bdim_at_front
 from stablax._src.lax._control_flow_while import fori_loop
 from stablax._src.lax._reductions import reduce_sum
 from stablax._src.lax._reshape_axes import expand_dims, squeeze
 from stablax._src.lax._shapes import (
-    aval_of,
     broadcast_in_dim,
     broadcasted_iota,
     convert_element_type,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from stablax._src.dispatch import bind
+from stablax._src.interpreters.ad import is_undefined
 from stablax._src.ir import where_suffix
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
@@ -29,7 +30,6 @@ from stablax._src.lax._shapes import broadcast_in_dim, broadcasted_iota, full
 from stablax._src.lax._slice_pad import concatenate, pad
 from stablax._src.lax._slice_pad import slice as lax_slice
 from stablax._src.op_rules import jvp_rules, transpose_rules
-from stablax._src.transforms.ad import is_undefined
 
 
 def _scale(x, value):

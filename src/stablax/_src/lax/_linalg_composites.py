@@ -12,6 +12,7 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
+from stablax._src.avals import aval_of
 from stablax._src.dispatch import to_array, weak_scalar
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
@@ -19,12 +20,7 @@ from stablax._src.lax import _linalg_util as u
 from stablax._src.lax._control_flow_while import fori_loop, while_loop
 from stablax._src.lax._linalg import cholesky, qr, triangular_solve
 from stablax._src.lax._reductions import reduce_max, reduce_sum
-from stablax._src.lax._shapes import (
-    aval_of,
-    broadcast_in_dim,
-    broadcasted_iota,
-    full,
-)
+from stablax._src.lax._shapes import broadcast_in_dim, broadcasted_iota, full
 from stablax._src.lax._slice_pad import concatenate
 from stablax._src.lax._slice_pad import slice as lax_slice
 from stablax._src.lax._slicing import (

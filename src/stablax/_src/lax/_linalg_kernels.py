@@ -15,6 +15,7 @@ import numpy as np
 from stablax._src import core, ir_passes, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
+from stablax._src.bodies import aval_of_value
 from stablax._src.core import Tracer
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
@@ -25,7 +26,6 @@ from stablax._src.lax._reductions import reduce_and
 from stablax._src.lax._shapes import broadcast_in_dim, full
 from stablax._src.lax._slice_pad import pad
 from stablax._src.lax._slice_pad import slice as lax_slice
-from stablax._src.transforms.interpret import aval_of_value
 
 # --- emitting one LAPACK FFI call --------------------------------------------------------------
 

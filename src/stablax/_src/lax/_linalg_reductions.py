@@ -15,9 +15,10 @@ import numpy as np
 from stablax._src import ir as mlir
 from stablax._src.array import Array
 from stablax._src.arraylike import is_arraylike
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.core import Tracer
 from stablax._src.dispatch import bind
+from stablax._src.interpreters.ad import is_undefined
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _linalg_util as u
@@ -29,11 +30,10 @@ from stablax._src.lax._linalg import (
     marker_lowering,
     op_name,
 )
-from stablax._src.lax._shapes import aval_of, full
+from stablax._src.lax._shapes import full
 from stablax._src.lax._slice_pad import pad
 from stablax._src.lax._slice_pad import slice as lax_slice
 from stablax._src.op_rules import batch_rules, def_op, jvp_rules, transpose_rules
-from stablax._src.transforms.ad import is_undefined
 
 HESSENBERG, TRIDIAGONAL, SCHUR = op_name("hessenberg"), op_name("tridiagonal"), op_name("schur")
 HOUSEHOLDER_PRODUCT, ORMQR = op_name("householder_product"), op_name("ormqr")

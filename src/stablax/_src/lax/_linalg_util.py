@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from stablax._src.avals import aval_of
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax._dot import Precision, dot_general
 from stablax._src.lax._gather import GatherDimensionNumbers, gather
 from stablax._src.lax._shapes import (
-    aval_of,
     broadcast_in_dim,
     broadcasted_iota,
     convert_element_type,

@@ -1,6 +1,6 @@
 """Collectives over named vmap axes: psum, pmean, pmax, pmin, all_gather, psum_scatter, axis_index.
 
-Each is a marker op (`stablehlo.custom_call:stablax.<name>`, see _custom.py) carrying its axis
+Each is a marker op (`stablehlo.custom_call:stablax.<name>`, see ir_passes.py) carrying its axis
 names. vmap's batching rule turns it into a reduction (or a reshuffle) of the batch dimension when
 the named axis is the one being rewritten, so no compiled program ever holds one.
 """
@@ -8,10 +8,8 @@ the named axis is the one being rewritten, so no compiled program ever holds one
 from __future__ import annotations
 
 import ast
-import contextlib
 import math
-import threading
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
@@ -19,11 +17,11 @@ import numpy as np
 from stablax._src import core, dispatch, dtypes, op_rules, tree_util
 from stablax._src import ir as mlir
 from stablax._src.arraylike import is_arraylike
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.bodies import PAYLOAD_ATTRIBUTE
 from stablax._src.core import current_trace, to_tracer
+from stablax._src.interpreters.batching import bound_axis_size, moveaxis, rewritten_axis
 from stablax._src.ir import ir
-from stablax._src.lax._batch_rules import aval_of, moveaxis
 from stablax._src.lax._elementwise import add, div, mul
 from stablax._src.lax._reductions import reduce_max, reduce_min, reduce_sum
 from stablax._src.lax._shapes import (
@@ -40,59 +38,6 @@ PMIN = "stablehlo.custom_call:stablax.pmin"
 ALL_GATHER = "stablehlo.custom_call:stablax.all_gather"
 PSUM_SCATTER = "stablehlo.custom_call:stablax.psum_scatter"
 AXIS_INDEX = "stablehlo.custom_call:stablax.axis_index"
-
-# --- the axis environment ----------------------------------------------------------------------
-
-
-class _AxisEnv(threading.local):
-    def __init__(self) -> None:
-        # Named axes of the enclosing vmaps, outermost first, and the axis of each running batch
-        # rewrite (None for an unnamed vmap).
-        self.frames: list[tuple[Hashable, int]] = []
-        self.rewriting: list[Hashable] = []
-
-
-_env = _AxisEnv()
-
-
-@contextlib.contextmanager
-def axis_frame(name: Hashable, size: int) -> Iterator[None]:
-    """Binds axis `name` of `size` for the collectives traced inside (no-op for name None)."""
-    if name is None:
-        yield
-        return
-    _env.frames.append((name, size))
-    try:
-        yield
-    finally:
-        _env.frames.pop()
-
-
-@contextlib.contextmanager
-def rewriting_axis(name: Hashable) -> Iterator[None]:
-    """Marks the batch rewrite running inside as the one that maps axis `name`."""
-    _env.rewriting.append(name)
-    try:
-        yield
-    finally:
-        _env.rewriting.pop()
-
-
-def bound_axis_size(name: Hashable) -> int:
-    """The size of the innermost vmap axis called `name`; NameError when none is bound."""
-    for bound, size in reversed(_env.frames):
-        if bound == name:
-            return size
-    available = [bound for bound, _ in _env.frames]
-    raise NameError(
-        f"unbound axis name: {name}. Collectives (psum, pmean, all_gather, axis_index, ...) "
-        f"reduce over an axis bound by an enclosing vmap(..., axis_name={name!r}); the axis "
-        f"names bound here are {available}."
-    )
-
-
-def _rewritten_axis() -> Hashable:
-    return _env.rewriting[-1] if _env.rewriting else None
 
 
 def _axis_names(axis_name: Any) -> tuple:
@@ -242,7 +187,7 @@ def _reduce_rule(name: str, reduce: Any, unbatched: Any):
 
     def rule(values, dims, *, axis_size, axis_name):
         (x,), (d,) = values, dims
-        here = _rewritten_axis()
+        here = rewritten_axis()
         if here is None or here not in axis_name:
             return dispatch.bind(name, x, axis_name=axis_name), d
         out = unbatched(x, axis_size) if d is None else reduce(x, (d,))
@@ -265,7 +210,7 @@ for _key, _reduce, _unbatched in (
 def _all_gather_batch(values, dims, *, axis_size, axis_name, axis, tiled, size):
     (x,), (d,) = values, dims
     params = dict(axis_name=axis_name, tiled=tiled, size=size)
-    if _rewritten_axis() not in axis_name:
+    if rewritten_axis() not in axis_name:
         if d is None:
             return dispatch.bind(ALL_GATHER, x, axis=axis, **params), None
         return dispatch.bind(ALL_GATHER, moveaxis(x, d, 0), axis=axis + 1, **params), 0
@@ -287,7 +232,7 @@ def _psum_scatter_batch(values, dims, *, axis_size, axis_name, scatter_dimension
     (x,), (d,) = values, dims
     params = dict(axis_name=axis_name, tiled=tiled, size=size)
     sd = scatter_dimension
-    if _rewritten_axis() not in axis_name:
+    if rewritten_axis() not in axis_name:
         if d is None:
             return dispatch.bind(PSUM_SCATTER, x, scatter_dimension=sd, **params), None
         moved = moveaxis(x, d, 0)
@@ -303,7 +248,7 @@ def _psum_scatter_batch(values, dims, *, axis_size, axis_name, scatter_dimension
 
 
 def _axis_index_batch(values, dims, *, axis_size, axis_name):
-    if _rewritten_axis() != axis_name:
+    if rewritten_axis() != axis_name:
         return dispatch.bind(AXIS_INDEX, axis_name=axis_name), None
     return iota(np.int32, axis_size), 0
 

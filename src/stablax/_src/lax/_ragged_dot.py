@@ -17,12 +17,12 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
+from stablax._src.avals import aval_of
 from stablax._src.lax._cumulative import cumsum
 from stablax._src.lax._dot import _dims, canonicalize_precision, dot_general
 from stablax._src.lax._elementwise import bitwise_and, le, lt, mul, select, sub
 from stablax._src.lax._reshape_axes import expand_dims
 from stablax._src.lax._shapes import (
-    aval_of,
     broadcast_in_dim,
     broadcasted_iota,
     convert_element_type,

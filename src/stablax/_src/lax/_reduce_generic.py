@@ -20,14 +20,14 @@ import numpy as np
 
 from stablax._src import bodies, core, tree_util
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.core import Tracer
 from stablax._src.dispatch import bind
+from stablax._src.interpreters import control_flow as cf
+from stablax._src.interpreters.interpret import interpret
 from stablax._src.ir import ir
-from stablax._src.lax import _control_flow_common as cf
 from stablax._src.lax._argcheck import check_callable
-from stablax._src.lax._shapes import aval_of, broadcast_in_dim, reshape, transpose
-from stablax._src.transforms.interpret import interpret
+from stablax._src.lax._shapes import broadcast_in_dim, reshape, transpose
 
 GENERIC_ATTRIBUTE = "stablax.generic_body"
 
@@ -141,7 +141,7 @@ def bind_generic(key: str, operands: Sequence[Any], **params: Any) -> list[Any]:
     """Binds a generic reduction; eagerly, as one program staged from the values (its params
     hold a function, so no one-op executable is cached for it)."""
     if core.current_trace() is None:
-        from stablax._src.transforms.interpret import run_staged
+        from stablax._src.staging import run_staged
 
         return run_staged(lambda *v: cf.bind_construct(key, v, **params), list(operands))
     return cf.bind_construct(key, operands, **params)

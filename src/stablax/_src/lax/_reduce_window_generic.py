@@ -13,10 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
-from stablax._src.lax import _control_flow_common as cf
+from stablax._src.avals import ShapedArray, aval_of
+from stablax._src.interpreters import control_flow as cf
 from stablax._src.lax import _reduce_generic as generic
-from stablax._src.lax._shapes import aval_of
 
 WINDOW = "stablehlo.reduce_window"
 

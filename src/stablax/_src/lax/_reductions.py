@@ -17,7 +17,7 @@ import numpy as np
 
 from stablax._src import dtypes, runtime, tree_util
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.config import config
 from stablax._src.core import Tracer
 from stablax._src.dispatch import bind, weak_scalar
@@ -39,7 +39,6 @@ from stablax._src.lax._reduce_bodies import (
     int_tuple,
 )
 from stablax._src.lax._shapes import (
-    aval_of,
     broadcast_in_dim,
     broadcasted_iota,
     convert_element_type,
@@ -277,7 +276,7 @@ def _reduce_transpose(ct, *operands, computation, axes):
 
 
 def is_undefined(x: Any) -> bool:
-    from stablax._src.transforms.ad import is_undefined as undefined
+    from stablax._src.interpreters.ad import is_undefined as undefined
 
     return undefined(x)
 
@@ -544,7 +543,7 @@ def _monoid_reduce(name: str, operand: Any, init: Any, dimensions: Sequence[int]
 def batch_at(x: Any, bdim: int | None, dst: int, axis_size: int) -> Any:
     """x with its batch dimension at `dst`, broadcasting an unbatched x (shared by the rules of
     multi-operand ops, which need one batch position for all operands)."""
-    from stablax._src.lax._batch_rules import moveaxis
+    from stablax._src.interpreters.batching import moveaxis
 
     if bdim is not None:
         return moveaxis(x, bdim, dst)

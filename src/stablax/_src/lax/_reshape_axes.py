@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from stablax._src import ir as mlir
+from stablax._src.avals import aval_of
 from stablax._src.lax._argcheck import int_sequence
-from stablax._src.lax._shapes import _ints, aval_of, broadcast, canonicalize_axis, reshape
+from stablax._src.lax._shapes import _ints, broadcast, canonicalize_axis, reshape
 
 
 def _unique_axes(axes: Sequence[int], ndim: int, opname: str) -> tuple[int, ...]:

@@ -15,10 +15,10 @@ import numpy as np
 
 from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind
 from stablax._src.ir import ir
-from stablax._src.lax._shapes import aval_of, reshape
+from stablax._src.lax._shapes import reshape
 from stablax._src.op_rules import def_op
 
 RNG_BIT_GENERATOR = "stablehlo.rng_bit_generator"
@@ -70,7 +70,7 @@ def _bit_generator_decode(op: Any) -> dict[str, Any]:
 
 def _bit_generator_batch(values, dims, *, axis_size, shape, dtype, algorithm):
     # One stream per key: a scan over the batch of keys.
-    from stablax._src.lax._batch_rules import bdim_at_front
+    from stablax._src.interpreters.batching import bdim_at_front
     from stablax._src.lax._control_flow_scan import scan
 
     keys = bdim_at_front(values[0], dims[0], axis_size)

@@ -11,11 +11,11 @@ import numpy as np
 
 from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
+from stablax._src.interpreters.batching import bdim_at_front, moveaxis
 from stablax._src.ir import ir
 from stablax._src.lax._argcheck import check_callable
-from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._elementwise import (
     add,
     div,
@@ -49,12 +49,7 @@ from stablax._src.lax._reduce_bodies import MONOIDS, computation_of, emit_monoid
 from stablax._src.lax._shapes import (
     _error as _type_error,
 )
-from stablax._src.lax._shapes import (
-    _ints,
-    aval_of,
-    convert_element_type,
-    full,
-)
+from stablax._src.lax._shapes import _ints, convert_element_type, full
 from stablax._src.lax._slicing import (
     _undefined,
     _value_error,

@@ -14,10 +14,10 @@ import numpy as np
 
 from stablax._src import dtypes, op_rules, runtime
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
+from stablax._src.interpreters.batching import moveaxis
 from stablax._src.lax._argcheck import int_arg, int_sequence
-from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.op_rules import attribute_lowering, def_op
 
 
@@ -27,25 +27,6 @@ def _ints(values: Any, what: str, opname: str) -> tuple[int, ...]:
 
 def _error(opname: str, message: str) -> TypeError:
     return TypeError(f"lax.{opname}: {message}{mlir.where_suffix()}")
-
-
-def aval_of(x: Any) -> ShapedArray:
-    """The abstract value of an operand (arrays, tracers, NumPy values, Python scalars)."""
-    aval = getattr(x, "aval", None)
-    if isinstance(aval, ShapedArray):
-        return aval
-    if dtypes.is_python_scalar(x):  # weakly typed, except bools (as in JAX)
-        return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
-    if hasattr(x, "__jax_array__"):
-        return aval_of(x.__jax_array__())
-    array = np.asarray(x)
-    # None or another object NumPy only wraps (as to_array), or strings and bytes
-    if array.dtype == object or array.dtype.kind in "SU":
-        raise TypeError(
-            f"Value {x!r} of type {type(x).__name__} is not a valid stablax array type"
-            f"{mlir.where_suffix()}"
-        )
-    return ShapedArray(array.shape, dtypes.canonicalize_dtype(array.dtype), False)
 
 
 def canonicalize_axis(axis: int, ndim: int, opname: str) -> int:

@@ -12,17 +12,16 @@ import numpy as np
 
 from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
+from stablax._src.interpreters.batching import bdim_at_front
 from stablax._src.lax._argcheck import sequence
-from stablax._src.lax._batch_rules import bdim_at_front
 from stablax._src.lax._elementwise import select, sub
 from stablax._src.lax._elementwise_common import _scalar_operand
 from stablax._src.lax._reshape_axes import squeeze
 from stablax._src.lax._shapes import (
     _error,
     _ints,
-    aval_of,
     broadcast_in_dim,
     canonicalize_axis,
     convert_element_type,
@@ -35,7 +34,7 @@ from stablax._src.op_rules import attribute_lowering, def_op
 
 
 def _undefined(x: Any) -> bool:
-    from stablax._src.transforms.ad import is_undefined
+    from stablax._src.interpreters.ad import is_undefined
 
     return is_undefined(x)
 

@@ -13,10 +13,10 @@ import numpy as np
 
 from stablax._src import dtypes, op_rules
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
+from stablax._src.interpreters.batching import bdim_at_front, moveaxis
 from stablax._src.lax._argcheck import sequence
-from stablax._src.lax._batch_rules import bdim_at_front, moveaxis
 from stablax._src.lax._elementwise import (
     add,
     lt,
@@ -33,7 +33,6 @@ from stablax._src.lax._shapes import (
 )
 from stablax._src.lax._shapes import (
     _ints,
-    aval_of,
     broadcast_in_dim,
     canonicalize_axis,
     convert_element_type,
@@ -55,7 +54,7 @@ def _is_int(aval: ShapedArray) -> bool:
 
 
 def _undefined(x: Any) -> bool:
-    from stablax._src.transforms.ad import is_undefined
+    from stablax._src.interpreters.ad import is_undefined
 
     return is_undefined(x)
 

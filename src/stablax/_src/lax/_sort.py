@@ -14,18 +14,17 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind
+from stablax._src.interpreters.batching import moveaxis
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
-from stablax._src.lax._batch_rules import moveaxis
 from stablax._src.lax._dot import dot_general
 from stablax._src.lax._elementwise_common import ANY, BOOL, FLOAT, INT, check_dtype
 from stablax._src.lax._reduce_bodies import emit_region_body
 from stablax._src.lax._reductions import batch_at, is_undefined
 from stablax._src.lax._shapes import (
-    aval_of,
     broadcast_in_dim,
     broadcasted_iota,
     convert_element_type,

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 
 from stablax._src import dtypes
+from stablax._src.avals import aval_of
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit
 from stablax._src.lax._control_flow_while import while_loop
 from stablax._src.lax._conveniences import broadcast_shapes
@@ -45,8 +47,7 @@ from stablax._src.lax._elementwise_unary import (
     neg,
 )
 from stablax._src.lax._reductions import reduce_or
-from stablax._src.lax._shapes import aval_of, broadcast_in_dim, convert_element_type, full_like
-from stablax._src.transforms.custom_derivatives import custom_jvp
+from stablax._src.lax._shapes import broadcast_in_dim, convert_element_type, full_like
 
 _VALUE, _GRAD_A, _SAMPLE_GRAD = "value", "grad_a", "sample_grad"
 _CONTINUED_FRACTION_MAX_TERMS = 2000

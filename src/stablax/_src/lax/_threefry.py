@@ -16,9 +16,9 @@ from stablax._src import core, dispatch, ir_passes, op_rules, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.bodies import aval_of_value
+from stablax._src.interpreters.batching import elementwise_batch_rule
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
-from stablax._src.lax._batch_rules import elementwise_batch_rule
 from stablax._src.lax._control_flow_while import while_loop
 from stablax._src.lax._slice_pad import index_in_dim
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from stablax._src import ir as mlir
 from stablax._src import tree_util
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.core import Tracer, current_trace
 from stablax._src.dispatch import bind
 from stablax._src.lax import _elementwise as ew
@@ -40,12 +40,7 @@ from stablax._src.lax._reductions import (
     reduce_sum,
     zeros_like,
 )
-from stablax._src.lax._shapes import (
-    aval_of,
-    broadcast_in_dim,
-    full_like,
-    reshape,
-)
+from stablax._src.lax._shapes import broadcast_in_dim, full_like, reshape
 from stablax._src.lax._slice_pad import (
     concatenate,
     pad,

@@ -11,9 +11,9 @@ import numpy as np
 from stablax import numpy as jnp
 from stablax._src import lax
 from stablax._src.arraylike import check_arraylike
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit
 from stablax._src.numpy._promotion import promote_dtypes_inexact
-from stablax._src.transforms.custom_derivatives import custom_jvp
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946

@@ -12,8 +12,8 @@ import numpy as np
 
 from stablax import numpy as jnp
 from stablax._src import dtypes
+from stablax._src.interpreters.ad import stop_gradient
 from stablax._src.jit import jit
-from stablax._src.lax._custom import stop_gradient
 from stablax._src.nn.softmax import logsumexp, softmax
 
 

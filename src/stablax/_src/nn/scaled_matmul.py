@@ -17,7 +17,7 @@ import numpy as np
 
 from stablax import numpy as jnp
 from stablax._src import dtypes, lax
-from stablax._src.transforms.custom_derivatives import custom_vjp
+from stablax._src.interpreters.custom_vjp import custom_vjp
 
 
 @dataclasses.dataclass

@@ -13,10 +13,10 @@ from stablax import numpy as jnp
 from stablax._src import dtypes, lax
 from stablax._src.arraylike import check_arraylike
 from stablax._src.config import config
+from stablax._src.interpreters.ad import stop_gradient
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit
-from stablax._src.lax._custom import stop_gradient
 from stablax._src.numpy._promotion import promote_args_inexact
-from stablax._src.transforms.custom_derivatives import custom_jvp
 
 
 def _static_axis(axis: Any) -> Any:

@@ -13,9 +13,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
+from stablax._src.avals import aval_of
 from stablax._src.config import config
 from stablax._src.dispatch import weak_scalar
-from stablax._src.lax._shapes import aval_of
 from stablax._src.numpy._indexing import ADVANCED, operand_sizes
 
 # --- basic indexing: slice, reverse, dynamic_slice ---------------------------------------------

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit as _eager
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
@@ -26,7 +27,6 @@ from stablax._src.numpy._promotion import (
     promote_dtypes_inexact,
 )
 from stablax._src.numpy._ufuncs import multiply
-from stablax._src.transforms.custom_derivatives import custom_jvp
 
 
 class EighResult(NamedTuple):

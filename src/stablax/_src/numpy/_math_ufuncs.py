@@ -13,6 +13,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.dispatch import weak_scalar
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy import _ufuncs
 from stablax._src.numpy._promotion import (
@@ -23,7 +24,6 @@ from stablax._src.numpy._promotion import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
-from stablax._src.transforms.custom_derivatives import custom_jvp
 
 
 def _reject_complex(name: str, *xs: Any, error: type = TypeError) -> None:

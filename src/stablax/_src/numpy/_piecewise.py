@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
-from stablax._src.lax._shapes import aval_of
+from stablax._src.avals import aval_of
 from stablax._src.numpy import _creation
 from stablax._src.transforms.vmap_api import vmap
 

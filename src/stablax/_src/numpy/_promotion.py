@@ -8,11 +8,10 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.config import config
 from stablax._src.dispatch import check_python_int, weak_scalar
 from stablax._src.lax._elementwise_common import aval_or_none
-from stablax._src.lax._shapes import aval_of
 
 
 def check_arraylike(name: str, *args: Any) -> None:

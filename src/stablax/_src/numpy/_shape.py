@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes, lax, runtime
 from stablax._src import ir as mlir
+from stablax._src.avals import aval_of
 from stablax._src.jit import jit
 from stablax._src.lax._argcheck import int_arg, int_or_int_sequence
-from stablax._src.lax._shapes import aval_of
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import (
     broadcast_shapes,

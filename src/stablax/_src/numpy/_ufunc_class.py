@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src.api import eval_shape
+from stablax._src.avals import aval_of
 from stablax._src.jit import ShapeDtypeStruct
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import check_callable
-from stablax._src.lax._shapes import aval_of
 from stablax._src.numpy import _reductions
 from stablax._src.numpy._creation import arange, asarray, full
 from stablax._src.numpy._promotion import check_arraylike, promote_dtypes_inexact

@@ -14,6 +14,7 @@ import numpy as np
 
 from stablax import numpy as jnp
 from stablax._src import lax, runtime
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit
 from stablax._src.lax import while_loop
 from stablax._src.primitive import Primitive
@@ -21,7 +22,6 @@ from stablax._src.random.continuous import _exponential, _rademacher, draw_with_
 from stablax._src.random.keys import check_key, split_data
 from stablax._src.random.params import broadcast_shape, dtype_arg, shape_arg
 from stablax._src.random.uniform import normal_impl, split_key, uniform_impl
-from stablax._src.transforms.custom_derivatives import custom_jvp
 from stablax._src.transforms.vmap_api import vmap
 
 

@@ -8,13 +8,15 @@ from typing import Any
 import numpy as np
 
 from stablax._src import core, tree_util
-from stablax._src.transforms.ad import (
-    aval_of,
+from stablax._src.avals import aval_of
+from stablax._src.interpreters.ad import (
     is_differentiable_dtype,
     jvp_traced,
     tangent_aval,
     zeros_like_aval,
 )
+from stablax._src.interpreters.interpret import interpret
+from stablax._src.staging import run_staged
 from stablax._src.transforms.ad_trace import (
     as_tangent,
     float0_zeros,
@@ -23,7 +25,6 @@ from stablax._src.transforms.ad_trace import (
     trace_flat,
     with_captured,
 )
-from stablax._src.transforms.interpret import interpret, run_staged
 
 
 def jvp(

@@ -13,10 +13,8 @@ from typing import Any
 import numpy as np
 
 from stablax._src import core, dtypes, tree_util
-from stablax._src.avals import ShapedArray
-from stablax._src.lax._batch_rules import bdim_at_front
-from stablax._src.transforms.ad import (
-    aval_of,
+from stablax._src.avals import ShapedArray, aval_of
+from stablax._src.interpreters.ad import (
     call_primal,
     is_differentiable_dtype,
     linearize_traced,
@@ -24,14 +22,14 @@ from stablax._src.transforms.ad import (
     transpose_traced,
     zeros_like_aval,
 )
+from stablax._src.interpreters.batching import batch_traced, bdim_at_front
+from stablax._src.staging import run_staged
 from stablax._src.transforms.ad_trace import (
     check_input_dtypes,
     normalize_argnums,
     trace_flat,
     with_captured,
 )
-from stablax._src.transforms.batching import batch_traced
-from stablax._src.transforms.interpret import run_staged
 
 
 def jacfwd(

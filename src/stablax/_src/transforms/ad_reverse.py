@@ -12,14 +12,14 @@ from typing import Any
 import numpy as np
 
 from stablax._src import core, dtypes, tree_util
-from stablax._src.avals import ShapedArray
-from stablax._src.transforms.ad import (
-    aval_of,
+from stablax._src.avals import ShapedArray, aval_of
+from stablax._src.interpreters.ad import (
     is_differentiable_dtype,
     tangent_aval,
     transpose_traced,
     zeros_like_aval,
 )
+from stablax._src.staging import run_staged
 from stablax._src.transforms.ad_trace import (
     as_tangent,
     check_input_dtypes,
@@ -28,7 +28,6 @@ from stablax._src.transforms.ad_trace import (
     normalize_argnums,
     trace_flat,
 )
-from stablax._src.transforms.interpret import run_staged
 from stablax._src.transforms.vjp_refs import VJP
 
 

@@ -12,16 +12,15 @@ from typing import Any
 import numpy as np
 
 from stablax._src import core, dtypes, tree_util
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.concrete import evaluate_prefix
-from stablax._src.transforms.ad import (
-    aval_of,
+from stablax._src.interpreters.ad import (
     call_primal,
     is_differentiable_dtype,
     linearize_traced,
     tangent_aval,
 )
-from stablax._src.transforms.interpret import run_staged
+from stablax._src.staging import run_staged
 
 # --- tracing user functions --------------------------------------------------------------------
 

@@ -13,9 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from stablax._src import core, tree_util
-from stablax._src.lax._batch_rules import aval_of, moveaxis
-from stablax._src.transforms import calls
-from stablax._src.transforms.ad import jvp_traced
+from stablax._src.avals import aval_of
+from stablax._src.interpreters import calls
+from stablax._src.interpreters.ad import jvp_traced
+from stablax._src.interpreters.batching import moveaxis
 from stablax._src.transforms.lax_map import map as lax_map
 
 

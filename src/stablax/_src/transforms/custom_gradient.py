@@ -8,10 +8,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from stablax._src import core, tree_util
-from stablax._src.transforms import calls
-from stablax._src.transforms.ad import aval_of, instantiate, tangent_aval, zeros_like_aval
-from stablax._src.transforms.custom_derivatives import custom_vjp
-from stablax._src.transforms.interpret import interpret
+from stablax._src.avals import aval_of
+from stablax._src.interpreters import calls
+from stablax._src.interpreters.ad import instantiate, tangent_aval, zeros_like_aval
+from stablax._src.interpreters.custom_vjp import custom_vjp
+from stablax._src.interpreters.interpret import interpret
 
 
 class _TracedRule:

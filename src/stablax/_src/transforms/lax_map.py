@@ -7,9 +7,10 @@ from typing import Any
 
 from stablax._src import ir as mlir
 from stablax._src import tree_util
+from stablax._src.avals import aval_of
 from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._control_flow_scan import scan
-from stablax._src.lax._shapes import aval_of, reshape
+from stablax._src.lax._shapes import reshape
 from stablax._src.lax._slice_pad import concatenate, slice_in_dim
 from stablax._src.transforms.vmap_api import vmap
 

@@ -15,15 +15,15 @@ from typing import Any
 import numpy as np
 
 from stablax._src import core, dtypes, tree_util
+from stablax._src.avals import aval_of
+from stablax._src.interpreters.ad import jvp_traced, stop_gradient
+from stablax._src.interpreters.control_flow import close, is_split_mode
+from stablax._src.interpreters.custom_jvp import custom_jvp
+from stablax._src.interpreters.custom_vjp import custom_vjp
+from stablax._src.interpreters.interpret import call_traced
 from stablax._src.lax._argcheck import check_callable
-from stablax._src.lax._control_flow_common import close, is_split_mode
-from stablax._src.lax._custom import stop_gradient
-from stablax._src.lax._shapes import aval_of
-from stablax._src.transforms.ad import jvp_traced
 from stablax._src.transforms.ad_forward import jvp, linearize
 from stablax._src.transforms.ad_reverse import linear_transpose
-from stablax._src.transforms.custom_derivatives import custom_jvp, custom_vjp
-from stablax._src.transforms.interpret import call_traced
 
 
 class _Closed:

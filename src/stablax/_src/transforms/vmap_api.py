@@ -16,15 +16,12 @@ import numpy as np
 
 from stablax._src import core, dtypes, pytree_treedef, tree_util
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.concrete import evaluate_prefix
 from stablax._src.core import Tracer
+from stablax._src.interpreters.batching import axis_frame, batch_traced, moveaxis, rewriting_axis
 from stablax._src.ir import ir
-from stablax._src.lax._batch_rules import aval_of, moveaxis
-from stablax._src.lax._parallel import axis_frame, rewriting_axis
-from stablax._src.transforms import call_batching  # noqa: F401 (registers func.call's rules)
-from stablax._src.transforms.batching import batch_traced
-from stablax._src.transforms.interpret import run_staged
+from stablax._src.staging import run_staged
 
 # --- axis specifications -----------------------------------------------------------------------
 

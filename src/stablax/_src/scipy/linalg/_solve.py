@@ -6,11 +6,11 @@ import functools
 from typing import Any
 
 from stablax import numpy as jnp
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit
 from stablax._src.lax import _linalg as ll
 from stablax._src.numpy._promotion import promote_dtypes_inexact
 from stablax._src.scipy.linalg._decompositions import _solve_vectorized, cho_factor, cho_solve
-from stablax._src.transforms.custom_derivatives import custom_jvp
 
 
 def det(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> Any:

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from stablax._src.closure_convert import closure_convert
+from stablax._src.interpreters.custom_vjp import custom_vjp
 from stablax._src.transforms.ad_reverse import linear_transpose, vjp
-from stablax._src.transforms.custom_derivatives import custom_vjp
 
 
 @functools.partial(custom_vjp, nondiff_argnums=(0, 1, 2, 3))

@@ -11,11 +11,11 @@ import numpy as np
 
 from stablax import numpy as jnp
 from stablax._src import dtypes, lax
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit
 from stablax._src.scipy import args as _args
 from stablax._src.scipy.args import const, horner, inexact_args, is_complex
 from stablax._src.scipy.special import cephes
-from stablax._src.transforms.custom_derivatives import custom_jvp
 
 _SQRT_PI = math.sqrt(math.pi)
 

@@ -14,11 +14,11 @@ import numpy as np
 
 from stablax import numpy as jnp
 from stablax._src import dtypes, lax
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit
 from stablax._src.lax._control_flow_while import while_loop
 from stablax._src.scipy.args import const, inexact_args, is_complex, reject_complex
 from stablax._src.transforms.ad_forward import jvp
-from stablax._src.transforms.custom_derivatives import custom_jvp
 
 
 def gammaln(x: Any) -> Any:

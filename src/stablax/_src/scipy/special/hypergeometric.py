@@ -12,11 +12,11 @@ import numpy as np
 
 from stablax import numpy as jnp
 from stablax._src import dtypes, lax
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit
 from stablax._src.lax._control_flow_while import while_loop
 from stablax._src.scipy.args import const, inexact_args, reject_complex
 from stablax._src.scipy.special.gamma_functions import _real_gamma
-from stablax._src.transforms.custom_derivatives import custom_jvp
 
 _MAX_TERMS = 250
 

@@ -8,10 +8,10 @@ import numpy as np
 
 from stablax import numpy as jnp
 from stablax._src import dtypes
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit
 from stablax._src.scipy.args import const, horner, inexact_args
 from stablax._src.scipy.special import cephes
-from stablax._src.transforms.custom_derivatives import custom_jvp
 
 _PI2_6 = np.pi**2 / 6
 

@@ -10,10 +10,10 @@ import numpy as np
 
 from stablax import numpy as jnp
 from stablax._src import lax
+from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.nn.softmax import log_softmax as _nn_log_softmax
 from stablax._src.nn.softmax import softmax as _nn_softmax
 from stablax._src.scipy.args import const, inexact_args, reject_complex
-from stablax._src.transforms.custom_derivatives import custom_jvp
 
 
 def _xlogy_impl(x, y):

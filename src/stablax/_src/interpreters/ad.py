@@ -14,22 +14,23 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dispatch, dtypes, op_rules
+from stablax._src import core, dispatch, dtypes, op_rules, tree_util
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
+from stablax._src.bodies import aval_of_value
 from stablax._src.concrete import evaluate_prefix
 from stablax._src.core import Tracer
-from stablax._src.transforms.interpret import (
-    all_abstract,
-    aval_of_value,
-    copy_in,
+from stablax._src.interpreters.batching import elementwise_batch_rule
+from stablax._src.interpreters.interpret import (
     decode,
     emit_constant,
     eval_op,
     interpret,
-    op_key,
     operand_values,
 )
+from stablax._src.ir import ir
+from stablax._src.op_rules import op_key
+from stablax._src.staging import all_abstract, copy_in
 
 # --- tangents ----------------------------------------------------------------------------------
 
@@ -46,9 +47,10 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
 
 
 def zeros_like_aval(aval: ShapedArray) -> Any:
-    from stablax._src import lax
-
-    return lax.full(aval.shape, 0, aval.dtype)
+    zero = dispatch.weak_scalar(np.zeros((), aval.dtype).item(), aval.dtype, weak_type=False)
+    return dispatch.bind(
+        "stablehlo.broadcast_in_dim", zero, shape=aval.shape, broadcast_dimensions=()
+    )
 
 
 def instantiate(tangent: Any, aval: ShapedArray) -> Any:
@@ -61,15 +63,7 @@ def add_tangents(x: Any, y: Any) -> Any:
         return y
     if y is None:
         return x
-    from stablax._src import lax
-
-    return lax.add(x, y)
-
-
-def aval_of(x: Any) -> ShapedArray:
-    from stablax._src.lax._shapes import aval_of as lax_aval_of
-
-    return lax_aval_of(x)
+    return dispatch.bind("stablehlo.add", x, y)
 
 
 # --- JVP ---------------------------------------------------------------------------------------
@@ -271,3 +265,58 @@ def call_primal(lin: Linearized, primals: Sequence[Any]) -> tuple[list[Any], lis
         for slot, value in zip(lin.residual_slots, lin.linear_fn.captured, strict=True)
     ]
     return outs[: lin.num_outputs], captured
+
+
+# --- stop_gradient: a marker op, the identity with zero derivative -----------------------------
+# A `stablehlo.custom_call` to `stablax.stop_gradient`, dropped before compilation
+# (ir_passes.strip_markers), so XLA never sees it.
+
+STOP_GRADIENT = "stablehlo.custom_call:stablax.stop_gradient"
+
+
+def _identity_rule(x: ShapedArray) -> ShapedArray:
+    return x
+
+
+def _marker_lowering(target: str):
+    def lower(operands, in_avals, out_avals):
+        op = mlir.emit(
+            "stablehlo.custom_call",
+            operands,
+            [mlir.aval_type(a) for a in out_avals],
+            {
+                "call_target_name": ir.StringAttr.get(target),
+                "has_side_effect": ir.BoolAttr.get(False),
+            },
+        )
+        return list(op.results)
+
+    return lower
+
+
+op_rules.def_op(
+    STOP_GRADIENT,
+    _identity_rule,
+    _marker_lowering("stablax.stop_gradient"),
+    differentiable=False,
+    batch=elementwise_batch_rule(STOP_GRADIENT),
+)
+
+
+def stop_gradient_op(x: Any) -> Any:
+    """The identity with zero derivative (one array)."""
+    aval = aval_of(x)
+    if aval.dtype.kind in "biu":
+        return x
+    if core.current_trace() is None and type(x) in (float, complex):
+        return x  # as JAX: the Python scalar itself, no array, outside any transformation
+    if not hasattr(x, "aval"):
+        x = dispatch.to_array(x)
+    if core.current_trace() is None:
+        return x  # a concrete array has no derivative to stop
+    return dispatch.bind(STOP_GRADIENT, x)
+
+
+def stop_gradient(x: Any) -> Any:
+    """The identity on a pytree of arrays, with zero derivative: gradients do not flow through."""
+    return tree_util.tree_map(stop_gradient_op, x)

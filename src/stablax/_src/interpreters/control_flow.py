@@ -16,12 +16,10 @@ import numpy as np
 
 from stablax._src import bodies, core, dispatch, tree_util
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
-from stablax._src.lax._batch_rules import bdim_at_front
-from stablax._src.lax._shapes import aval_of
-from stablax._src.transforms.batching import batch_traced
-from stablax._src.transforms.calls import close
-from stablax._src.transforms.interpret import interpret
+from stablax._src.avals import ShapedArray, aval_of
+from stablax._src.interpreters.batching import batch_traced, bdim_at_front
+from stablax._src.interpreters.calls import close
+from stablax._src.interpreters.interpret import interpret
 
 # --- bodies ------------------------------------------------------------------------------------
 

@@ -19,10 +19,10 @@ from typing import Any
 
 from stablax._src import ir as mlir
 from stablax._src.bodies import aval_of_value
+from stablax._src.interpreters.interpret import operand_values
 from stablax._src.ir import ir
-from stablax._src.lax._checkpoint_name import checkpoint_name, name_of
+from stablax._src.op_rules import op_key
 from stablax._src.primitive import Primitive, lookup
-from stablax._src.transforms.interpret import SCAN, op_key, operand_values
 
 
 class _Decision:
@@ -47,7 +47,17 @@ class Offloadable:
     dst: str
 
 
-name_p = Primitive("name", lambda x, *, name: checkpoint_name(x, name))
+# The `checkpoint_name` marker (lax/_checkpoint_name.py): the identity, carrying a name for the
+# policies in its backend_config. Its JAX primitive is `name_p`, named "name".
+NAME = "stablehlo.custom_call:stablax.name"
+
+
+def name_of(op: Any) -> str | None:
+    """The name a `checkpoint_name` marker gives its value, or None for any other op."""
+    if op_key(op) != NAME:
+        return None
+    return ir.StringAttr(op.attributes["backend_config"]).value
+
 
 # StableHLO op names whose JAX primitive is named differently.
 _JAX_NAMES = {
@@ -71,17 +81,15 @@ _JAX_NAMES = {
 
 
 def _primitive_and_params(op: Any) -> tuple[Primitive, dict[str, Any]]:
-    name = name_of(op)
-    if name is not None:
-        return name_p, {"name": name}
-    short = op.name.split(".", 1)[-1]
-    if op_key(op) == SCAN:
-        short = "scan"  # a stablehlo.while marked as a scan
-    elif op.name == "stablehlo.custom_call":
-        short = ir.StringAttr(op.attributes["call_target_name"]).value.split(".")[-1]
+    # The op's name less its dialect, or a marker's target less "stablax." ("stablax.scan" for
+    # a marked while).
+    short = op_key(op).rpartition(".")[2]
     jax_name = _JAX_NAMES.get(short, short)
     prim = lookup(jax_name) or Primitive(jax_name, _not_bindable(jax_name))
     params: dict[str, Any] = {}
+    name = name_of(op)
+    if name is not None:
+        params["name"] = name
     if op.name == "stablehlo.dot_general":
         dn = mlir.stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
         params["dimension_numbers"] = (
@@ -178,7 +186,7 @@ class _SaveNames:
     keep_listed: bool  # True: save only these names; False: save every name but these
 
     def __call__(self, prim: Any, *_: Any, **params: Any) -> bool:
-        if prim is name_p:
+        if prim.name == "name":
             return (params["name"] in self.names) == self.keep_listed
         return False
 
@@ -217,9 +225,9 @@ def save_and_offload_only_these_names(
         )
 
     def policy(prim: Any, *_: Any, **params: Any) -> Any:
-        if prim is name_p and params["name"] in saved:
+        if prim.name == "name" and params["name"] in saved:
             return Saveable
-        if prim is name_p and params["name"] in offloaded:
+        if prim.name == "name" and params["name"] in offloaded:
             return Offloadable(offload_src, offload_dst)
         return Recompute
 

@@ -12,10 +12,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from stablax._src import core, tree_util
-from stablax._src.transforms import calls, remat_policies
-from stablax._src.transforms.ad import aval_of, jvp_traced
-from stablax._src.transforms.custom_derivatives import merge_args, split_args, trace_callee
-from stablax._src.transforms.interpret import eval_op, operand_values
+from stablax._src.avals import aval_of
+from stablax._src.interpreters import calls, remat_policies
+from stablax._src.interpreters.ad import jvp_traced
+from stablax._src.interpreters.custom_calls import merge_args, split_args, trace_callee
+from stablax._src.interpreters.interpret import eval_op, operand_values
 
 
 class _Deprecated:
@@ -95,6 +96,12 @@ class Remat:
     def __init__(self, policy: Any, num_args: int) -> None:
         self.policy = policy
         self.num_args = num_args
+
+    # Batched, a checkpoint stays a checkpoint with its policy, whatever it closes over.
+    batches_closed_over = True
+
+    def batched(self, arg_dims: Sequence[Any], axis_size: int) -> Remat:
+        return self
 
     def jvp(self, callee, primals, tangents):
         # A checkpointed body is differentiated w.r.t. the values it closes over too.

@@ -1,9 +1,14 @@
-"""`func.call`: calls of private functions of the module being built.
+"""`func.call`: calls of private functions of the module being built, with all their rules.
 
-A callee may carry a rule (custom_jvp, custom_vjp, checkpoint: the objects in
-custom_derivatives.py), kept in its module's `payloads` under the callee's name, so the module
-holds everything the rewrites need. A call without a rule (a function from elsewhere) is
-transformed by rewriting its callee inline. XLA inlines the calls.
+A callee may carry a rule (custom_jvp, custom_vjp, checkpoint: the payload objects of
+custom_jvp.py, custom_vjp.py, checkpoint.py), kept in its module's `payloads` under the callee's
+name, so the module holds everything the rewrites need. A call without a rule (a function from
+elsewhere) is transformed by rewriting its callee inline. XLA inlines the calls.
+
+A rule object answers `kind` and `jvp(callee, primals, tangents)`, and may answer
+`transpose(cts, operands)`, `batch(values, dims, axis_size)` (its own batching, custom_vmap's) or
+`batched(arg_dims, axis_size)` (itself for a call batched at axis 0, with `num_args` and
+`batches_closed_over`).
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ from typing import Any
 
 from stablax._src import bodies, core, dispatch, op_rules
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
+from stablax._src.interpreters import ad
+from stablax._src.interpreters.batching import at_front, batch_traced, bdim_at_front
 from stablax._src.ir import ir
 
 
@@ -48,8 +55,6 @@ def close(traced: Any) -> Any:
     """`traced` with its captured values as ordinary trailing inputs (callees are closed)."""
     if not traced.captured:
         return traced
-    from stablax._src.lax._shapes import aval_of
-
     in_avals = [*traced.in_avals, *(aval_of(c) for c in traced.captured)]
     return traced.with_signature(in_avals, [])
 
@@ -71,14 +76,10 @@ def call_traced_closed(traced: core.TracedFunction, args: Sequence[Any], rule: A
 def _call_jvp(primals, tangents, *, callee, rule):
     if rule is not None:
         return rule.jvp(callee, list(primals), list(tangents))
-    from stablax._src.transforms.ad import jvp_traced
-
-    return jvp_traced(callee, primals, tangents)
+    return ad.jvp_traced(callee, primals, tangents)
 
 
 def _call_transpose(cts, *operands, callee, rule):
-    from stablax._src.transforms import ad
-
     cts = list(cts) if isinstance(cts, (list, tuple)) else [cts]
     if rule is not None:
         if not hasattr(rule, "transpose"):
@@ -93,6 +94,39 @@ def _call_transpose(cts, *operands, callee, rule):
     )
 
 
+def batched_body(callee: Any, dims: Sequence[int | None], axis_size: int) -> core.TracedFunction:
+    """A closed function computing `callee` on inputs batched at 0 where `dims` says so, every
+    output batched at 0."""
+    batched_avals = [
+        a if d is None else ShapedArray((axis_size, *a.shape), a.dtype, a.weak_type)
+        for a, d in zip(callee.in_avals, dims, strict=True)
+    ]
+
+    def body(*xs):
+        outs, out_dims = batch_traced(callee, xs, dims, axis_size)
+        return [bdim_at_front(o, d, axis_size) for o, d in zip(outs, out_dims, strict=True)]
+
+    return core.trace_to_func(body, batched_avals)
+
+
+def _call_batch(values, dims, *, axis_size, callee, rule):
+    # A plain call, or one whose rule is a traced function, is batched inline; a custom
+    # function's call calls its batched body with its rules batched too.
+    if hasattr(rule, "batch"):  # a rule of its own (custom_vmap)
+        return rule.batch(values, dims, axis_size)
+    if not hasattr(rule, "batched"):
+        return batch_traced(callee, values, dims, axis_size)
+    n = rule.num_args
+    values, dims = at_front(values, dims)
+    if not rule.batches_closed_over and any(d is not None for d in dims[n:]):
+        raise NotImplementedError(
+            f"[vmap] a {rule.kind} function that closes over batched values; pass them to it "
+            "as arguments instead"
+        )
+    outs = call(batched_body(callee, dims, axis_size), values, rule.batched(dims[:n], axis_size))
+    return outs, [0] * len(outs)
+
+
 op_rules.def_op(
     "func.call",
     _call_shape_rule,
@@ -102,4 +136,5 @@ op_rules.def_op(
     cache_eagerly=False,
     jvp=_call_jvp,
     transpose=_call_transpose,
+    batch=_call_batch,
 )
