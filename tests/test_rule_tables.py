@@ -1,23 +1,49 @@
 """The rule tables agree with each other and with the lowerings.
 
-Every op any table row emits has a decoder, and re-emitting a traced function op by op through
-`bind(op, *operands, **decode(op))` reproduces it exactly: that is what every rewrite relies on.
-Every such op has a jvp rule or is declared not differentiable.
+Every registered op (every lax family loaded) has a shape rule, a lowering, a decoder, a batch
+rule, and a jvp rule or a place in the not-differentiable set; every op any table row emits is
+registered, and the ops of linear rows have transpose rules. Re-emitting a traced function op by
+op through `bind(op, *operands, **decode(op))` reproduces it exactly: that is what every rewrite
+relies on.
 """
 
 from __future__ import annotations
+
+import importlib
+import pkgutil
 
 import numpy as np
 import pytest
 
 import stablax.numpy as jnp
 from stablax._src import core, op_rules
+from stablax._src import lax as src_lax
 from stablax._src.config import config
 from stablax._src.interpreters.interpret import body, interpret
 from stablax._src.op_rules import op_key
 from tests.op_record import all_records
 
 RECORDS = all_records()
+
+
+def _registered_ops() -> list[str]:
+    for module in pkgutil.iter_modules(src_lax.__path__):  # the families loaded on first use too
+        importlib.import_module(f"{src_lax.__name__}.{module.name}")
+    return sorted(op_rules.shape_rules)
+
+
+REGISTERED = _registered_ops()
+
+
+@pytest.mark.parametrize("name", REGISTERED)
+def test_every_registered_op_has_its_rules(name):
+    assert name in op_rules.lowering_rules, f"{name} has no lowering"
+    assert name in op_rules.param_decoders, f"{name} has no parameter decoder"
+    assert name in op_rules.batch_rules, f"{name} has no batching rule"
+    assert name in op_rules.jvp_rules or name in op_rules.not_differentiable, (
+        f"{name} has no jvp rule and is not declared non-differentiable"
+    )
+    assert not (name in op_rules.jvp_rules and name in op_rules.not_differentiable)
 
 
 def _trace(record):

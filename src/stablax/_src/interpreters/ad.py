@@ -9,7 +9,7 @@ op's transpose rule. Reverse mode is linearize followed by transpose.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -83,8 +83,7 @@ def jvp_op(
         return outs, [None] * len(outs)
     rule = op_rules.jvp_rules.get(name)
     if rule is None:
-        op_name = name.split(".", 1)[-1]  # the op, not its MLIR dialect (as JAX names it)
-        raise NotImplementedError(f"[jvp] differentiation rule for '{op_name}' not implemented")
+        raise _no_jvp_error(name)
     outs, out_tangents = rule(primals, tangents, **params)
     if not isinstance(outs, (list, tuple)):
         outs, out_tangents = [outs], [out_tangents]
@@ -93,6 +92,20 @@ def jvp_op(
         for o, t in zip(outs, out_tangents, strict=True)
     ]
     return list(outs), out_tangents
+
+
+def _no_jvp_error(name: str) -> NotImplementedError:
+    op_name = name.split(".", 1)[-1]  # the op, not its MLIR dialect (as JAX names it)
+    return NotImplementedError(f"[jvp] differentiation rule for '{op_name}' not implemented")
+
+
+def jvp_not_implemented(name: str) -> Callable[..., Any]:
+    """The jvp rule of an op stablax cannot differentiate yet (JAX's NotImplementedError)."""
+
+    def rule(primals, tangents, **params):
+        raise _no_jvp_error(name)
+
+    return rule
 
 
 def jvp_traced(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 from stablax._src import core, dispatch, op_rules
@@ -34,12 +34,25 @@ def batch_op(op: Any, values: list[Any], dims: list[int | None], axis_size: int,
         return outs, [None] * len(outs)
     rule = op_rules.batch_rules.get(name)
     if rule is None:
-        op_name = name.split(".", 1)[-1]  # the op, not its MLIR dialect (as JAX names it)
-        raise NotImplementedError(f"[vmap] batching rule for '{op_name}' not implemented")
+        raise _no_batch_error(name)
     outs, out_dims = rule(values, dims, axis_size=axis_size, **params)
     if not isinstance(outs, (list, tuple)):
         outs, out_dims = [outs], [out_dims]
     return list(outs), list(out_dims)
+
+
+def _no_batch_error(name: str) -> NotImplementedError:
+    op_name = name.split(".", 1)[-1]  # the op, not its MLIR dialect (as JAX names it)
+    return NotImplementedError(f"[vmap] batching rule for '{op_name}' not implemented")
+
+
+def batch_not_implemented(name: str) -> Callable[..., Any]:
+    """The batching rule of an op stablax cannot batch yet (JAX's NotImplementedError)."""
+
+    def rule(values, dims, *, axis_size, **params):
+        raise _no_batch_error(name)
+
+    return rule
 
 
 def batch_traced(

@@ -322,8 +322,16 @@ def _stacked(aval: ShapedArray, axis_size: int) -> ShapedArray:
     return ShapedArray((axis_size, *aval.shape), aval.dtype, aval.weak_type)
 
 
+_FORWARD_MODE_MESSAGE = "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
+
+
 def _refuse_forward_mode(op: Any) -> None:
-    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+    raise TypeError(_FORWARD_MODE_MESSAGE)
+
+
+def _vjp_lin_jvp(primals, tangents, *, info):
+    # Forward mode over a custom_vjp's backward pass (jacfwd of grad): JAX's TypeError.
+    raise TypeError(_FORWARD_MODE_MESSAGE)
 
 
 op_rules.def_op(
@@ -333,6 +341,7 @@ op_rules.def_op(
     decode=_decode_vjp_lin,
     decode_reads_owner=True,
     cache_eagerly=False,
+    jvp=_vjp_lin_jvp,
     transpose=_vjp_lin_transpose,
     batch=_vjp_lin_batch,
     expand=_refuse_forward_mode,
