@@ -153,7 +153,7 @@ def test_a_signature_traced_in_a_worker_runs_in_the_main_thread():
 
 
 def test_interned_avals_are_one_object_across_threads():
-    from stablax._src.core import ShapedArray
+    from stablax._src.avals import ShapedArray
 
     def make(_):
         return [ShapedArray((7, 11, i), np.float32) for i in range(200)]

@@ -16,7 +16,7 @@ import numpy as np
 
 from stablax._src import dtypes, lax
 from stablax._src.jit import jit
-from stablax._src.lax._shapes import canonicalize_axis
+from stablax._src.lax._argcheck import RANK, axis_arg
 from stablax._src.numpy import _ufuncs as ufuncs
 from stablax._src.numpy._creation import arange, asarray, zeros
 from stablax._src.numpy._einsum import einsum
@@ -224,7 +224,9 @@ def scale_and_translate(
         )
     (image,) = promote_dtypes_inexact(image)
     scale, translation = promote_dtypes_inexact(asarray(scale), asarray(translation))
-    dims = tuple(canonicalize_axis(d, image.ndim, "scale_and_translate") for d in spatial_dims)
+    dims = tuple(
+        axis_arg(d, image.ndim, "lax.scale_and_translate", array=RANK) for d in spatial_dims
+    )
     scales = [scale[i] for i in range(len(dims))]
     translations = [translation[i] for i in range(len(dims))]
     return _scale_and_translate(

@@ -15,9 +15,10 @@ import numpy as np
 from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import aval_of
+from stablax._src.lax._argcheck import RANK, axis_arg
 from stablax._src.lax._elementwise import add, sub
 from stablax._src.lax._elementwise_unary import neg
-from stablax._src.lax._shapes import broadcasted_iota, canonicalize_axis, full_like
+from stablax._src.lax._shapes import broadcasted_iota, full_like
 from stablax._src.lax._slice_pad import rev, slice_in_dim
 from stablax._src.lax._sort import sort, top_k
 
@@ -40,7 +41,7 @@ def _approx_top_k(
         raise ValueError(f"{name}: k must be positive, got {k}{mlir.where_suffix()}")
     if aval.ndim == 0:
         raise TypeError(f"{name}: operand must have at least one dimension, got shape ()")
-    dim = canonicalize_axis(reduction_dimension, aval.ndim, name)
+    dim = axis_arg(reduction_dimension, aval.ndim, f"lax.{name}", array=RANK)
     size = aval.shape[dim]
     if size < k:
         raise ValueError(

@@ -1,5 +1,5 @@
-"""Checks of the non-array arguments of public functions (callables, integer sequences), raising
-TypeError that names the function and the argument before anything else uses the value."""
+"""Checks of the non-array arguments of public functions (callables, integer sequences, axes),
+raising an error that names the function and the argument before anything else uses the value."""
 
 from __future__ import annotations
 
@@ -56,6 +56,72 @@ def int_or_int_sequence(values: Any, what: str, name: str) -> tuple[int, ...]:
     if hasattr(values, "__index__") and not hasattr(values, "__iter__"):
         return (operator.index(values),)
     return int_sequence(values, what, name)
+
+
+def lax_ints(values: Any, what: str, opname: str) -> tuple[int, ...]:
+    """A lax parameter (`what` of lax.`opname`) as a tuple of Python ints (int_sequence)."""
+    return int_sequence(values, what, f"lax.{opname}")
+
+
+# The words after "is out of bounds for" in an axis error: NumPy's, and lax's.
+DIMENSION = "array of dimension"
+RANK = "an array of rank"
+
+
+def axis_arg(
+    axis: Any,
+    ndim: int,
+    name: str,
+    *,
+    what: str = "axis",
+    array: str = DIMENSION,
+    convert: Callable[[Any], int] | None = None,
+    negative: bool = True,
+    located: bool = True,
+) -> int:
+    """`axis` in [0, ndim), a negative one counting from the end.
+
+    Out of range (or negative, where `negative` is False: lax's reductions), ValueError
+    "`name`: `what` `axis` is out of bounds for `array` `ndim`", followed by the user's line
+    where `located`. `convert` makes `axis` an int: by default int_arg, whose TypeError names
+    the argument; `operator.index` leaves Python's own.
+    """
+    axis = int_arg(axis, what, name) if convert is None else convert(axis)
+    if -ndim <= axis < ndim if negative else 0 <= axis < ndim:
+        return axis % ndim
+    note = " (lax axes are not negative)" if -ndim <= axis < 0 else ""
+    raise ValueError(
+        f"{name}: {what} {axis} is out of bounds for {array} {ndim}{note}"
+        f"{mlir.where_suffix() if located else ''}"
+    )
+
+
+def axes_arg(
+    axes: Any,
+    ndim: int,
+    name: str,
+    *,
+    what: str = "axis",
+    array: str = DIMENSION,
+    convert: Callable[[Any, str, str], tuple[int, ...]] = int_or_int_sequence,
+    negative: bool = True,
+    repeated: str | None = None,
+    sort: bool = False,
+) -> tuple[int, ...]:
+    """`axes` read by `convert` (its TypeError names `what`), each one through axis_arg.
+
+    `repeated`, where given, is the ValueError's message for an axis named twice, formatted with
+    `name`, `axes` (the axes as given, as a tuple) and `given` (as given). `sort` sorts them.
+    """
+    values = convert(axes, what, name)
+    result = tuple(
+        axis_arg(a, ndim, name, array=array, convert=operator.index, negative=negative)
+        for a in values
+    )
+    if repeated is not None and len(set(result)) != len(result):
+        message = repeated.format(name=name, axes=tuple(axes), given=axes)
+        raise ValueError(f"{message}{mlir.where_suffix()}")
+    return tuple(sorted(result)) if sort else result
 
 
 def sequence(values: Any, what: str, name: str) -> list[Any]:

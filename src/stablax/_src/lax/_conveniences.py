@@ -13,9 +13,10 @@ from stablax._src import core, dispatch, dtypes, runtime, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import aval_of
 from stablax._src.interpreters.batching import bound_axis_size
+from stablax._src.lax._argcheck import RANK, axis_arg, int_sequence, sequence, static_shapes
 from stablax._src.lax._dot import dot_general
 from stablax._src.lax._reshape_axes import broadcast_to_rank, expand_dims
-from stablax._src.lax._shapes import broadcast_in_dim, canonicalize_axis, full, reshape
+from stablax._src.lax._shapes import broadcast_in_dim, full, reshape
 from stablax._src.lax._slice_pad import concatenate, slice_in_dim
 
 
@@ -30,15 +31,13 @@ def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list[Any]:
     Returns:
       A list of `len(sizes)` arrays (`stablehlo.slice` each).
     """
-    from stablax._src.lax._argcheck import int_sequence
-
     aval = aval_of(operand)
     # As JAX: sizes must be iterable before the axis is checked, and integers after it.
     if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
         raise TypeError(
             f"lax.split: sizes must be a sequence of integers, got {sizes!r}{mlir.where_suffix()}"
         )
-    axis = canonicalize_axis(axis, aval.ndim, "split")
+    axis = axis_arg(axis, aval.ndim, "lax.split", array=RANK)
     sizes = int_sequence(sizes, "sizes", "lax.split")
     if any(s < 0 for s in sizes):
         raise ValueError(f"lax.split: sizes must be nonnegative, got {sizes}{mlir.where_suffix()}")
@@ -59,8 +58,6 @@ def stack(operands: Sequence[Any], axis: int = 0) -> Any:
 
     Example: `stack([x, y], axis=1)` of two `int32[2]` is `int32[2,2]` with columns x and y.
     """
-    from stablax._src.lax._argcheck import sequence
-
     operands = sequence(operands, "operands", "lax.stack")
     if not operands:
         raise ValueError("lax.stack: need at least one array to stack")
@@ -70,14 +67,14 @@ def stack(operands: Sequence[Any], axis: int = 0) -> Any:
             "All input arrays must have the same shape. Got "
             f"{', '.join(map(str, shapes))}.{mlir.where_suffix()}"
         )
-    axis = canonicalize_axis(axis, len(shapes[0]) + 1, "stack")
+    axis = axis_arg(axis, len(shapes[0]) + 1, "lax.stack", array=RANK)
     return concatenate([expand_dims(x, (axis,)) for x in operands], axis)
 
 
 def unstack(x: Any, axis: int = 0) -> tuple[Any, ...]:
     """The slices of `x` along `axis`, that axis removed: the inverse of `stack`."""
     aval = aval_of(x)
-    axis = canonicalize_axis(axis, aval.ndim, "unstack")
+    axis = axis_arg(axis, aval.ndim, "lax.unstack", array=RANK)
     out_shape = aval.shape[:axis] + aval.shape[axis + 1 :]
     return tuple(
         reshape(slice_in_dim(x, i, i + 1, axis=axis), out_shape) for i in range(aval.shape[axis])
@@ -90,8 +87,6 @@ def tile(operand: Any, reps: Sequence[int]) -> Any:
     Lowers to a reshape, a `stablehlo.broadcast_in_dim` and a reshape.
     """
     aval = aval_of(operand)
-    from stablax._src.lax._argcheck import int_sequence
-
     reps = int_sequence(reps, "reps", "lax.tile")
     if len(reps) != aval.ndim:
         raise TypeError(
@@ -140,8 +135,6 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     """
     if not shapes:
         return ()
-    from stablax._src.lax._argcheck import static_shapes
-
     shapes = static_shapes(shapes, "lax.broadcast_shapes")
     ndim = max(len(s) for s in shapes)
     padded = [(1,) * (ndim - len(s)) + s for s in shapes]
@@ -210,8 +203,6 @@ def dtype(x: Any) -> np.dtype:
 
 def shape_as_value(shape: Sequence[int]) -> np.ndarray:
     """A shape as a 1-D integer array (int64 if a dimension needs it, else int32)."""
-    from stablax._src.lax._argcheck import int_sequence
-
     shape = int_sequence(shape, "shape", "lax.shape_as_value")
     wide = any(d > np.iinfo(np.int32).max for d in shape)
     value = np.asarray(shape, dtype=np.int64 if wide else np.int32).reshape(len(shape))

@@ -18,7 +18,7 @@ from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.interpreters.batching import moveaxis
 from stablax._src.ir import ir
-from stablax._src.lax._argcheck import int_sequence, sequence
+from stablax._src.lax._argcheck import RANK, axis_arg, int_sequence, lax_ints, sequence
 from stablax._src.lax._elementwise import (
     and_,
     ge,
@@ -33,14 +33,7 @@ from stablax._src.lax._reshape_axes import expand_dims
 from stablax._src.lax._shapes import (
     _error as _type_error,
 )
-from stablax._src.lax._shapes import (
-    _ints,
-    broadcast_in_dim,
-    canonicalize_axis,
-    convert_element_type,
-    full,
-    full_like,
-)
+from stablax._src.lax._shapes import broadcast_in_dim, convert_element_type, full, full_like
 from stablax._src.lax._slice_pad import concatenate
 from stablax._src.lax._slicing import (
     _index_dtype,
@@ -129,7 +122,7 @@ def _normalize_dnums(dnums: Any, kind: type, opname: str) -> Any:
         raise _type_error(
             opname, f"dimension_numbers must be a {kind.__name__}, got {type(dnums).__name__}"
         )
-    return kind(*(_ints(v, f, opname) for f, v in zip(kind._fields, dnums, strict=True)))
+    return kind(*(lax_ints(v, f, opname) for f, v in zip(kind._fields, dnums, strict=True)))
 
 
 def _check_dims(
@@ -469,7 +462,7 @@ def _gather(
 ) -> Any:
     mode = _parse_mode(opname, mode, GatherScatterMode.PROMISE_IN_BOUNDS)
     dn = _normalize_dnums(dimension_numbers, GatherDimensionNumbers, opname)
-    sizes = _ints(slice_sizes, "slice_sizes", opname)
+    sizes = lax_ints(slice_sizes, "slice_sizes", opname)
     if dtypes.is_python_scalar(operand):
         operand = weak_scalar(operand, aval_of(operand).dtype)
     params = dict(
@@ -520,7 +513,7 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
             "needs one 1-D integer index array per axis, all of one "
             f"length, got {', '.join(a.str_short() for a in avals)} for axes {axes}",
         )
-    axes = tuple(canonicalize_axis(a, aval_of(src).ndim, "index_take") for a in axes)
+    axes = tuple(axis_arg(a, aval_of(src).ndim, "lax.index_take", array=RANK) for a in axes)
     dtype = _index_dtype(avals)
     shape = aval_of(src).shape
     if any(shape[a] == 0 for a in axes):  # no slice of size 1 to gather

@@ -8,6 +8,7 @@ that is no monoid makes a generic reduce (_reduce_generic.py).
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Sequence
 from typing import Any
@@ -22,7 +23,7 @@ from stablax._src.config import config
 from stablax._src.core import Tracer
 from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.lax import _elementwise as ew
-from stablax._src.lax._argcheck import int_arg, int_sequence
+from stablax._src.lax._argcheck import RANK, axes_arg, int_arg, int_sequence
 from stablax._src.lax._elementwise_common import (
     BOOL,
     FLOAT,
@@ -48,20 +49,16 @@ from stablax._src.lax._shapes import (
 )
 from stablax._src.op_rules import batch_rules, def_op
 
-
-def _normalize_axes(axes: Sequence[int], ndim: int, opname: str) -> tuple[int, ...]:
-    result = []
-    for a in int_sequence(axes, "axes", f"lax.{opname}"):
-        if not 0 <= a < ndim:  # lax takes no negative axes, as JAX (XLA's rule)
-            raise ValueError(
-                f"lax.{opname}: axis {a} is out of bounds for an array of rank {ndim}"
-                f"{' (lax axes are not negative)' if -ndim <= a < 0 else ''}"
-                f"{mlir.where_suffix()}"
-            )
-        result.append(a)
-    if len(set(result)) != len(result):
-        raise ValueError(f"lax.{opname}: duplicate axes in {tuple(axes)}{mlir.where_suffix()}")
-    return tuple(sorted(result))
+# A reduction's axes, sorted; lax takes no negative axes, as JAX (XLA's rule).
+_normalize_axes = functools.partial(
+    axes_arg,
+    what="axes",
+    array=RANK,
+    convert=int_sequence,
+    negative=False,
+    repeated="{name}: duplicate axes in {axes}",
+    sort=True,
+)
 
 
 # --- the reduce op -----------------------------------------------------------------------------
@@ -312,7 +309,7 @@ def _reduce(computation: str, operand: Any, axes: Sequence[int], init: Any = Non
             f"lax.reduce_{computation}: logical reductions take bool or 8- to 64-bit integer "
             f"operands, got {aval.dtype.name}{mlir.where_suffix()}"
         )
-    axes = _normalize_axes(axes, aval.ndim, f"reduce_{computation}")
+    axes = _normalize_axes(axes, aval.ndim, f"lax.reduce_{computation}")
     if init is None:
         init = identity_element(computation, aval.dtype)
         if not axes and hasattr(operand, "aval"):
@@ -329,7 +326,7 @@ def _check_reducible(name: str, operand: Any, axes: Sequence[int]) -> None:
     dtype = aval_of(operand).dtype
     if dtype != np.bool_:
         check_dtype(name, dtype, NUMBER)
-    _normalize_axes(axes, aval_of(operand).ndim, name)
+    _normalize_axes(axes, aval_of(operand).ndim, f"lax.{name}")
     check_dtype(name, dtype, NUMBER)
 
 
@@ -411,7 +408,7 @@ def _arg_reduce(computation: str, operand: Any, axis: int, index_dtype: Any) -> 
     # JAX's order: the dtype is read, then the axis and its size checked, then the dtype's kind.
     index_dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(index_dtype, computation))
     axis = int_arg(axis, "axis", f"lax.{computation}")  # one axis (a tuple is no axis)
-    (axis,) = _normalize_axes((axis,), aval.ndim, computation)
+    (axis,) = _normalize_axes((axis,), aval.ndim, f"lax.{computation}")
     if aval.shape[axis] == 0:
         raise ValueError(
             f"lax.{computation} requires a non-empty reduced dimension, got "
@@ -517,7 +514,7 @@ def reduce(
     fn, out_tree = generic.trace_computation("reduce", computation, init_avals, tree)
     generic.check_inits("reduce", operand_avals, init_avals)
     generic.check_outputs("reduce", fn, init_avals)
-    dims = _normalize_axes(dimensions, operand_avals[0].ndim, "reduce")
+    dims = _normalize_axes(dimensions, operand_avals[0].ndim, "lax.reduce")
     runtime.check_sharding(out_sharding, "lax.reduce")
     name = generic.monoid_of(fn) if len(flat_operands) == 1 else None
     if name is not None:
@@ -528,7 +525,7 @@ def reduce(
 
 
 def _monoid_reduce(name: str, operand: Any, init: Any, dimensions: Sequence[int]) -> Any:
-    dims = _normalize_axes(dimensions, aval_of(operand).ndim, "reduce")
+    dims = _normalize_axes(dimensions, aval_of(operand).ndim, "lax.reduce")
     result = _reduce(name, operand, dims, init)
     # As JAX: weakly typed only when both the operand and the init value are.
     weak = aval_of(operand).weak_type and aval_of(init).weak_type

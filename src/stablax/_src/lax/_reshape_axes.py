@@ -3,6 +3,7 @@ expand_dims, collapse and broadcast_to_rank."""
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import Sequence
@@ -10,17 +11,17 @@ from typing import Any
 
 from stablax._src import ir as mlir
 from stablax._src.avals import aval_of
-from stablax._src.lax._argcheck import int_sequence
-from stablax._src.lax._shapes import _ints, broadcast, canonicalize_axis, reshape
+from stablax._src.lax._argcheck import RANK, axes_arg, int_sequence
+from stablax._src.lax._shapes import broadcast, reshape
 
-
-def _unique_axes(axes: Sequence[int], ndim: int, opname: str) -> tuple[int, ...]:
-    result = tuple(canonicalize_axis(a, ndim, opname) for a in _ints(axes, "dimensions", opname))
-    if len(set(result)) != len(result):
-        raise ValueError(
-            f"lax.{opname}: repeated axis in dimensions {tuple(axes)}{mlir.where_suffix()}"
-        )
-    return result
+# squeeze's and expand_dims's dimensions: distinct, negative ones counting from the end.
+_unique_axes = functools.partial(
+    axes_arg,
+    what="dimensions",
+    array=RANK,
+    convert=int_sequence,
+    repeated="{name}: repeated axis in dimensions {axes}",
+)
 
 
 def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
@@ -34,7 +35,7 @@ def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
       `array` reshaped without those axes (`stablehlo.reshape`).
     """
     aval = aval_of(array)
-    dims = _unique_axes(dimensions, aval.ndim, "squeeze")
+    dims = _unique_axes(dimensions, aval.ndim, "lax.squeeze")
     if any(aval.shape[d] != 1 for d in dims):
         raise ValueError(
             "lax.squeeze: cannot select an axis to squeeze out which has size not equal to one, "
@@ -59,7 +60,7 @@ def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
     aval = aval_of(array)
     dimensions = int_sequence(dimensions, "dimensions", "lax.expand_dims")
     ndim_out = aval.ndim + len(dimensions)
-    dims = set(_unique_axes(dimensions, ndim_out, "expand_dims"))
+    dims = set(_unique_axes(dimensions, ndim_out, "lax.expand_dims"))
     rest = iter(aval.shape)
     return reshape(array, tuple(1 if i in dims else next(rest) for i in range(ndim_out)))
 

@@ -15,7 +15,7 @@ from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.interpreters.batching import bdim_at_front, moveaxis
 from stablax._src.ir import ir
-from stablax._src.lax._argcheck import check_callable
+from stablax._src.lax._argcheck import check_callable, lax_ints
 from stablax._src.lax._elementwise import (
     add,
     div,
@@ -49,7 +49,7 @@ from stablax._src.lax._reduce_bodies import MONOIDS, computation_of, emit_monoid
 from stablax._src.lax._shapes import (
     _error as _type_error,
 )
-from stablax._src.lax._shapes import _ints, convert_element_type, full
+from stablax._src.lax._shapes import convert_element_type, full
 from stablax._src.lax._slicing import (
     _undefined,
     _value_error,
@@ -464,7 +464,7 @@ def scatter_apply(
       The updated array (`stablehlo.scatter` of the mask, then `stablehlo.select`).
     """
     aval = aval_of(operand)
-    update_shape = _ints(update_shape, "update_shape", "scatter_apply")
+    update_shape = lax_ints(update_shape, "update_shape", "scatter_apply")
     check_callable("lax.scatter_apply", func, "func")
     applied = func(operand)  # first, as JAX traces func before it looks at the rest
     if applied is None or isinstance(applied, (tuple, list, dict)):  # JAX's class

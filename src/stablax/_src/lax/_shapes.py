@@ -17,30 +17,12 @@ from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.interpreters.batching import moveaxis
-from stablax._src.lax._argcheck import int_arg, int_sequence
+from stablax._src.lax._argcheck import lax_ints
 from stablax._src.op_rules import attribute_lowering, def_op
-
-
-def _ints(values: Any, what: str, opname: str) -> tuple[int, ...]:
-    return int_sequence(values, what, f"lax.{opname}")
 
 
 def _error(opname: str, message: str) -> TypeError:
     return TypeError(f"lax.{opname}: {message}{mlir.where_suffix()}")
-
-
-def canonicalize_axis(axis: int, ndim: int, opname: str) -> int:
-    """`axis` in [0, ndim), negative axes counting from the end; ValueError when out of range."""
-    axis = int_arg(axis, "axis", f"lax.{opname}")
-    if not -ndim <= axis < ndim:
-        raise ValueError(
-            f"lax.{opname}: axis {axis} is out of bounds for an array of rank {ndim}"
-            f"{mlir.where_suffix()}"
-        )
-    return axis % ndim
-
-
-# --- decoders: the params of an emitted op, so that rewrites can re-bind it -------------------
 
 
 def i64s(op: Any, name: str) -> tuple[int, ...]:
@@ -227,8 +209,8 @@ def broadcast_in_dim(
     `out_sharding`: None, or a sharding on stablax's one device.
     """
     runtime.check_sharding(out_sharding, "lax.broadcast_in_dim")
-    shape = _ints(shape, "shape", "broadcast_in_dim")
-    dims = _ints(broadcast_dimensions, "broadcast_dimensions", "broadcast_in_dim")
+    shape = lax_ints(shape, "shape", "broadcast_in_dim")
+    dims = lax_ints(broadcast_dimensions, "broadcast_dimensions", "broadcast_in_dim")
     aval = aval_of(operand)
     if aval.shape == shape and dims == tuple(range(len(shape))) and hasattr(operand, "aval"):
         return operand
@@ -243,7 +225,7 @@ def broadcast(operand: Any, sizes: Sequence[int], *, out_sharding: Any = None) -
     `out_sharding`: None, or a sharding on stablax's one device.
     """
     runtime.check_sharding(out_sharding, "lax.broadcast")
-    sizes = _ints(sizes, "sizes", "broadcast")
+    sizes = lax_ints(sizes, "sizes", "broadcast")
     aval = aval_of(operand)
     dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
     return broadcast_in_dim(operand, sizes + aval.shape, dims)
@@ -286,10 +268,10 @@ def reshape(
     `out_sharding`: None, or a sharding on stablax's one device.
     """
     runtime.check_sharding(out_sharding, "lax.reshape")
-    new_sizes = _ints(new_sizes, "new_sizes", "reshape")
+    new_sizes = lax_ints(new_sizes, "new_sizes", "reshape")
     aval = aval_of(operand)
     if dimensions is not None:
-        dimensions = _ints(dimensions, "dimensions", "reshape")
+        dimensions = lax_ints(dimensions, "dimensions", "reshape")
         if dimensions != tuple(range(aval.ndim)):
             operand = transpose(operand, dimensions)
             aval = aval_of(operand)  # the permuted operand's shape is the one compared below
@@ -330,7 +312,7 @@ op_rules.batch_rules["stablehlo.transpose"] = _transpose_batch
 
 def transpose(operand: Any, permutation: Sequence[int]) -> Any:
     """Permutes the axes: output axis i is operand axis `permutation[i]` (`stablehlo.transpose`)."""
-    permutation = _ints(permutation, "permutation", "transpose")
+    permutation = lax_ints(permutation, "permutation", "transpose")
     if permutation == tuple(range(len(permutation))) and hasattr(operand, "aval"):
         _transpose_rule(operand.aval, permutation=permutation)
         return operand
@@ -386,7 +368,7 @@ def broadcasted_iota(
         raise ValueError(f"lax.iota: dtype must be specified{mlir.where_suffix()}")
     runtime.check_sharding(out_sharding, "lax.broadcasted_iota")
     dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "iota"))
-    shape = _ints((shape,) if isinstance(shape, int) else shape, "shape", "iota")  # as JAX
+    shape = lax_ints((shape,) if isinstance(shape, int) else shape, "shape", "iota")  # as JAX
     if any(d < 0 for d in shape):  # JAX's class and words
         raise TypeError(
             f"iota shape must have every element be nonnegative, got {shape}.{mlir.where_suffix()}"
@@ -414,7 +396,7 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None, *, sharding: 
     `sharding`: None, or a sharding on stablax's one device.
     """
     runtime.check_sharding(sharding, "lax.full", "sharding")
-    shape = _ints((shape,) if isinstance(shape, int) else shape, "shape", "full")
+    shape = lax_ints((shape,) if isinstance(shape, int) else shape, "shape", "full")
     if dtype is None:
         aval = aval_of(fill_value)
         dtype, weak = aval.dtype, aval.weak_type
@@ -473,7 +455,7 @@ def full_like(
     target_dtype = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
     if isinstance(shape, int):  # one dimension, as in JAX
         shape = (shape,)
-    target_shape = aval.shape if shape is None else _ints(shape, "shape", "full_like")
+    target_shape = aval.shape if shape is None else lax_ints(shape, "shape", "full_like")
     weak = aval.weak_type and dtype is None
     if not weak and not hasattr(fill_value, "aval"):  # a weak x takes NumPy's cast, as JAX
         _check_complex_fill(fill_value, target_dtype, "full_like")

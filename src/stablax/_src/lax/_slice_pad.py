@@ -15,15 +15,13 @@ from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.interpreters.batching import bdim_at_front
-from stablax._src.lax._argcheck import sequence
+from stablax._src.lax._argcheck import RANK, axis_arg, lax_ints, sequence
 from stablax._src.lax._elementwise import select, sub
 from stablax._src.lax._elementwise_common import _scalar_operand
 from stablax._src.lax._reshape_axes import squeeze
 from stablax._src.lax._shapes import (
     _error,
-    _ints,
     broadcast_in_dim,
-    canonicalize_axis,
     convert_element_type,
     full,
     i64s,
@@ -182,9 +180,9 @@ def slice(  # noqa: A001
     strides: Sequence[int] | None = None,
 ) -> Any:
     """The static sub-array [start:limit:stride] in every dimension (`stablehlo.slice`)."""
-    start = _ints(start_indices, "start_indices", "slice")
-    limit = _ints(limit_indices, "limit_indices", "slice")
-    step = (1,) * len(start) if strides is None else _ints(strides, "strides", "slice")
+    start = lax_ints(start_indices, "start_indices", "slice")
+    limit = lax_ints(limit_indices, "limit_indices", "slice")
+    step = (1,) * len(start) if strides is None else lax_ints(strides, "strides", "slice")
     aval = aval_of(operand)
     if start == (0,) * aval.ndim and limit == aval.shape and step == (1,) * aval.ndim:
         _slice_rule(aval, start_indices=start, limit_indices=limit, strides=step)
@@ -228,7 +226,7 @@ def _as_array(operand: Any, aval: ShapedArray) -> Any:
 
 def rev(operand: Any, dimensions: Sequence[int]) -> Any:
     """Reverses the order of elements along `dimensions` (`stablehlo.reverse`)."""
-    dimensions = _ints(dimensions, "dimensions", "rev")
+    dimensions = lax_ints(dimensions, "dimensions", "rev")
     if not dimensions:
         return _as_array(operand, aval_of(operand))
     return bind("stablehlo.reverse", operand, dimensions=dimensions)
@@ -253,7 +251,7 @@ def slice_in_dim(
       The slice, of the operand's rank.
     """
     shape = aval_of(operand).shape
-    axis = canonicalize_axis(axis, len(shape), "slice_in_dim")
+    axis = axis_arg(axis, len(shape), "lax.slice_in_dim", array=RANK)
     size = shape[axis]
     start = 0 if start_index is None else operator.index(start_index)
     limit = size if limit_index is None else operator.index(limit_index)
@@ -281,7 +279,7 @@ def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True)
       The selected slice (`stablehlo.slice`, then `stablehlo.reshape` when not keepdims).
     """
     shape = aval_of(operand).shape
-    axis = canonicalize_axis(axis, len(shape), "index_in_dim")
+    axis = axis_arg(axis, len(shape), "lax.index_in_dim", array=RANK)
     index, size = operator.index(index), shape[axis]
     if not -size <= index < size:
         raise IndexError(

@@ -16,7 +16,7 @@ from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.interpreters.batching import bdim_at_front, moveaxis
-from stablax._src.lax._argcheck import sequence
+from stablax._src.lax._argcheck import RANK, axis_arg, lax_ints, sequence
 from stablax._src.lax._elementwise import (
     add,
     lt,
@@ -31,13 +31,7 @@ from stablax._src.lax._reshape_axes import (
 from stablax._src.lax._shapes import (
     _error as _type_error,
 )
-from stablax._src.lax._shapes import (
-    _ints,
-    broadcast_in_dim,
-    canonicalize_axis,
-    convert_element_type,
-    full,
-)
+from stablax._src.lax._shapes import broadcast_in_dim, convert_element_type, full
 from stablax._src.lax._slice_pad import (
     concatenate,
     index_in_dim,
@@ -405,7 +399,7 @@ def _dynamic_slice(
     aval = aval_of(operand)
     _check_index_count(opname, start_indices, aval.shape)  # before the sizes, as JAX
     _check_static_negative(opname, start_indices, aval.shape, allow_negative)
-    sizes = _ints(slice_sizes, "slice_sizes", opname)
+    sizes = lax_ints(slice_sizes, "slice_sizes", opname)
     _check_slice_sizes(opname, aval, sizes)
     indices = _start_operands(opname, start_indices, aval.shape, sizes, allow_negative)
     if not aval.shape and hasattr(operand, "aval"):
@@ -500,7 +494,7 @@ def _starts_in_dim(opname: str, ndim: int, axis: int, start_index: Any) -> tuple
             f"lax.{opname}: the start index must be an integer scalar, got {start_index!r}"
             f"{mlir.where_suffix()}"
         )
-    axis = canonicalize_axis(axis, ndim, opname)
+    axis = axis_arg(axis, ndim, f"lax.{opname}", array=RANK)
     starts: list[Any] = [0] * ndim
     starts[axis] = start_index
     return axis, starts

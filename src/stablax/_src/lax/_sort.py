@@ -20,6 +20,7 @@ from stablax._src.interpreters.batching import moveaxis
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
+from stablax._src.lax._argcheck import RANK, axis_arg
 from stablax._src.lax._dot import dot_general
 from stablax._src.lax._elementwise_common import ANY, BOOL, FLOAT, INT, check_dtype
 from stablax._src.lax._reduce_bodies import emit_region_body
@@ -185,16 +186,6 @@ def _sort_batch(values, dims, *, axis_size, dimension, is_stable, num_keys):
 batch_rules["stablehlo.sort"] = _sort_batch
 
 
-def _normalize_axis(axis: int, ndim: int, opname: str, what: str = "dimension") -> int:
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise ValueError(
-            f"lax.{opname}: {what} {axis} is out of bounds for an array of rank "
-            f"{ndim}{mlir.where_suffix()}"
-        )
-    return axis % ndim
-
-
 def sort(
     operand: Any | Sequence[Any], dimension: int = -1, is_stable: bool = True, num_keys: int = 1
 ) -> Any:
@@ -223,7 +214,10 @@ def sort(
             f"lax.sort: num_keys={num_keys!r} must equal 1 for a single operand"
             f"{mlir.where_suffix()}"
         )
-    dimension = _normalize_axis(dimension, aval_of(operands[0]).ndim, "sort")
+    ndim = aval_of(operands[0]).ndim
+    dimension = axis_arg(
+        dimension, ndim, "lax.sort", what="dimension", array=RANK, convert=operator.index
+    )
     outs = bind(
         "stablehlo.sort",
         *operands,
@@ -337,7 +331,7 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
         raise ValueError(
             f"lax.top_k: axis {axis} is out of bounds for a rank-0 array{mlir.where_suffix()}"
         )
-    axis = _normalize_axis(axis, ndim, "top_k", "axis")
+    axis = axis_arg(axis, ndim, "lax.top_k", array=RANK, convert=operator.index)
     if np.issubdtype(aval_of(operand).dtype, np.complexfloating):
         raise ValueError(
             f"lax.top_k: top_k is not compatible with complex inputs{mlir.where_suffix()}"

@@ -17,7 +17,7 @@ from stablax._src.core import Tracer, current_trace
 from stablax._src.dispatch import bind
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
-from stablax._src.lax._argcheck import int_sequence
+from stablax._src.lax._argcheck import lax_ints
 from stablax._src.lax._cumulative_windows import cumulative_tangent, logaddexp
 from stablax._src.lax._elementwise_common import INEXACT, check_dtype
 from stablax._src.lax._reduce_bodies import (
@@ -77,9 +77,9 @@ def padtype_to_pads(
             f"lax.{opname}: unrecognized padding type {padding!r}; expected 'VALID',"
             f" 'SAME', 'SAME_LOWER' or (low, high) pairs{mlir.where_suffix()}"
         )
-    in_shape = _ints(in_shape, "in_shape", opname)
-    window_shape = _ints(window_shape, "window_shape", opname)
-    window_strides = _ints(window_strides, "window_strides", opname)
+    in_shape = lax_ints(in_shape, "in_shape", opname)
+    window_shape = lax_ints(window_shape, "window_shape", opname)
+    window_strides = lax_ints(window_strides, "window_strides", opname)
     if not len(in_shape) == len(window_shape) == len(window_strides):
         raise ValueError(
             f"lax.{opname}: in_shape {in_shape}, window_shape {window_shape} and window_strides "
@@ -99,10 +99,6 @@ def padtype_to_pads(
         low = total // 2 if kind == "SAME" else total - total // 2
         pads.append((low, total - low))
     return pads
-
-
-def _ints(values: Any, what: str, opname: str) -> tuple[int, ...]:
-    return int_sequence(values, what, f"lax.{opname}")
 
 
 def normalize_padding(
@@ -142,13 +138,15 @@ def reduce_window_shape_tuple(
 ) -> tuple[int, ...]:
     """The result shape of `reduce_window` for explicit (low, high) `padding`."""
     name = "reduce_window_shape_tuple"
-    operand_shape = _ints(operand_shape, "operand_shape", name)
+    operand_shape = lax_ints(operand_shape, "operand_shape", name)
     ones = (1,) * len(operand_shape)
-    window_dimensions = _ints(window_dimensions, "window_dimensions", name)
-    window_strides = _ints(window_strides, "window_strides", name)
-    base_dilation = ones if base_dilation is None else _ints(base_dilation, "base_dilation", name)
+    window_dimensions = lax_ints(window_dimensions, "window_dimensions", name)
+    window_strides = lax_ints(window_strides, "window_strides", name)
+    base_dilation = (
+        ones if base_dilation is None else lax_ints(base_dilation, "base_dilation", name)
+    )
     window_dilation = (
-        ones if window_dilation is None else _ints(window_dilation, "window_dilation", name)
+        ones if window_dilation is None else lax_ints(window_dilation, "window_dilation", name)
     )
     for what, dilation in (("base_dilation", base_dilation), ("window_dilation", window_dilation)):
         if any(d <= 0 for d in dilation):  # first, with JAX's class
@@ -502,7 +500,7 @@ def reduce_window(
         raise ValueError(f"reduce_window must have at least one operand.{mlir.where_suffix()}")
     if isinstance(padding, str) and window_dilation is not None:
         # JAX dilates the window for a padding string before it traces the computation
-        dilation = _ints(window_dilation, "window_dilation", "reduce_window")
+        dilation = lax_ints(window_dilation, "window_dilation", "reduce_window")
         _strictly_positive(dilation, "window_dilation")
     name = monoid_name(computation) if len(flat_operands) == 1 else None
     fn = None
@@ -540,16 +538,20 @@ def _window_params(
 ) -> dict[str, Any]:
     """The window parameters, checked and normalized (padding strings resolved), as JAX."""
     ndim = aval.ndim
-    window_dimensions = _ints(window_dimensions, "window_dimensions", "reduce_window")
+    window_dimensions = lax_ints(window_dimensions, "window_dimensions", "reduce_window")
     ones = (1,) * ndim
     strides = (
-        ones if window_strides is None else _ints(window_strides, "window_strides", "reduce_window")
+        ones
+        if window_strides is None
+        else lax_ints(window_strides, "window_strides", "reduce_window")
     )
-    base = ones if base_dilation is None else _ints(base_dilation, "base_dilation", "reduce_window")
+    base = (
+        ones if base_dilation is None else lax_ints(base_dilation, "base_dilation", "reduce_window")
+    )
     dilation = (
         ones
         if window_dilation is None
-        else _ints(window_dilation, "window_dilation", "reduce_window")
+        else lax_ints(window_dilation, "window_dilation", "reduce_window")
     )
     if isinstance(padding, str):
         # JAX dilates the window for a padding string before any other check (its TypeError)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
-from stablax._src.lax._argcheck import int_sequence, sequence
+from stablax._src.lax._argcheck import axes_arg, axis_arg, int_sequence, sequence
 from stablax._src.lax._fft import FftType
 from stablax._src.numpy._creation import asarray
 
@@ -26,16 +26,6 @@ def _check_norm(norm: str | None) -> None:
             f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".'
             f"{mlir.where_suffix()}"
         )
-
-
-def _axis(axis: int, ndim: int, name: str) -> int:
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise ValueError(
-            f"jnp.fft.{name}: axis {axis} is out of bounds for array of dimension {ndim}"
-            f"{mlir.where_suffix()}"
-        )
-    return axis % ndim
 
 
 def _check_two_axes(axes: Sequence[int], name: str) -> None:
@@ -62,21 +52,17 @@ def _axes_and_lengths(
             )
         axes = range(ndim) if s is None else range(ndim - len(s), ndim)
     _check_two_axes(axes, name)
-    normalized = [_axis(axis, ndim, name) for axis in axes]
-    if len(set(normalized)) != len(normalized):
-        raise ValueError(
-            f"jnp.fft.{name} does not support repeated axes. Got axes {tuple(axes)}."
-            f"{mlir.where_suffix()}"
-        )
+    repeated = "{name} does not support repeated axes. Got axes {axes}."
+    normalized = axes_arg(axes, ndim, f"jnp.fft.{name}", convert=int_sequence, repeated=repeated)
     if s is None:
-        return tuple(normalized), None
+        return normalized, None
     lengths = tuple(operator.index(n) for n in s)
     if len(lengths) != len(normalized):
         raise ValueError(
             f"jnp.fft.{name}: shape s={tuple(lengths)} and axes={tuple(normalized)} must have "
             f"the same length{mlir.where_suffix()}"
         )
-    return tuple(normalized), lengths
+    return normalized, lengths
 
 
 def _resize(x: Any, axis: int, size: int) -> Any:
@@ -432,7 +418,7 @@ def _shift(x: Any, axes: int | Sequence[int] | None, inverse: bool, name: str) -
     elif isinstance(axes, (int, np.integer)):
         axes = (axes,)
     for axis in sequence(axes, "axes", f"jnp.fft.{name}"):
-        axis = _axis(axis, ndim, name)
+        axis = axis_arg(axis, ndim, f"jnp.fft.{name}", convert=operator.index)
         size = x.aval.shape[axis]
         shift = size - size // 2 if inverse else size // 2
         if size <= 1 or shift == 0:

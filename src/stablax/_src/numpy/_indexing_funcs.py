@@ -16,15 +16,17 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import ConcretizationTypeError, Tracer
 from stablax._src.dtype_promotion import result_type
-from stablax._src.lax._argcheck import check_callable, int_arg, int_or_int_sequence, sequence
+from stablax._src.lax._argcheck import (
+    axis_arg,
+    check_callable,
+    int_arg,
+    int_or_int_sequence,
+    sequence,
+)
 from stablax._src.numpy import _shape, _ufuncs
 from stablax._src.numpy._creation import asarray, ones, zeros
 from stablax._src.numpy._promotion import check_arraylike
 from stablax._src.numpy._sorting import nonzero
-
-
-def _axis(axis: int, ndim: int, name: str) -> int:
-    return _shape.normalize_axis(axis, ndim, f"jnp.{name}")
 
 
 def _check_int_indices(name: str, indices: Any, error: type = TypeError) -> Any:
@@ -83,7 +85,7 @@ def take(
         indices = lax.convert_element_type(indices, dtypes.default_int_dtype())
     if axis is None:
         a, axis = _shape.ravel(a), 0
-    axis = _axis(axis, a.aval.ndim, "take")
+    axis = axis_arg(axis, a.aval.ndim, "jnp.take")
     if a.aval.shape[axis] == 0 and indices.aval.size:  # NumPy's and JAX's IndexError, first
         raise IndexError(
             f"jnp.take: cannot do a non-empty take from an empty axis of {a.aval.str_short()}"
@@ -144,7 +146,7 @@ def take_along_axis(
     if axis is None:
         arr, axis = _shape.ravel(arr), 0
         indices = _shape.ravel(indices)
-    axis = _axis(axis, arr.aval.ndim, "take_along_axis")
+    axis = axis_arg(axis, arr.aval.ndim, "jnp.take_along_axis")
     index = _along_axis_index("take_along_axis", arr, indices, axis)
     return arr.at[index].get(
         mode="fill" if mode is None else mode,
@@ -189,7 +191,7 @@ def put_along_axis(
     if axis is None:
         flat = put_along_axis(_shape.ravel(arr), indices, values, 0, False, mode=mode)
         return _shape.reshape(flat, arr.aval.shape)
-    axis = _axis(axis, arr.aval.ndim, "put_along_axis")
+    axis = axis_arg(axis, arr.aval.ndim, "jnp.put_along_axis")
     index = _along_axis_index("put_along_axis", arr, indices, axis)
     return arr.at[index].set(values, mode=mode)
 
@@ -286,7 +288,7 @@ def compress(
     condition = _ufuncs.not_equal(condition, False)
     if axis is None:
         a, axis = _shape.ravel(a), 0
-    axis = _axis(axis, a.aval.ndim, "compress")
+    axis = axis_arg(axis, a.aval.ndim, "jnp.compress")
     n, length = a.aval.shape[axis], condition.aval.shape[0]
     # Entries past the shorter of the two cannot be selected (JAX cuts both to it).
     bound = min(n, length)

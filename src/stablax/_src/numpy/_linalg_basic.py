@@ -10,11 +10,11 @@ import numpy as np
 from stablax._src import dtypes, lax, runtime
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
-from stablax._src.lax._argcheck import int_arg, int_or_int_sequence
+from stablax._src.lax._argcheck import axis_arg, int_arg, int_or_int_sequence
 from stablax._src.lax._dot import canonicalize_precision
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, check_out_none, promote_dtypes
-from stablax._src.numpy._shape import broadcast_to, moveaxis, normalize_axis
+from stablax._src.numpy._shape import broadcast_to, moveaxis
 
 
 def _operands(a, b, preferred_element_type):
@@ -206,8 +206,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
                 f"jnp.tensordot: axes lists must have the same length, got {axes}"
                 f"{mlir.where_suffix()}"
             )
-        a_axes = tuple(normalize_axis(x, a_nd, "jnp.tensordot") for x in a_axes)
-        b_axes = tuple(normalize_axis(x, b_nd, "jnp.tensordot") for x in b_axes)
+        a_axes = tuple(axis_arg(x, a_nd, "jnp.tensordot") for x in a_axes)
+        b_axes = tuple(axis_arg(x, b_nd, "jnp.tensordot") for x in b_axes)
     dims = ((a_axes, b_axes), ((), ()))
     return lax.dot_general(a, b, dims, precision, preferred_element_type, out_sharding=out_sharding)
 
@@ -270,8 +270,8 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
             f"jnp.vecdot: axes must match, got shapes {x1.aval.shape} and {x2.aval.shape} with "
             f"axis={axis}{mlir.where_suffix()}"
         )
-    x1 = moveaxis(x1, normalize_axis(axis, x1.aval.ndim, "jnp.vecdot"), -1)
-    x2 = moveaxis(x2, normalize_axis(axis, x2.aval.ndim, "jnp.vecdot"), -1)
+    x1 = moveaxis(x1, axis_arg(axis, x1.aval.ndim, "jnp.vecdot"), -1)
+    x2 = moveaxis(x2, axis_arg(axis, x2.aval.ndim, "jnp.vecdot"), -1)
     loop = broadcast_shapes("jnp.vecdot", x1.aval.shape[:-1], x2.aval.shape[:-1])
     x1 = broadcast_to(x1, (*loop, x1.aval.shape[-1]))
     x2 = broadcast_to(x2, (*loop, x2.aval.shape[-1]))

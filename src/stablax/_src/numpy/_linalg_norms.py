@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -14,23 +15,22 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
-from stablax._src.lax._argcheck import int_or_int_sequence, int_sequence
+from stablax._src.lax._argcheck import RANK, axes_arg, axis_arg, int_sequence
 from stablax._src.numpy import _reductions as red
 from stablax._src.numpy import _ufuncs as uf
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._linalg import inv, matrices, solve, svd
+from stablax._src.numpy._linalg_basic import cross as cross_
 from stablax._src.numpy._linalg_basic import matmul
+from stablax._src.numpy._linalg_basic import outer as outer_
+from stablax._src.numpy._linalg_basic import vecdot as vecdot_
 from stablax._src.numpy._promotion import promote_dtypes_inexact
+from stablax._src.numpy._shape import matrix_transpose as matrix_transpose_
+from stablax._src.numpy._shape_diag import diagonal as diagonal_
+from stablax._src.numpy._shape_diag import trace as trace_
 
-
-def _axis(axis: int, ndim: int, name: str) -> int:
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise ValueError(
-            f"jnp.linalg.{name}: axis {axis} is out of bounds for an array of rank {ndim}"
-            f"{mlir.where_suffix()}"
-        )
-    return axis % ndim
+# An axis of jnp.linalg: lax's words for one out of bounds, Python's TypeError for a non-integer.
+_axis = functools.partial(axis_arg, array=RANK, convert=operator.index)
 
 
 def _vector_norm(x, axes, keepdims, ord):  # noqa: A002 (NumPy's name)
@@ -97,9 +97,9 @@ def _norm_impl(x, ord=None, axis=None, keepdims=False):  # noqa: A002
             return lax.reshape(out, (1,) * ndim) if keepdims else out
         axes = tuple(range(ndim))
     elif isinstance(axis, int) or np.ndim(axis) == 0:
-        axes = (_axis(axis, ndim, "norm"),)
+        axes = (_axis(axis, ndim, "jnp.linalg.norm"),)
     else:
-        axes = tuple(_axis(a, ndim, "norm") for a in axis)
+        axes = tuple(_axis(a, ndim, "jnp.linalg.norm") for a in axis)
     if len(axes) == 1:
         return _vector_norm(x, axes, keepdims, ord)
     if len(axes) == 2:
@@ -129,10 +129,7 @@ def vector_norm(
     """
     x = asarray(x)
     if axis is not None:
-        axis = tuple(
-            _axis(a, x.aval.ndim, "vector_norm")
-            for a in int_or_int_sequence(axis, "axis", "jnp.linalg.vector_norm")
-        )
+        axis = axes_arg(axis, x.aval.ndim, "jnp.linalg.vector_norm", array=RANK)
     if ord is None or ord == 2:
         squares = uf.real(uf.multiply(x, uf.conj(x)))
         return uf.sqrt(red.sum(squares, axis=axis, keepdims=keepdims))
@@ -283,7 +280,10 @@ def tensorsolve(a: Any, b: Any, axes: tuple[int, ...] | None = None) -> Any:
     """Solves tensordot(a, x, x.ndim) = b for x (numpy.linalg.tensorsolve)."""
     a, b = asarray(a), asarray(b)
     if axes is not None:
-        moved = [_axis(i, a.ndim, "tensorsolve") for i in int_sequence(axes, "axes", "tensorsolve")]
+        moved = [
+            _axis(i, a.ndim, "jnp.linalg.tensorsolve")
+            for i in int_sequence(axes, "axes", "tensorsolve")
+        ]
         keep = [i for i in range(a.ndim) if i not in moved]
         a = lax.transpose(a, (*keep, *moved))
     if a.shape[: b.ndim] != b.shape:  # JAX's check
@@ -304,8 +304,6 @@ def tensorsolve(a: Any, b: Any, axes: tuple[int, ...] | None = None) -> Any:
 
 def matrix_transpose(x: Any, /) -> Any:
     """Swaps the last two axes: `jnp.matrix_transpose`."""
-    from stablax._src.numpy._shape import matrix_transpose as matrix_transpose_
-
     x = asarray(x)
     if x.ndim < 2:
         raise ValueError(
@@ -317,8 +315,6 @@ def matrix_transpose(x: Any, /) -> Any:
 
 def outer(x1: Any, x2: Any, /) -> Any:
     """The outer product of two vectors (the array API's version: 1-D inputs only)."""
-    from stablax._src.numpy._linalg_basic import outer as outer_
-
     x1, x2 = asarray(x1), asarray(x2)
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(
@@ -338,8 +334,6 @@ def vecdot(
     preferred_element_type: Any = None,
 ) -> Any:
     """sum(conj(x1) * x2) over `axis`, broadcasting the other axes: `jnp.vecdot`."""
-    from stablax._src.numpy._linalg_basic import vecdot as vecdot_
-
     return vecdot_(
         x1, x2, axis=axis, precision=precision, preferred_element_type=preferred_element_type
     )
@@ -347,10 +341,8 @@ def vecdot(
 
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     """The cross product of 3-vectors along `axis` (array API: no 2-vectors)."""
-    from stablax._src.numpy._linalg_basic import cross as cross_
-
     x1, x2 = asarray(x1), asarray(x2)
-    axis1, axis2 = (_axis(axis, x.ndim, "cross") for x in (x1, x2))
+    axis1, axis2 = (_axis(axis, x.ndim, "jnp.linalg.cross") for x in (x1, x2))
     if x1.shape[axis1] != 3 or x2.shape[axis2] != 3:
         raise ValueError(
             f"jnp.linalg.cross: both inputs must have size 3 along axis {axis}, got {x1.shape} "
@@ -361,13 +353,9 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
 
 def diagonal(x: Any, /, *, offset: int = 0) -> Any:
     """The diagonals of the last two axes (shifted by `offset`): `jnp.diagonal` there."""
-    from stablax._src.numpy._shape_diag import diagonal as diagonal_
-
     return diagonal_(x, offset, -2, -1)
 
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
     """The sum of the diagonals of the last two axes: `jnp.trace` there."""
-    from stablax._src.numpy._shape_diag import trace as trace_
-
     return trace_(x, offset, -2, -1, dtype)

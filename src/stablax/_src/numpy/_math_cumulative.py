@@ -26,10 +26,6 @@ from stablax._src.numpy._ufuncs import _mod
 _STATIC = ("axis", "dtype", "include_initial", "n", "edge_order")
 
 
-def _axis(axis: int, ndim: int, name: str) -> int:
-    return single_axis(axis, ndim, name)
-
-
 def _cumulative_dtype(dt: np.dtype, dtype: Any, name: str) -> np.dtype:
     # Unlike sum, JAX keeps small integers here; only bools widen to the default integer.
     if dtype is not None:
@@ -43,7 +39,7 @@ def _cumulative(name: str, lax_fn, nan_fill: float | None):
         if axis is None or a.aval.ndim == 0:  # NumPy (and JAX for scalars): a 0-d `a` is 1-d
             a = lax.reshape(a, (a.aval.size,))
             axis = 0 if axis is None else axis
-        axis = _axis(axis, a.aval.ndim, name)
+        axis = single_axis(axis, a.aval.ndim, name)
         if nan_fill is not None and dtypes.issubdtype(a.aval.dtype, np.inexact):
             a = lax.select(lax.ne(a, a), lax.full_like(a, nan_fill), a)
         target = _cumulative_dtype(a.aval.dtype, dtype, name)
@@ -105,7 +101,7 @@ def _array_api_cumulative(name: str, impl, identity: int):
                     f"given{mlir.where_suffix()}"
                 )
             axis = 0
-        axis = _axis(axis, x.aval.ndim, name)
+        axis = single_axis(axis, x.aval.ndim, name)
         if dtype is None:  # JAX's cumulative_sum widens small integers like sum; its
             # cumulative_prod keeps them (bools aside), as cumprod does
             widen = name == "cumulative_sum"
@@ -184,12 +180,12 @@ def _diff_impl(a, n=1, axis=-1, prepend=None, append=None):
         raise ValueError(
             f"jnp.diff requires input that is at least one dimensional{mlir.where_suffix()}"
         )
-    axis = _axis(axis, a.aval.ndim, "diff")
+    axis = single_axis(axis, a.aval.ndim, "diff")
     parts = [a]
     if prepend is not None:
         prepend = asarray(prepend)
         if prepend.aval.ndim:  # first in JAX's concatenation, which reads the axis against it
-            _axis(axis, prepend.aval.ndim, "diff")
+            single_axis(axis, prepend.aval.ndim, "diff")
         parts.insert(0, _as_slab(prepend, a, axis))
     if append is not None:
         parts.append(_as_slab(append, a, axis))
@@ -339,7 +335,7 @@ def _trapezoid_impl(y, x=None, dx=1.0, axis=-1):
         (y,) = promote_dtypes_inexact(y)
     else:  # together, as JAX (int4 y and x promote to float32)
         y, x = promote_dtypes_inexact(y, x)
-    y_axis = _axis(axis, y.aval.ndim, "trapezoid")
+    y_axis = single_axis(axis, y.aval.ndim, "trapezoid")
     later, earlier = _shifted_pair(y, y_axis)
     if x is None:
         if dx is None:
@@ -358,7 +354,7 @@ def _trapezoid_impl(y, x=None, dx=1.0, axis=-1):
             shape[y_axis] = x.aval.shape[0]
             x, x_axis = lax.reshape(x, tuple(shape)), y_axis
         else:
-            x_axis = _axis(axis, x.aval.ndim, "trapezoid")
+            x_axis = single_axis(axis, x.aval.ndim, "trapezoid")
         x_later, x_earlier = _shifted_pair(x, x_axis)
         widths = lax.sub(x_later, x_earlier)
         y_dtype = dtypes.result_type(widths, later)
@@ -386,7 +382,7 @@ def _unwrap_impl(p, discont=None, axis=-1, period=2 * math.pi):
     p, period = promote_dtypes(p, period)
     if p.aval.dtype.kind == "c":
         raise ValueError(f"jnp.unwrap does not support complex inputs{mlir.where_suffix()}")
-    axis = _axis(axis, p.aval.ndim, "unwrap")
+    axis = single_axis(axis, p.aval.ndim, "unwrap")
     if p.aval.shape[axis] == 0:  # the promoted p as it is: weak for ints and a Python period
         return p
     if p.aval.shape[axis] == 1:

@@ -13,6 +13,7 @@ from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.errors import ConcretizationTypeError
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._argcheck import axes_arg
 from stablax._src.lax._reduce_bodies import identity_element
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, check_arraylike
@@ -35,29 +36,24 @@ def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
                 f"jnp.{name}: named reductions (axis={axis!r}) are not implemented"
                 f"{mlir.where_suffix()}"
             )
+    repeated = "{name}: duplicate value in 'axis': {given}"
+    return axes_arg(axis, ndim, f"jnp.{name}", convert=_axis_values, repeated=repeated)
+
+
+def _axis_values(axis: Any, what: str, name: str) -> tuple[int, ...]:
+    # An integer (a 0-d integer array too) or a tuple of them.
     try:
         if isinstance(axis, (str, bytes)):
             raise TypeError
         axes = (axis,) if hasattr(axis, "__index__") else tuple(axis)
-        axes = tuple(operator.index(a) for a in axes)
+        return tuple(operator.index(a) for a in axes)
     except TypeError as error:
         if type(error) is not TypeError:  # a tracer's concretization error says more
             raise
         raise TypeError(
-            f"jnp.{name}: axis must be an integer, a tuple of integers or None, got {axis!r}"
+            f"{name}: {what} must be an integer, a tuple of integers or None, got {axis!r}"
             f"{mlir.where_suffix()}"
         ) from None
-    out = []
-    for a in axes:
-        if not -ndim <= a < ndim:
-            raise ValueError(
-                f"jnp.{name}: axis {a} is out of bounds for array of dimension "
-                f"{ndim}{mlir.where_suffix()}"
-            )
-        out.append(a % ndim)
-    if len(set(out)) != len(out):
-        raise ValueError(f"jnp.{name}: duplicate value in 'axis': {axis}{mlir.where_suffix()}")
-    return tuple(out)
 
 
 def single_axis(axis: Any, ndim: int, name: str) -> int:

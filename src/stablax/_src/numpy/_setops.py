@@ -15,13 +15,13 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.jit import jit as _eager
+from stablax._src.lax._argcheck import axis_arg
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, promote_dtypes
 from stablax._src.numpy._sorting import (
     _flat_nonzero_positions,
     concrete_value,
     index_dtype,
-    normalize_axis,
     searchsorted,
     size_hint,
     take_1d,
@@ -163,7 +163,7 @@ _unique_all = _eager(_unique_impl, static_argnames=("axis", "equal_nan", "size")
 def _unique_parts(ar, axis, equal_nan, size, fill_value, name):
     ar = asarray(ar)
     if axis is not None:
-        axis = normalize_axis(axis, ar.aval.ndim, f"jnp.{name}")
+        axis = axis_arg(axis, ar.aval.ndim, f"jnp.{name}")
     if size is None:
         count = _count_distinct(ar, axis=axis, equal_nan=bool(equal_nan))
         size = int(concrete_value(count, f"jnp.{name}", _unique_hint(f"jnp.{name}")))

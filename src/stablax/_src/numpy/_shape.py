@@ -12,7 +12,7 @@ from stablax._src import dtypes, lax, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import aval_of
 from stablax._src.jit import jit
-from stablax._src.lax._argcheck import int_arg, int_or_int_sequence
+from stablax._src.lax._argcheck import axis_arg, int_or_int_sequence
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import (
     broadcast_shapes,
@@ -20,16 +20,6 @@ from stablax._src.numpy._promotion import (
     check_out_none,
     promote_dtypes,
 )
-
-
-def normalize_axis(axis: int, ndim: int, name: str) -> int:
-    axis = int_arg(axis, "axis", name)
-    if not -ndim <= axis < ndim:
-        raise ValueError(
-            f"{name}: axis {axis} is out of bounds for array of dimension {ndim}"
-            f"{mlir.where_suffix()}"
-        )
-    return axis % ndim
 
 
 def _resolve_shape(newshape: Any, size: int, name: str) -> tuple[int, ...]:
@@ -101,7 +91,7 @@ def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:
     if axes is None:
         axes = tuple(range(ndim))[::-1]
     axes = int_or_int_sequence(axes, "axes", "jnp.transpose")
-    axes = tuple(normalize_axis(x, ndim, "jnp.transpose") for x in axes)
+    axes = tuple(axis_arg(x, ndim, "jnp.transpose") for x in axes)
     return lax.transpose(a, axes)
 
 
@@ -125,8 +115,8 @@ def matrix_transpose(x: Any) -> Any:
 def moveaxis(a: Any, source: Any, destination: Any) -> Any:
     a = asarray(a)
     ndim = a.aval.ndim
-    src = [normalize_axis(s, ndim, "jnp.moveaxis") for s in np.atleast_1d(source).tolist()]
-    dst = [normalize_axis(d, ndim, "jnp.moveaxis") for d in np.atleast_1d(destination).tolist()]
+    src = [axis_arg(s, ndim, "jnp.moveaxis") for s in np.atleast_1d(source).tolist()]
+    dst = [axis_arg(d, ndim, "jnp.moveaxis") for d in np.atleast_1d(destination).tolist()]
     order = [i for i in range(ndim) if i not in src]
     for d, s in sorted(zip(dst, src, strict=True)):
         order.insert(d, s)
@@ -137,8 +127,8 @@ def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
     a = asarray(a)
     perm = list(range(a.aval.ndim))
     i, j = (
-        normalize_axis(axis1, len(perm), "jnp.swapaxes"),
-        normalize_axis(axis2, len(perm), "jnp.swapaxes"),
+        axis_arg(axis1, len(perm), "jnp.swapaxes"),
+        axis_arg(axis2, len(perm), "jnp.swapaxes"),
     )
     perm[i], perm[j] = perm[j], perm[i]
     return lax.transpose(a, perm)
@@ -148,7 +138,7 @@ def expand_dims(a: Any, axis: Any) -> Any:
     a = asarray(a)
     axes = np.atleast_1d(axis).tolist()
     out_ndim = a.aval.ndim + len(axes)
-    axes = sorted(normalize_axis(x, out_ndim, "jnp.expand_dims") for x in axes)
+    axes = sorted(axis_arg(x, out_ndim, "jnp.expand_dims") for x in axes)
     if len(set(axes)) != len(axes):
         raise ValueError(f"jnp.expand_dims: repeated axis in {axis}{mlir.where_suffix()}")
     shape = list(a.aval.shape)
@@ -163,7 +153,7 @@ def squeeze(a: Any, axis: Any = None) -> Any:
     if axis is None:
         axes = [i for i, d in enumerate(shape) if d == 1]
     else:
-        axes = [normalize_axis(x, len(shape), "jnp.squeeze") for x in np.atleast_1d(axis).tolist()]
+        axes = [axis_arg(x, len(shape), "jnp.squeeze") for x in np.atleast_1d(axis).tolist()]
         for x in axes:
             if shape[x] != 1:
                 raise ValueError(
@@ -205,7 +195,7 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0, dtype: Any = None) 
     ndim = aval_of(arrays[0]).ndim
     if ndim == 0:
         raise ValueError("jnp.concatenate: zero-dimensional arrays cannot be concatenated")
-    axis = normalize_axis(axis, ndim, "jnp.concatenate")
+    axis = axis_arg(axis, ndim, "jnp.concatenate")
     if dtype is not None:  # each converted as it is, with no promotion among them (as JAX)
         arrays = [lax.convert_element_type(a, dtype) for a in arrays]
     elif len(arrays) > 1:
@@ -224,7 +214,7 @@ def stack(arrays: Sequence[Any], axis: int = 0, out: None = None, dtype: Any = N
     shapes = {a.aval.shape for a in arrays}
     if len(shapes) != 1:
         raise ValueError("jnp.stack: all input arrays must have the same shape")
-    axis = normalize_axis(axis, arrays[0].aval.ndim + 1, "jnp.stack")
+    axis = axis_arg(axis, arrays[0].aval.ndim + 1, "jnp.stack")
     return _stack(axis, dtype, *arrays)
 
 

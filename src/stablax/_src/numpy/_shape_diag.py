@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
-from stablax._src.lax._argcheck import int_arg
+from stablax._src.lax._argcheck import axis_arg, int_arg
 from stablax._src.numpy import _reductions
 from stablax._src.numpy._creation import asarray, diagonal_offset
-from stablax._src.numpy._shape import moveaxis, normalize_axis, ravel
+from stablax._src.numpy._shape import moveaxis, ravel
 
 
 def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
@@ -20,8 +20,8 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
     ndim = a.aval.ndim
     if ndim < 2:
         raise ValueError("jnp.diagonal requires an array of at least two dimensions")
-    ax1 = normalize_axis(axis1, ndim, "jnp.diagonal")
-    ax2 = normalize_axis(axis2, ndim, "jnp.diagonal")
+    ax1 = axis_arg(axis1, ndim, "jnp.diagonal")
+    ax2 = axis_arg(axis2, ndim, "jnp.diagonal")
     if ax1 == ax2:
         raise ValueError("jnp.diagonal: axis1 and axis2 cannot be the same")
     offset = operator.index(offset)
@@ -75,9 +75,7 @@ def trace(
     a = asarray(a)
     ndim = a.aval.ndim
     # JAX's order: the axes, the dtype, then the offset (through its eye); diagonal checks the rest.
-    if ndim >= 2 and normalize_axis(axis1, ndim, "jnp.trace") != normalize_axis(
-        axis2, ndim, "jnp.trace"
-    ):
+    if ndim >= 2 and axis_arg(axis1, ndim, "jnp.trace") != axis_arg(axis2, ndim, "jnp.trace"):
         if dtype is not None:
             dtypes.check_user_dtype(dtype, "jnp.trace")
         offset = diagonal_offset(offset, "jnp.trace", python_bool=False)

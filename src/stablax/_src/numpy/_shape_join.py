@@ -11,9 +11,10 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
+from stablax._src.lax._argcheck import axis_arg
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_to_shape
-from stablax._src.numpy._shape import concatenate, moveaxis, normalize_axis, ravel, reshape
+from stablax._src.numpy._shape import concatenate, moveaxis, ravel, reshape
 from stablax._src.numpy._shape_split import atleast_1d, atleast_2d, atleast_3d
 
 
@@ -169,7 +170,7 @@ def _axis_or_flat(arr: Any, axis: int | None, name: str) -> tuple[Any, int]:
     arr = asarray(arr)
     if axis is None:
         return ravel(arr), 0
-    return arr, normalize_axis(axis, arr.aval.ndim, name)
+    return arr, axis_arg(axis, arr.aval.ndim, name)
 
 
 def delete(arr: Any, obj: Any, axis: int | None = None, *, assume_unique_indices: bool = False):

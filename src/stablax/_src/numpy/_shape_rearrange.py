@@ -9,12 +9,11 @@ import numpy as np
 from stablax._src import dtypes, lax, runtime
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
-from stablax._src.lax._argcheck import int_or_int_sequence, int_sequence
+from stablax._src.lax._argcheck import axes_arg, axis_arg, int_or_int_sequence, int_sequence
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._shape import (
     concatenate,
     moveaxis,
-    normalize_axis,
     ravel,
     reshape,
     transpose,
@@ -22,17 +21,11 @@ from stablax._src.numpy._shape import (
 from stablax._src.numpy._shape_join import take_static
 
 
-def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
-    if axis is None:
-        return tuple(range(ndim))
-    axes = int_or_int_sequence(axis, "axis", name)
-    return tuple(normalize_axis(a, ndim, name) for a in axes)
-
-
 def flip(m: Any, axis: Any = None) -> Any:
     """Reverses the order of elements along `axis` (all axes by default) (`stablehlo.reverse`)."""
     m = asarray(m)
-    return lax.rev(m, _axes(axis, m.aval.ndim, "jnp.flip"))
+    ndim = m.aval.ndim
+    return lax.rev(m, tuple(range(ndim)) if axis is None else axes_arg(axis, ndim, "jnp.flip"))
 
 
 def fliplr(m: Any) -> Any:
@@ -75,8 +68,7 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     a = asarray(a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), a.aval.shape)
-    axes = int_or_int_sequence(axis, "axis", "jnp.roll")
-    axes = [normalize_axis(x, a.aval.ndim, "jnp.roll") for x in axes]
+    axes = axes_arg(axis, a.aval.ndim, "jnp.roll")
     if isinstance(shift, (Tracer,)) or hasattr(shift, "aval"):
         shifts_arr = asarray(shift)
         if shifts_arr.aval.dtype.kind not in "iu" or shifts_arr.aval.ndim > 1:
@@ -99,7 +91,7 @@ def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
     """Moves `axis` to sit before `start` (`np.rollaxis`; prefer `moveaxis`)."""
     a = asarray(a)
     ndim = a.aval.ndim
-    axis = normalize_axis(axis, ndim, "jnp.rollaxis")
+    axis = axis_arg(axis, ndim, "jnp.rollaxis")
     if not -ndim <= start <= ndim:
         raise ValueError(f"jnp.rollaxis: start={start} must satisfy {-ndim} <= start <= {ndim}")
     start = start + ndim if start < 0 else start
@@ -120,7 +112,7 @@ def rot90(m: Any, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
     axes = int_sequence(axes, "axes", "jnp.rot90")
     if len(axes) != 2:
         raise ValueError("jnp.rot90: len(axes) must be 2")
-    ax0, ax1 = (normalize_axis(x, ndim, "jnp.rot90") for x in axes)
+    ax0, ax1 = (axis_arg(x, ndim, "jnp.rot90") for x in axes)
     if ax0 == ax1:
         raise ValueError(f"jnp.rot90: axes must be different, got {axes}")
     k = operator.index(k) % 4
@@ -184,7 +176,7 @@ def repeat(
         )
     if axis is None or a.aval.ndim == 0:  # NumPy and JAX: a 0-d `a` is 1-d
         a, axis = ravel(a), 0 if axis is None else axis
-    axis = normalize_axis(axis, a.aval.ndim, "jnp.repeat")
+    axis = axis_arg(axis, a.aval.ndim, "jnp.repeat")
     n = a.aval.shape[axis]
     # Any shape of repeats holding one or n counts, as JAX (it ravels them).
     if size not in (1, n):
@@ -269,7 +261,7 @@ def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
     hint = "jnp.trim_zeros: the output shape depends on the values; call it outside jit."
     nonzero = concrete_value(a, "jnp.trim_zeros", hint) != 0  # concrete under eager grad too
     ndim = nonzero.ndim
-    axes = _axes(axis, ndim, "jnp.trim_zeros")
+    axes = range(ndim) if axis is None else axes_arg(axis, ndim, "jnp.trim_zeros")
     start, stop = [0] * ndim, list(nonzero.shape)
     for ax in axes:
         others = tuple(i for i in range(ndim) if i != ax)

@@ -9,8 +9,8 @@ import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.core import Tracer
+from stablax._src.lax._argcheck import axis_arg
 from stablax._src.numpy._creation import asarray
-from stablax._src.numpy._shape import normalize_axis
 
 
 def _split_points(sections: Any, size: int, name: str, *, equal: bool) -> list[int]:
@@ -44,7 +44,7 @@ def _split_points(sections: Any, size: int, name: str, *, equal: bool) -> list[i
 def _split(ary: Any, indices_or_sections: Any, axis: int, name: str, equal: bool) -> list[Any]:
     ary = asarray(ary)
     shape = ary.aval.shape
-    axis = normalize_axis(axis, len(shape), name)
+    axis = axis_arg(axis, len(shape), name)
     size = shape[axis]
     points = _split_points(indices_or_sections, size, name, equal=equal)
     out = []
@@ -97,7 +97,7 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
     x = asarray(x)
     if x.aval.ndim == 0:
         raise ValueError("jnp.unstack: unstack requires an input with at least one dimension")
-    axis = normalize_axis(axis, x.aval.ndim, "jnp.unstack")
+    axis = axis_arg(axis, x.aval.ndim, "jnp.unstack")
     return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(x.aval.shape[axis]))
 
 

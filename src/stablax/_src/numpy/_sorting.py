@@ -16,10 +16,9 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import ConcretizationTypeError, Tracer
 from stablax._src.jit import jit as _eager
-from stablax._src.lax._argcheck import sequence
+from stablax._src.lax._argcheck import axis_arg, sequence
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import promote_dtypes
-from stablax._src.numpy._shape import normalize_axis
 
 # --- shared helpers (also used by set operations and histograms) -------------------------------
 
@@ -94,7 +93,7 @@ def _check_sort_args(name: str, kind: Any, order: Any) -> None:
 def _sort_impl(a, axis, stable, descending):
     if axis is None:
         a, axis = lax.reshape(a, (a.aval.size,)), 0
-    axis = normalize_axis(axis, a.aval.ndim, "jnp.sort")
+    axis = axis_arg(axis, a.aval.ndim, "jnp.sort")
     out = lax.sort(a, dimension=axis, is_stable=stable)
     # Descending is the ascending order reversed: NaNs first, as in JAX.
     return lax.rev(out, (axis,)) if descending else out
@@ -126,7 +125,7 @@ def sort(
 def _argsort_impl(a, axis, stable, descending, dtype):
     if axis is None:
         a, axis = lax.reshape(a, (a.aval.size,)), 0
-    axis = normalize_axis(axis, a.aval.ndim, "jnp.argsort")
+    axis = axis_arg(axis, a.aval.ndim, "jnp.argsort")
     shape = a.aval.shape
     iota = lax.broadcasted_iota(dtype, shape, axis)
     if not descending:
@@ -162,7 +161,7 @@ def argsort(
 
 def _lexsort_impl(keys, axis):
     shape = keys[0].aval.shape
-    axis = normalize_axis(axis, len(shape), "jnp.lexsort")
+    axis = axis_arg(axis, len(shape), "jnp.lexsort")
     iota = lax.broadcasted_iota(index_dtype(), shape, axis)
     # The last key is the primary one.
     return lax.sort((*keys[::-1], iota), dimension=axis, is_stable=True, num_keys=len(keys))[-1]
@@ -193,7 +192,7 @@ def lexsort(keys: Any, axis: int = -1) -> Any:
 
 
 def _check_kth(kth: int, a: Any, axis: int, name: str) -> None:
-    axis = normalize_axis(axis, a.aval.ndim, f"jnp.{name}")
+    axis = axis_arg(axis, a.aval.ndim, f"jnp.{name}")
     n = a.aval.shape[axis]
     if isinstance(kth, (bool, np.bool_)) or not hasattr(kth, "__index__"):
         raise TypeError(f"jnp.{name}: kth must be an integer, got {kth!r}{mlir.where_suffix()}")
@@ -209,7 +208,7 @@ def partition(a: Any, kth: int, axis: int = -1) -> Any:
     a = asarray(a)
     _check_kth(kth, a, axis, "partition")
     out = _sort(a, axis=axis, stable=True, descending=False)
-    axis = normalize_axis(axis, a.aval.ndim, "jnp.partition")
+    axis = axis_arg(axis, a.aval.ndim, "jnp.partition")
     n = a.aval.shape[axis]
     kth = operator.index(kth) % n
     if n - kth - 1 < 2:  # nothing to reverse

@@ -4,6 +4,7 @@ keys), in JAX's algorithms so the same key picks the same items.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import Sequence
@@ -14,20 +15,15 @@ import numpy as np
 from stablax import numpy as jnp
 from stablax._src import core, dtypes, lax, runtime
 from stablax._src.jit import jit
+from stablax._src.lax._argcheck import axis_arg
 from stablax._src.random import threefry
 from stablax._src.random.continuous import gumbel_impl, gumbel_mode
 from stablax._src.random.keys import check_key
 from stablax._src.random.params import check_shape, shape_arg
 from stablax._src.random.uniform import randint_impl, split_key, uniform_impl
 
-
-def _canonical_axis(name: str, axis: int, ndim: int) -> int:
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise ValueError(
-            f"random.{name}: axis {axis} is out of bounds for array of dimension {ndim}"
-        )
-    return axis % ndim
+# An axis of the samplers: Python's TypeError for a non-integer, the message without a location.
+_axis = functools.partial(axis_arg, convert=operator.index, located=False)
 
 
 def _take(x: Any, indices: Any, axis: int) -> Any:
@@ -85,7 +81,7 @@ def permutation(
             x = core.Tracer.__index__(x)  # raises the concretization error under jit
         return _shuffle(data, jnp.arange(int(x)), 0)
     x = jnp.asarray(x)
-    return _permutation(data, x, _canonical_axis("permutation", axis, x.ndim), bool(independent))
+    return _permutation(data, x, _axis(axis, x.ndim, "random.permutation"), bool(independent))
 
 
 # --- categorical ---------------------------------------------------------------------------------
@@ -139,7 +135,7 @@ def categorical(
     data, _ = check_key("categorical", key)
     logits = jnp.asarray(logits)
     axis = operator.index(axis)
-    _canonical_axis("categorical", axis, logits.ndim)
+    _axis(axis, logits.ndim, "random.categorical")
     batch_shape = tuple(np.delete(logits.shape, axis))
     if shape is None:
         shape = batch_shape
@@ -196,7 +192,7 @@ def choice(
     if arr.ndim == 0:
         n_inputs = operator.index(a) if not isinstance(a, core.Tracer) else a.__index__()
     else:
-        axis = _canonical_axis("choice", axis, arr.ndim)
+        axis = _axis(axis, arr.ndim, "random.choice")
         n_inputs = arr.shape[axis]
     n_draws = math.prod(shape)
     if n_draws == 0:

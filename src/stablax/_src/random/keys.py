@@ -17,6 +17,7 @@ from stablax._src import basearray, core, dtypes, lax
 from stablax._src.array import Array, from_host
 from stablax._src.config import config
 from stablax._src.jit import jit
+from stablax._src.lax._argcheck import axes_arg
 from stablax._src.random import threefry
 from stablax._src.tree_util import register_pytree_node
 
@@ -91,11 +92,17 @@ class PRNGKeyArray:
     def squeeze(self, axis: Any = None) -> PRNGKeyArray:
         if axis is None:
             axis = tuple(i for i, d in enumerate(self.shape) if d == 1)
-        return PRNGKeyArray(lax.squeeze(self._base, _axes(axis, self.ndim)))
+        return PRNGKeyArray(
+            lax.squeeze(self._base, axes_arg(axis, self.ndim, "PRNGKeyArray.squeeze"))
+        )
 
     def transpose(self, *axes: Any) -> PRNGKeyArray:
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes
-        order = tuple(range(self.ndim))[::-1] if not axes else _axes(axes, self.ndim)
+        order = (
+            tuple(range(self.ndim))[::-1]
+            if not axes
+            else axes_arg(axes, self.ndim, "PRNGKeyArray.transpose")
+        )
         return PRNGKeyArray(lax.transpose(self._base, (*order, self.ndim)))
 
     T = property(lambda self: self.transpose())
@@ -132,11 +139,6 @@ class PRNGKeyArray:
         if isinstance(self._base, core.Tracer):
             return f"Traced<{self.dtype.name}{list(self.shape)}>"
         return f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n{self._base}"
-
-
-def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    return tuple(operator.index(a) % ndim if ndim else 0 for a in axes)
 
 
 register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None), lambda _, c: PRNGKeyArray(*c))
