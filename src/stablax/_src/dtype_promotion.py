@@ -1,5 +1,6 @@
 """JAX's type promotion: the lattice of dtypes and weak types, and `result_type` and
-`promote_types` that join in it, canonical for the x64 mode and cached per mode.
+`promote_types` that join in it, canonical for the x64 mode and cached per mode; and
+`parse_dtype`, the one reading of a dtype specifier that the dtype layer shares.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from stablax._src.dtype_tables import (
     BOOL,
     C64,
     C128,
-    CACHE_LIMIT,
     CANONICAL,
     DEFAULT,
     F16,
@@ -39,6 +39,7 @@ from stablax._src.dtype_tables import (
     VALID_SET,
     DTypeLike,
     float0,
+    remember,
     scalar_base_dtype,
 )
 
@@ -194,6 +195,40 @@ def _arg_key(x: Any) -> tuple[Any, bool]:
     return x, False
 
 
+_UNREADABLE = "cannot interpret {spec!r} as a dtype"
+_UNSUPPORTED = (
+    "dtype {dtype} is not supported; stablax arrays hold bool, integer, floating (including"
+    " bfloat16 and float8) and complex dtypes"
+)
+# result_type's words for an operand
+_UNDETERMINED = "cannot determine the dtype of {spec!r}"
+_UNSUPPORTED_OPERAND = (
+    "{dtype} is not a supported dtype; stablax arrays hold bool, integer, floating and complex"
+    " dtypes"
+)
+
+
+def parse_dtype(
+    spec: DTypeLike,
+    fn: str,
+    unreadable: str = _UNREADABLE,
+    unsupported: str | None = _UNSUPPORTED,
+) -> np.dtype:
+    """`spec` as a `np.dtype` (not canonicalized), else TypeError "`fn`: ...".
+
+    `unreadable` is the message for what `np.dtype` refuses (formatted with `spec`);
+    `unsupported` for a dtype stablax arrays cannot hold (formatted with `dtype`), or None to
+    let such a dtype through.
+    """
+    try:
+        dt = np.dtype(spec)
+    except TypeError as e:
+        raise TypeError(f"{fn}: {unreadable.format(spec=spec)}") from e
+    if unsupported is not None and dt not in VALID_SET:
+        raise TypeError(f"{fn}: {unsupported.format(dtype=dt)}")
+    return dt
+
+
 def _resolve(spec: Any, weak: bool, x64: bool, fn: str) -> tuple[np.dtype, Any, bool]:
     # -> (canonical dtype, lattice node, weak flag) for one _arg_key entry.
     if spec is None:
@@ -203,16 +238,7 @@ def _resolve(spec: Any, weak: bool, x64: bool, fn: str) -> tuple[np.dtype, Any, 
         if spec is bool:
             return BOOL, BOOL, False
         return PY_DTYPE[x64][spec], _WEAK_NODE[PY_KIND[spec]], True
-    try:
-        dt = np.dtype(spec)
-    except TypeError as e:
-        raise TypeError(f"{fn}: cannot determine the dtype of {spec!r}") from e
-    if dt not in VALID_SET:
-        raise TypeError(
-            f"{fn}: {dt} is not a supported dtype; stablax arrays hold bool, integer, floating"
-            " and complex dtypes"
-        )
-    dt = CANONICAL[x64][dt]
+    dt = CANONICAL[x64][parse_dtype(spec, fn, _UNDETERMINED, _UNSUPPORTED_OPERAND)]
     if weak and dt != BOOL and dt != float0:
         return dt, _WEAK_NODE[KIND[dt]], True
     return dt, dt, weak
@@ -284,12 +310,7 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
 
 def _result_type_miss(args: tuple, x64: bool, strict: bool = False) -> tuple[np.dtype, bool]:
     out = _result_type_slow(args, x64, "result_type", strict)
-    cache = _RESULT_CACHE[x64 + 2 * strict]
-    if len(cache) < CACHE_LIMIT:
-        try:
-            cache[tuple(map(_arg_key, args))] = out
-        except TypeError:
-            pass
+    remember(_RESULT_CACHE[x64 + 2 * strict], tuple(map(_arg_key, args)), out)
     return out
 
 
@@ -331,9 +352,5 @@ def promote_types(a: DTypeLike, b: DTypeLike) -> np.dtype:
     nodes = frozenset((_promote_node(a), _promote_node(b)))
     node = _join(nodes, x64, "promote_types", strict)
     out = _WEAK_AS_64[node.kind] if isinstance(node, _Weak) else node
-    if len(cache) < CACHE_LIMIT:
-        try:
-            cache[a, b] = out
-        except TypeError:
-            pass
+    remember(cache, (a, b), out)
     return out

@@ -92,6 +92,15 @@ PY_DTYPE = tuple({t: table[k] for t, k in PY_KIND.items()} for table in DEFAULT)
 CACHE_LIMIT = 4096
 
 
+def remember(cache: dict, key: Any, value: Any) -> None:
+    """Stores an answer while `cache` holds fewer than CACHE_LIMIT; an unhashable key is skipped."""
+    if len(cache) < CACHE_LIMIT:
+        try:
+            cache[key] = value
+        except TypeError:
+            pass
+
+
 def scalar_base_dtype(t: type) -> np.dtype | None:
     # Subclasses of Python scalars (IntEnum, ...) count as their base type, uncanonicalized.
     for base in (bool, int, float, complex):

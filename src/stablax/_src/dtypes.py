@@ -1,6 +1,7 @@
 """The dtype layer as the library imports it (`dtypes.<name>`): x64 canonicalization, the dtypes
 of values and Python scalars, `dtype=` checks and queries (issubdtype, finfo, iinfo). Promotion
-lives in dtype_promotion.py, the dtype tables in dtype_tables.py; both are re-exported here.
+(and the dtype parser) lives in dtype_promotion.py, the dtype tables in dtype_tables.py; both are
+re-exported here.
 
 Every function reads `config.x64_enabled` at call time; answers are cached per x64 mode.
 """
@@ -19,12 +20,12 @@ from stablax._src.config import config
 
 # `name as name` marks a re-export: the library uses those names as `dtypes.<name>`.
 from stablax._src.dtype_promotion import TypePromotionError as TypePromotionError
+from stablax._src.dtype_promotion import parse_dtype
 from stablax._src.dtype_promotion import promote_types as promote_types
 from stablax._src.dtype_promotion import result_type as result_type
 from stablax._src.dtype_tables import (
     C64,
     C128,
-    CACHE_LIMIT,
     CANONICAL,
     DEFAULT,
     F32,
@@ -44,6 +45,7 @@ from stablax._src.dtype_tables import (
     float6_e3m2fn,
     int2,
     int4,
+    remember,
     scalar_base_dtype,
     uint2,
     uint4,
@@ -96,18 +98,10 @@ def _canonicalize_slow(dtype: DTypeLike, x64: bool, fn: str) -> np.dtype:
     if dtype is None:
         out = DEFAULT[x64]["f"]
     else:
-        try:
-            out = np.dtype(dtype)
-        except TypeError as e:
-            raise TypeError(f"{fn}: cannot interpret {dtype!r} as a dtype") from e
+        out = parse_dtype(dtype, fn, unsupported=None)  # passed through, as JAX
         if not x64:
             out = TO_32.get(out, out)
-    cache = _CANON_CACHE[x64]
-    if len(cache) < CACHE_LIMIT:
-        try:
-            cache[dtype] = out
-        except TypeError:
-            pass
+    remember(_CANON_CACHE[x64], dtype, out)
     return out
 
 
@@ -272,23 +266,10 @@ def _check_user_slow(dtype: DTypeLike, name: str, x64: bool) -> tuple[np.dtype, 
     if isinstance(dtype, type) and dtype in PY_SCALAR_TYPES:
         entry = (PY_DTYPE[x64][dtype], False)
     else:
-        try:
-            dt = np.dtype(dtype)
-        except TypeError as e:
-            raise TypeError(f"{name}: cannot interpret {dtype!r} as a dtype") from e
-        if dt not in VALID_SET:
-            raise TypeError(
-                f"{name}: dtype {dt} is not supported; stablax arrays hold bool, integer,"
-                " floating (including bfloat16 and float8) and complex dtypes"
-            )
+        dt = parse_dtype(dtype, name)
         out = CANONICAL[x64][dt]
         entry = (out, out != dt)
-    cache = _USER_CACHE[x64]
-    if len(cache) < CACHE_LIMIT:
-        try:
-            cache[dtype] = entry
-        except TypeError:
-            pass
+    remember(_USER_CACHE[x64], dtype, entry)
     return entry
 
 
