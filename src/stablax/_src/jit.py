@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stablax._src import caches, core, pytree_fast, runtime, transfer_guard, tree_util
+from stablax._src import caches, core, jit_explain, pytree_fast, runtime, transfer_guard, tree_util
 from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.config import config
@@ -23,6 +23,7 @@ from stablax._src.jit_arguments import (
     as_tuple,
     check_argnums,
     check_python_ints,
+    donated_leaf_indices,
     keywords_by_position,
     leaf_aval,
     leaf_buffer,
@@ -127,11 +128,11 @@ class Jitted:
             raise ValueError(
                 f"jit: static arguments must be hashable (non-array values), got {static_key!r}"
             ) from None
-        if entry is None:
+        if entry is None:  # the miss traces with this call's treedef and avals
             if config.jax_explain_cache_misses or config.jax_log_compiles:
-                entry = self._compile_explained(key, args, kwargs, in_tree, avals, leaves)
+                entry = self._compile_explained(key, args, kwargs)
             else:
-                entry = self._compile(args, kwargs, in_tree, avals, leaves)
+                entry = self._compile(args, kwargs, in_tree, avals)
             self._cache[key] = entry
         if config.jax_no_execution:  # before the hit tables learn this call
             raise RuntimeError(
@@ -205,7 +206,14 @@ class Jitted:
 
         return flat, out_tree_box
 
-    def _trace(self, args: tuple, kwargs: dict) -> tuple[core.TracedFunction, Any, list]:
+    def _trace(
+        self, args: tuple, kwargs: dict, in_tree: Any = None, avals: Sequence[ShapedArray] = ()
+    ) -> tuple[core.TracedFunction, Any, Any, list[int]]:
+        """Traces `fun` for a call: (traced function, out treedef, in treedef, donated leaves).
+
+        A miss passes the treedef and avals `_call_general` computed; `trace`, `lower` and
+        `eval_shape` pass none, and the call is flattened here, after the checks.
+        """
         if config.jax_no_tracing:
             raise RuntimeError(
                 f"re-tracing function {getattr(self.fun, '__name__', self.fun)} for `jit`, but "
@@ -213,41 +221,28 @@ class Jitted:
             )
         if not trace_state.stack:
             mlir.start_top_level_trace()
-        dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
-        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        avals = [leaf_aval(x) for x in leaves]
+        if in_tree is None:
+            dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
+            leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+            avals = [leaf_aval(x) for x in leaves]
         flat, out_tree_box = self._flat_fun(args, kwargs, in_tree)
-        donated = self._donated_leaf_indices(args, kwargs)
-        traced = core.trace_to_func(flat, avals, name="main", donated=donated)
-        return traced, out_tree_box[0], leaves
+        donated = donated_leaf_indices(args, in_tree, self.static_argnums, self.donate_argnums)
+        traced = core.trace_to_func(flat, list(avals), name="main", donated=donated)
+        return traced, out_tree_box[0], in_tree, donated
 
-    def _donated_leaf_indices(self, args: tuple, kwargs: dict) -> list[int]:
-        if not self.donate_argnums:
-            return []
-        indices, position = [], 0
-        for i, a in enumerate(args):
-            if i in self.static_argnums:
-                continue
-            n = len(tree_util.tree_leaves(a))
-            if i in self.donate_argnums:
-                indices.extend(range(position, position + n))
-            position += n
-        return indices
+    def _compile(self, args: tuple, kwargs: dict, in_tree: Any, avals: tuple) -> _Entry:
+        traced, out_tree, _, donated = self._trace(args, kwargs, in_tree, avals)
+        return self._make_entry(traced, out_tree, donated)
 
-    def _compile(self, args, kwargs, in_tree, avals, leaves) -> _Entry:
-        traced, out_tree, _ = self._trace(args, kwargs)
-        return self._make_entry(traced, out_tree, self._donated_leaf_indices(args, kwargs))
-
-    def _compile_explained(self, key, args, kwargs, in_tree, avals, leaves) -> _Entry:
+    def _compile_explained(self, key: tuple, args: tuple, kwargs: dict) -> _Entry:
         # jax_explain_cache_misses / jax_log_compiles: say why this call traces (and compiles).
-        from stablax._src import jit_explain
-
         reason = jit_explain.explain(self, key, args, kwargs)
         if config.jax_explain_cache_misses:
             runtime.logger.warning(jit_explain.cache_miss_message(self, reason))
         name = f"jit({jit_explain.where_defined(self.fun)})"
+        in_tree, avals, _, _ = key
         with runtime.compile_note(name, reason):
-            return self._compile(args, kwargs, in_tree, avals, leaves)
+            return self._compile(args, kwargs, in_tree, avals)
 
     def _make_entry(self, traced: core.TracedFunction, out_tree: Any, donated) -> _Entry:
         executable = compile_traced(traced)
@@ -272,10 +267,7 @@ class Jitted:
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         """The `Traced` stage: `fun` traced for these arguments (`.lower()`, `.jaxpr`, ...)."""
-        traced, out_tree, _ = self._trace(args, kwargs)
-        dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
-        in_tree = tree_util.tree_structure((dyn_args, dyn_kwargs))
-        donated = self._donated_leaf_indices(args, kwargs)
+        traced, out_tree, in_tree, donated = self._trace(args, kwargs)
         return Traced(
             traced,
             getattr(self.fun, "__name__", "fun"),
@@ -286,7 +278,7 @@ class Jitted:
         )
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
-        traced, out_tree, _ = self._trace(args, kwargs)
+        traced, out_tree, _, _ = self._trace(args, kwargs)
         structs = [
             ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.out_avals
         ]
