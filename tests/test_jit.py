@@ -12,7 +12,7 @@ import pytest
 import stablax
 import stablax.numpy as jnp
 from stablax import jit
-from stablax._src import core, runtime
+from stablax._src import core, runtime, tree_util
 from stablax._src import ir as mlir
 from stablax._src import jit as jit_module
 
@@ -242,6 +242,37 @@ def test_cache_hit_does_no_tracing_and_no_mlir_work(monkeypatch):
     np.testing.assert_allclose(_np(out), np.tanh(np.full((4, 4), 4.0)).sum(0) + 1.0, rtol=1e-6)
     np.testing.assert_array_equal(_np(g(tree, 3.0)["out"]), [3.0, 3.0, 3.0])
     assert runtime.compile_count == compiles
+
+
+@pytest.mark.parametrize("explained", [False, True], ids=["plain", "explain_cache_misses"])
+def test_a_miss_flattens_and_traces_once(monkeypatch, explained):
+    """A miss flattens the call, computes its avals and donated leaves and traces it once."""
+    x, counts = jnp.ones(3), collections.Counter()  # jnp.ones is jitted: made before counting
+
+    def counting(name, fun):
+        def counted(*args, **kwargs):
+            counts[name] += 1
+            return fun(*args, **kwargs)
+
+        return counted
+
+    real_flatten = tree_util.tree_flatten
+
+    def flatten(tree, *args, **kwargs):
+        if type(tree) is tuple and len(tree) == 2 and type(tree[1]) is dict:  # (args, kwargs)
+            counts["flatten"] += 1
+        return real_flatten(tree, *args, **kwargs)
+
+    monkeypatch.setattr(tree_util, "tree_flatten", flatten)
+    monkeypatch.setattr(jit_module, "leaf_aval", counting("aval", jit_module.leaf_aval))
+    donated = counting("donated", jit_module.donated_leaf_indices)
+    monkeypatch.setattr(jit_module, "donated_leaf_indices", donated)
+    monkeypatch.setattr(core, "trace_to_func", counting("trace", core.trace_to_func))
+    f = jit(lambda x, y: stablax.lax.mul(x, y), donate_argnums=0)  # no jitted calls inside
+    with stablax.explain_cache_misses(explained):
+        out = f(x, 2.0)  # the Array's aval is its own; the float's is computed
+    np.testing.assert_array_equal(_np(out), [2.0, 2.0, 2.0])
+    assert counts == {"flatten": 1, "aval": 1, "donated": 1, "trace": 1}
 
 
 def test_flag_changes_invalidate_the_array_hit_table():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, Union, runtime_checkable
 
-from stablax._src.jit import Compiled, Lowered
+from stablax._src.jit_stages import Compiled, Lowered
 from stablax._src.traced import ArgInfo, Traced
 
 # Options passed to XLA's compiler by name: `{"xla_cpu_enable_fast_math": False, ...}`.

@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stablax._src import caches, core, pytree_fast, runtime, transfer_guard, tree_util
+from stablax._src import caches, core, jit_explain, pytree_fast, runtime, transfer_guard, tree_util
 from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.avals import ShapedArray
@@ -24,6 +24,7 @@ from stablax._src.jit_arguments import (
     as_tuple,
     check_argnums,
     check_python_ints,
+    donated_leaf_indices,
     keywords_by_position,
     leaf_aval,
     leaf_buffer,
@@ -32,49 +33,10 @@ from stablax._src.jit_arguments import (
     signature_or_none,
 )
 from stablax._src.jit_inline import inline_call
-from stablax._src.nan_checks import check_nans
+from stablax._src.jit_stages import Entry, Lowered, run, wrap_outputs
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 from stablax._src.traceback_util import api_boundary
-from stablax._src.traced import Traced, args_info, out_info
-
-
-class _Entry:
-    """One compiled signature of a jitted function."""
-
-    __slots__ = (
-        "executable",
-        "out_tree",
-        "out_avals",
-        "single",
-        "captured_bufs",
-        "donated",
-        "in_avals",
-        "execute_sharded",
-        "handlers",
-        "single_plain",
-        "check_nans",
-        "name",
-        "out_fast",
-        "tree_plain",
-    )
-
-    def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, in_avals):
-        self.executable = executable
-        self.execute_sharded = executable.loaded.execute_sharded
-        self.handlers = executable.handlers
-        # Entries compiled while jax_debug_nans is on check their outputs (the flag is part of
-        # the cache key through config.epoch, so the fast path stays check-free otherwise).
-        self.check_nans = bool(config.jax_debug_nans)
-        self.single_plain = single and not donated and not self.check_nans
-        self.name = "jit"
-        self.out_fast = None  # the C++ output treedef, once a call is filed in a tree table
-        self.tree_plain = False  # out_fast rebuilds the outputs, nothing donated or checked
-        self.out_tree = out_tree
-        self.out_avals = out_avals
-        self.single = single
-        self.captured_bufs = captured_bufs
-        self.donated = donated
-        self.in_avals = in_avals
+from stablax._src.traced import Traced
 
 
 class Jitted:
@@ -105,9 +67,9 @@ class Jitted:
         self.positional_names = None if donate_argnums else positional_names(fun)
         options = (self.static_argnums, self.static_argnames, self.donate_argnums)
         self._cache = _trace_cache(fun, options)
-        self._hits: dict[tuple[ShapedArray, ...], _Entry] = {}  # one or two Arrays
-        self._mixed_hits: dict[tuple, _Entry] = {}  # other arities, or Python scalars
-        self._tree_hits: dict[tuple, _Entry] = {}  # pytree arguments, by C++ treedef and avals
+        self._hits: dict[tuple[ShapedArray, ...], Entry] = {}  # one or two Arrays
+        self._mixed_hits: dict[tuple, Entry] = {}  # other arities, or Python scalars
+        self._tree_hits: dict[tuple, Entry] = {}  # pytree arguments, by C++ treedef and avals
         _live_jitted.add(self)
         self.fast_call = _make_fast_call(self)
         functools.update_wrapper(self, fun, updated=())
@@ -128,11 +90,11 @@ class Jitted:
             raise ValueError(
                 f"jit: static arguments must be hashable (non-array values), got {static_key!r}"
             ) from None
-        if entry is None:
+        if entry is None:  # the miss traces with this call's treedef and avals
             if config.jax_explain_cache_misses or config.jax_log_compiles:
-                entry = self._compile_explained(key, args, kwargs, in_tree, avals, leaves)
+                entry = self._compile_explained(key, args, kwargs)
             else:
-                entry = self._compile(args, kwargs, in_tree, avals, leaves)
+                entry = self._compile(args, kwargs, in_tree, avals)
             self._cache[key] = entry
         if config.jax_no_execution:  # before the hit tables learn this call
             raise RuntimeError(
@@ -142,9 +104,9 @@ class Jitted:
         if not kwargs:
             self._remember_hit(args, entry, leaves)
         buffers = [x._buf if type(x) is Array else leaf_buffer(x, a) for x, a in zip(leaves, avals)]
-        return _run(entry, buffers, leaves)
+        return run(entry, buffers, leaves)
 
-    def _remember_hit(self, args: tuple, entry: _Entry, leaves: list) -> None:
+    def _remember_hit(self, args: tuple, entry: Entry, leaves: list) -> None:
         """Files `entry` in a hit table if `call` can find it again from `args` alone."""
         statics = self.static_argnums
         if not all(type(a) in _HIT_TYPES for i, a in enumerate(args) if i not in statics):
@@ -155,7 +117,7 @@ class Jitted:
         table = self._hits if arrays_only and len(args) in (1, 2) else self._mixed_hits
         table[_hit_key(args, statics)] = entry
 
-    def _remember_tree_hit(self, args: tuple, entry: _Entry, leaves: list) -> None:
+    def _remember_tree_hit(self, args: tuple, entry: Entry, leaves: list) -> None:
         # Pytree arguments: keyed by the C++ treedef and the leaves' avals (a scalar's type),
         # filed only where jaxlib's registry and stablax's agree on this call (pytree_fast).
         if not all(type(x) in _HIT_TYPES for x in leaves):
@@ -206,7 +168,14 @@ class Jitted:
 
         return flat, out_tree_box
 
-    def _trace(self, args: tuple, kwargs: dict) -> tuple[core.TracedFunction, Any, list]:
+    def _trace(
+        self, args: tuple, kwargs: dict, in_tree: Any = None, avals: Sequence[ShapedArray] = ()
+    ) -> tuple[core.TracedFunction, Any, Any, list[int]]:
+        """Traces `fun` for a call: (traced function, out treedef, in treedef, donated leaves).
+
+        A miss passes the treedef and avals `_call_general` computed; `trace`, `lower` and
+        `eval_shape` pass none, and the call is flattened here, after the checks.
+        """
         if config.jax_no_tracing:
             raise RuntimeError(
                 f"re-tracing function {getattr(self.fun, '__name__', self.fun)} for `jit`, but "
@@ -214,47 +183,34 @@ class Jitted:
             )
         if not trace_state.stack:
             mlir.start_top_level_trace()
-        dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
-        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        avals = [leaf_aval(x) for x in leaves]
+        if in_tree is None:
+            dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
+            leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+            avals = [leaf_aval(x) for x in leaves]
         flat, out_tree_box = self._flat_fun(args, kwargs, in_tree)
-        donated = self._donated_leaf_indices(args, kwargs)
-        traced = core.trace_to_func(flat, avals, name="main", donated=donated)
-        return traced, out_tree_box[0], leaves
+        donated = donated_leaf_indices(args, in_tree, self.static_argnums, self.donate_argnums)
+        traced = core.trace_to_func(flat, list(avals), name="main", donated=donated)
+        return traced, out_tree_box[0], in_tree, donated
 
-    def _donated_leaf_indices(self, args: tuple, kwargs: dict) -> list[int]:
-        if not self.donate_argnums:
-            return []
-        indices, position = [], 0
-        for i, a in enumerate(args):
-            if i in self.static_argnums:
-                continue
-            n = len(tree_util.tree_leaves(a))
-            if i in self.donate_argnums:
-                indices.extend(range(position, position + n))
-            position += n
-        return indices
+    def _compile(self, args: tuple, kwargs: dict, in_tree: Any, avals: tuple) -> Entry:
+        traced, out_tree, _, donated = self._trace(args, kwargs, in_tree, avals)
+        return self._make_entry(traced, out_tree, donated)
 
-    def _compile(self, args, kwargs, in_tree, avals, leaves) -> _Entry:
-        traced, out_tree, _ = self._trace(args, kwargs)
-        return self._make_entry(traced, out_tree, self._donated_leaf_indices(args, kwargs))
-
-    def _compile_explained(self, key, args, kwargs, in_tree, avals, leaves) -> _Entry:
+    def _compile_explained(self, key: tuple, args: tuple, kwargs: dict) -> Entry:
         # jax_explain_cache_misses / jax_log_compiles: say why this call traces (and compiles).
-        from stablax._src import jit_explain
-
         reason = jit_explain.explain(self, key, args, kwargs)
         if config.jax_explain_cache_misses:
             runtime.logger.warning(jit_explain.cache_miss_message(self, reason))
         name = f"jit({jit_explain.where_defined(self.fun)})"
+        in_tree, avals, _, _ = key
         with runtime.compile_note(name, reason):
-            return self._compile(args, kwargs, in_tree, avals, leaves)
+            return self._compile(args, kwargs, in_tree, avals)
 
-    def _make_entry(self, traced: core.TracedFunction, out_tree: Any, donated) -> _Entry:
+    def _make_entry(self, traced: core.TracedFunction, out_tree: Any, donated) -> Entry:
         executable = compile_traced(traced)
         captured = [to_array(c)._buf for c in traced.captured]
         single = out_tree == _SINGLE_LEAF_TREE
-        entry = _Entry(
+        entry = Entry(
             executable,
             out_tree,
             tuple(traced.out_avals),
@@ -273,10 +229,7 @@ class Jitted:
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
         """The `Traced` stage: `fun` traced for these arguments (`.lower()`, `.jaxpr`, ...)."""
-        traced, out_tree, _ = self._trace(args, kwargs)
-        dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
-        in_tree = tree_util.tree_structure((dyn_args, dyn_kwargs))
-        donated = self._donated_leaf_indices(args, kwargs)
+        traced, out_tree, in_tree, donated = self._trace(args, kwargs)
         return Traced(
             traced,
             getattr(self.fun, "__name__", "fun"),
@@ -287,7 +240,7 @@ class Jitted:
         )
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
-        traced, out_tree, _ = self._trace(args, kwargs)
+        traced, out_tree, _, _ = self._trace(args, kwargs)
         structs = [
             ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.out_avals
         ]
@@ -460,7 +413,7 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                     return Array(outs[0], entry.out_avals[0])
                 if entry.tree_plain:
                     return entry.out_fast.unflatten(map(Array, outs, entry.out_avals))
-                return _wrap_outputs(entry, outs, args)
+                return wrap_outputs(entry, outs, args)
         if trace_state.stack:
             check_python_ints(args, statics)
             return inline_call(jitted, fun, args, kwargs)
@@ -471,99 +424,7 @@ def _make_fast_call(jitted: Jitted) -> Callable:
     return call
 
 
-def _run(entry: _Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:
-    if entry.captured_bufs:
-        buffers = buffers + entry.captured_bufs
-    try:
-        outs = entry.executable.execute(buffers)
-    except runtime.XlaRuntimeError:
-        raise_if_deleted(dynamic_leaves)
-        raise
-    return _wrap_outputs(entry, outs, dynamic_leaves)
-
-
-def _wrap_outputs(entry: _Entry, outs: list, dynamic_leaves: Sequence[Any]) -> Any:
-    if entry.check_nans:
-        check_nans(entry.name, outs, entry.out_avals)
-    if entry.donated:
-        for i in entry.donated:
-            leaf = dynamic_leaves[i]
-            if type(leaf) is Array:
-                leaf.delete()  # a later use fails as a deleted array's, with no XLA error line
-    if entry.single:
-        return Array(outs[0], entry.out_avals[0])
-    arrays = map(Array, outs, entry.out_avals)  # one per output: the executable's arity
-    if entry.out_fast is not None:
-        return entry.out_fast.unflatten(arrays)
-    return tree_util.tree_unflatten(entry.out_tree, list(arrays))
-
-
 _SINGLE_LEAF_TREE = tree_util.tree_structure(0)
-
-
-class Lowered:
-    """`jit(f).lower(*args)`: the StableHLO module, ready to compile."""
-
-    def __init__(
-        self, jitted: Jitted, traced: core.TracedFunction, out_tree, donated, in_tree=None
-    ) -> None:
-        self._jitted = jitted
-        self._traced = traced
-        self.out_tree = out_tree
-        self._donated = donated
-        self.in_tree = in_tree
-
-    @property
-    def args_info(self) -> Any:
-        """The pytree `(args, kwargs)` of `ArgInfo` for the (non-static) arguments."""
-        return args_info(self.in_tree, self._traced.in_avals, self._donated)
-
-    @property
-    def out_info(self) -> Any:
-        """The outputs' pytree of `ShapeDtypeStruct`s."""
-        return out_info(self.out_tree, self._traced.out_avals)
-
-    def as_text(self, debug_info: bool = False) -> str:
-        return self._traced.text(debug_info=debug_info)
-
-    def compiler_ir(self, dialect: str = "stablehlo") -> Any:
-        return self._traced.module
-
-    def compile(self) -> Compiled:
-        return Compiled(self._jitted._make_entry(self._traced, self.out_tree, self._donated))
-
-    @property
-    def in_avals(self) -> list[ShapedArray]:
-        return self._traced.in_avals
-
-    @property
-    def out_avals(self) -> list[ShapedArray]:
-        return self._traced.out_avals
-
-
-class Compiled:
-    """A compiled executable for one signature; callable with arguments of that signature."""
-
-    def __init__(self, entry: _Entry) -> None:
-        self._entry = entry
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        leaves, _ = tree_util.tree_flatten((args, kwargs))
-        avals = [leaf_aval(x) for x in leaves]
-        expected = self._entry.in_avals
-        if [a.strip_weak_type() for a in avals] != [a.strip_weak_type() for a in expected]:
-            raise TypeError(
-                "Compiled function called with arguments of a different signature: expected "
-                f"{[a.str_short() for a in expected]}, got {[a.str_short() for a in avals]}"
-            )
-        buffers = [leaf_buffer(x, a) for x, a in zip(leaves, avals, strict=True)]
-        return _run(self._entry, buffers, leaves)
-
-    def as_text(self) -> str:
-        return self._entry.executable.hlo_text()
-
-    def cost_analysis(self) -> Any:
-        return self._entry.executable.cost_analysis()
 
 
 def jit(

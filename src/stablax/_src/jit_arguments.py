@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from stablax._src import core, dtypes, runtime
-from stablax._src.array import Array
+from stablax._src.array import Array, from_host
 from stablax._src.avals import ShapedArray
 from stablax._src.dispatch import check_python_int, to_array
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
@@ -52,8 +52,6 @@ def leaf_buffer(x: Any, aval: ShapedArray) -> runtime.Buffer:
         return x._buf
     array = to_array(x) if not isinstance(x, (np.ndarray, np.generic)) else None
     if array is None:
-        from stablax._src.array import from_host
-
         array = from_host(x)
     return array._buf
 
@@ -135,6 +133,25 @@ def keywords_by_position(args: tuple, kwargs: dict, names: tuple) -> tuple | Non
         return args + tuple([kwargs[name] for name in names[len(args) : end]])
     except KeyError:
         return None
+
+
+def donated_leaf_indices(
+    args: tuple, in_tree: Any, static_argnums: frozenset[int], donate_argnums: frozenset[int]
+) -> list[int]:
+    """The flat leaf positions of the donated arguments of a call, read off `in_tree` (the
+    treedef of its (dynamic positional arguments, keyword arguments)): no second flatten."""
+    if not donate_argnums:
+        return []
+    dynamic_args = iter(in_tree.children()[0].children())
+    indices, position = [], 0
+    for i in range(len(args)):
+        if i in static_argnums:
+            continue
+        n = next(dynamic_args).num_leaves
+        if i in donate_argnums:
+            indices.extend(range(position, position + n))
+        position += n
+    return indices
 
 
 def check_python_ints(args: tuple, statics: Any) -> None:

@@ -5,8 +5,8 @@ A `jit` cache key is (input treedef, leaf avals, static argument values, config 
 the new key is compared with every key the function was traced for before; the closest one (it
 agrees on the most of flags, static values and tree, in that order; then the fewest differences)
 is described naming each argument as the function's signature does (`params['w']`,
-`args[2]`), so the message says exactly what changed and where the function is defined. Only
-imported while one of the two flags is on: a cache hit never reaches this module.
+`args[2]`), so the message says exactly what changed and where the function is defined. Only a
+miss made while one of the two flags is on calls into this module; a cache hit never does.
 """
 
 from __future__ import annotations

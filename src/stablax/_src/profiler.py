@@ -1,5 +1,5 @@
 """stablax.profiler: traces that TensorBoard and Perfetto open, trace annotations, a profiler
-server, and device memory profiles, all collected by jaxlib's profiler (through runtime.py).
+server, and device memory profiles, all collected by jaxlib's profiler (runtime_profiler.py).
 """
 
 from __future__ import annotations
@@ -16,16 +16,16 @@ from typing import Any
 
 import jaxlib
 
-from stablax._src import runtime
+from stablax._src import runtime, runtime_profiler
 
-ProfileData = runtime.ProfileData
-ProfileEvent = runtime.ProfileEvent
-ProfilePlane = runtime.ProfilePlane
+ProfileData = runtime_profiler.ProfileData
+ProfileEvent = runtime_profiler.ProfileEvent
+ProfilePlane = runtime_profiler.ProfilePlane
 
 PERFETTO_PORT = 9001  # where ui.perfetto.dev looks for a trace served from this machine
 
 
-class ProfileOptions(runtime.ProfileOptions):
+class ProfileOptions(runtime_profiler.ProfileOptions):
     """What a trace collects: `host_tracer_level` (0-3), `python_tracer_level` (0/1),
     `enable_hlo_proto`, `include_dataset_ops`, `duration_ms`, `start_timestamp_ns`,
     `repository_path`, `session_id`, `raise_error_on_start_failure` and
@@ -66,7 +66,7 @@ def start_server(port: int, requires_backend: bool = True) -> Any:
         raise ValueError("Only one profiler server can be active at a time.")
     if requires_backend:
         runtime.backends()  # the device tracers attach to the backends, so create them first
-    _server = runtime.start_profiler_server(port)
+    _server = runtime_profiler.start_profiler_server(port)
     return _server
 
 
@@ -89,14 +89,16 @@ def register_subprocess(pid: int, port: int) -> Callable[[], None]:
     Returns:
       A function that undoes the registration.
     """
-    return runtime.register_profiler_subprocess(pid, port)
+    return runtime_profiler.register_profiler_subprocess(pid, port)
 
 
 def _set_metadata() -> None:
-    runtime.clear_profiler_metadata()
-    runtime.set_profiler_metadata("jaxlib_version", jaxlib.__version__)
+    runtime_profiler.clear_profiler_metadata()
+    runtime_profiler.set_profiler_metadata("jaxlib_version", jaxlib.__version__)
     for platform in runtime.backends():
-        runtime.set_profiler_metadata(f"{platform}_version", runtime.platform_version(platform))
+        runtime_profiler.set_profiler_metadata(
+            f"{platform}_version", runtime.platform_version(platform)
+        )
 
 
 def start_trace(
@@ -128,7 +130,7 @@ def start_trace(
         runtime.backends()  # as in start_server: device tracers need the clients
         _set_metadata()
         options = ProfileOptions() if profiler_options is None else profiler_options
-        _active.session = runtime.start_profiler_session(options)
+        _active.session = runtime_profiler.start_profiler_session(options)
         _active.log_dir = os.fspath(log_dir)
         _active.perfetto_trace = create_perfetto_trace or create_perfetto_link
         _active.perfetto_link = create_perfetto_link
@@ -144,14 +146,14 @@ def stop_trace() -> None:
         if _active.session is None:
             raise RuntimeError("No profile started")
         try:
-            runtime.stop_profiler_session(_active.session, _active.log_dir)
+            runtime_profiler.stop_profiler_session(_active.session, _active.log_dir)
             if _active.perfetto_trace:
                 path = write_perfetto_trace(_active.log_dir)
                 if _active.perfetto_link:
                     _serve_to_perfetto(path)
         finally:
             _active.__init__()
-            runtime.clear_profiler_metadata()
+            runtime_profiler.clear_profiler_metadata()
 
 
 @contextmanager
@@ -228,7 +230,7 @@ def _serve_to_perfetto(path: pathlib.Path) -> None:
             server.handle_request()
 
 
-class TraceAnnotation(runtime.TraceMe):
+class TraceAnnotation(runtime_profiler.TraceMe):
     """A named event spanning the enclosed code on the trace timeline.
 
     Keyword arguments become the event's arguments. Costs almost nothing when no trace is

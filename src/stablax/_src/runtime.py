@@ -1,7 +1,7 @@
 """PJRT clients, devices, transfers, compilation and execution: all of jaxlib's private API.
 
-Everything else in stablax talks to XLA through the functions here, so a jaxlib release that
-moves a private name is fixed in this file alone.
+Everything else in stablax talks to XLA through the functions here (the profiler's bindings
+through runtime_profiler.py), so a jaxlib release that moves a private name is fixed in these.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from jaxlib import _jax, _profile_data, _profiler
+from jaxlib import _jax
 from jaxlib import version as jaxlib_version
 from jaxlib import xla_client as xc
+from jaxlib.cpu import _lapack
 
 from stablax._src import caches, compilation_store
 from stablax._src.config import config
@@ -195,8 +196,6 @@ def ensure_cpu_lapack_targets() -> None:
     global _cpu_lapack_registered
     if _cpu_lapack_registered:
         return
-    from jaxlib.cpu import _lapack
-
     _lapack.initialize()
     for name, handler in _lapack.registrations().items():
         # api_version=1 selects XLA's typed FFI in this registration call.
@@ -557,41 +556,7 @@ config.on_change(_apply_logging_level)
 _apply_logging_level()
 
 
-# --- profiler ------------------------------------------------------------------------------------
-
-ProfileOptions = _profiler.ProfileOptions
-TraceMe = _profiler.TraceMe  # a scoped trace event; free when no trace is being collected
-ProfileData = _profile_data.ProfileData
-ProfileEvent = _profile_data.ProfileEvent
-ProfilePlane = _profile_data.ProfilePlane
-
-
-def start_profiler_session(options: Any) -> Any:
-    """Starts collecting host (and device) events; `stop_profiler_session` writes them out."""
-    return _profiler.ProfilerSession(options)
-
-
-def stop_profiler_session(session: Any, log_dir: str) -> None:
-    """Stops `session` and writes `plugins/profile/<run>/<host>.xplane.pb` and `.trace.json.gz`."""
-    session.stop_and_export(log_dir)
-
-
-def start_profiler_server(port: int) -> Any:
-    """A gRPC server that TensorBoard or `perfetto` can ask for a trace of this process."""
-    return _profiler.start_server(port)
-
-
-def register_profiler_subprocess(pid: int, port: int) -> Any:
-    """Adds the profiler server of process `pid` to this one's traces; returns the undo."""
-    return _profiler.register_subprocess(pid, port)
-
-
-def set_profiler_metadata(key: str, value: str) -> None:
-    _profiler.set_metadata(key, value)
-
-
-def clear_profiler_metadata() -> None:
-    _profiler.clear_metadata()
+# --- platform queries for the profiler ------------------------------------------------------------
 
 
 def platform_version(platform: str) -> str:

@@ -1,0 +1,149 @@
+"""What a `jit` compile gives: a compiled signature (`Entry`) and running it, and the `Lowered`
+and `Compiled` stages of `jit(f).trace(*args).lower().compile()` (`Traced` is in traced.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from stablax._src import core, runtime, tree_util
+from stablax._src.array import Array, raise_if_deleted
+from stablax._src.avals import ShapedArray
+from stablax._src.config import config
+from stablax._src.jit_arguments import leaf_aval, leaf_buffer
+from stablax._src.nan_checks import check_nans
+from stablax._src.traced import args_info, out_info
+
+
+class Entry:
+    """One compiled signature of a jitted function."""
+
+    __slots__ = (
+        "executable",
+        "out_tree",
+        "out_avals",
+        "single",
+        "captured_bufs",
+        "donated",
+        "in_avals",
+        "execute_sharded",
+        "handlers",
+        "single_plain",
+        "check_nans",
+        "name",
+        "out_fast",
+        "tree_plain",
+    )
+
+    def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, in_avals):
+        self.executable = executable
+        self.execute_sharded = executable.loaded.execute_sharded
+        self.handlers = executable.handlers
+        # Entries compiled while jax_debug_nans is on check their outputs (the flag is part of
+        # the cache key through config.epoch, so the fast path stays check-free otherwise).
+        self.check_nans = bool(config.jax_debug_nans)
+        self.single_plain = single and not donated and not self.check_nans
+        self.name = "jit"
+        self.out_fast = None  # the C++ output treedef, once a call is filed in a tree table
+        self.tree_plain = False  # out_fast rebuilds the outputs, nothing donated or checked
+        self.out_tree = out_tree
+        self.out_avals = out_avals
+        self.single = single
+        self.captured_bufs = captured_bufs
+        self.donated = donated
+        self.in_avals = in_avals
+
+
+def run(entry: Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:
+    """Executes `entry` on the buffers of a call's leaves (`dynamic_leaves`); its outputs."""
+    if entry.captured_bufs:
+        buffers = buffers + entry.captured_bufs
+    try:
+        outs = entry.executable.execute(buffers)
+    except runtime.XlaRuntimeError:
+        raise_if_deleted(dynamic_leaves)
+        raise
+    return wrap_outputs(entry, outs, dynamic_leaves)
+
+
+def wrap_outputs(entry: Entry, outs: list, dynamic_leaves: Sequence[Any]) -> Any:
+    """The call's result from the executable's output buffers: NaN checks, donated arguments
+    deleted, outputs as Arrays in the output pytree."""
+    if entry.check_nans:
+        check_nans(entry.name, outs, entry.out_avals)
+    if entry.donated:
+        for i in entry.donated:
+            leaf = dynamic_leaves[i]
+            if type(leaf) is Array:
+                leaf.delete()  # a later use fails as a deleted array's, with no XLA error line
+    if entry.single:
+        return Array(outs[0], entry.out_avals[0])
+    arrays = map(Array, outs, entry.out_avals)  # one per output: the executable's arity
+    if entry.out_fast is not None:
+        return entry.out_fast.unflatten(arrays)
+    return tree_util.tree_unflatten(entry.out_tree, list(arrays))
+
+
+class Lowered:
+    """`jit(f).lower(*args)`: the StableHLO module, ready to compile."""
+
+    def __init__(
+        self, jitted: Any, traced: core.TracedFunction, out_tree, donated, in_tree=None
+    ) -> None:
+        self._jitted = jitted  # the `jit.Jitted` that compiles it into an Entry
+        self._traced = traced
+        self.out_tree = out_tree
+        self._donated = donated
+        self.in_tree = in_tree
+
+    @property
+    def args_info(self) -> Any:
+        """The pytree `(args, kwargs)` of `ArgInfo` for the (non-static) arguments."""
+        return args_info(self.in_tree, self._traced.in_avals, self._donated)
+
+    @property
+    def out_info(self) -> Any:
+        """The outputs' pytree of `ShapeDtypeStruct`s."""
+        return out_info(self.out_tree, self._traced.out_avals)
+
+    def as_text(self, debug_info: bool = False) -> str:
+        return self._traced.text(debug_info=debug_info)
+
+    def compiler_ir(self, dialect: str = "stablehlo") -> Any:
+        return self._traced.module
+
+    def compile(self) -> Compiled:
+        return Compiled(self._jitted._make_entry(self._traced, self.out_tree, self._donated))
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return self._traced.in_avals
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return self._traced.out_avals
+
+
+class Compiled:
+    """A compiled executable for one signature; callable with arguments of that signature."""
+
+    def __init__(self, entry: Entry) -> None:
+        self._entry = entry
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves, _ = tree_util.tree_flatten((args, kwargs))
+        avals = [leaf_aval(x) for x in leaves]
+        expected = self._entry.in_avals
+        if [a.strip_weak_type() for a in avals] != [a.strip_weak_type() for a in expected]:
+            raise TypeError(
+                "Compiled function called with arguments of a different signature: expected "
+                f"{[a.str_short() for a in expected]}, got {[a.str_short() for a in avals]}"
+            )
+        buffers = [leaf_buffer(x, a) for x, a in zip(leaves, avals, strict=True)]
+        return run(self._entry, buffers, leaves)
+
+    def as_text(self) -> str:
+        return self._entry.executable.hlo_text()
+
+    def cost_analysis(self) -> Any:
+        return self._entry.executable.cost_analysis()
