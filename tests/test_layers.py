@@ -105,7 +105,19 @@ LAYERS = [
 ]
 
 # (importing module, imported module) -> why the import is inside a function.
-FUNCTION_LEVEL: dict[tuple[str, str], str] = {}
+FUNCTION_LEVEL: dict[tuple[str, str], str] = {
+    ("stablax._compat.finder", "stablax._compat.top"): (
+        "a cycle: the `jax` alias is built from the whole stablax namespace, and `stablax` "
+        "offers install_as_jax from this module"
+    ),
+    ("stablax._src.interpreters.custom_calls", "stablax._src.transforms.vmap_api"): (
+        "a cycle: a batched custom_jvp/custom_vjp call runs the user's rules under vmap, and vmap "
+        "is built on these batching rules"
+    ),
+    ("stablax._src.random.matrix", "stablax.numpy.linalg"): (
+        "import time: jnp.linalg loads on first use, and stablax.random does not load it"
+    ),
+}
 
 MAX_FUNCTION_LEVEL = 40
 

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from stablax._compat.primitives import Primitive
 from stablax._src import core as _core
 from stablax._src.api_extras import ensure_compile_time_eval  # noqa: F401 (jax.core name)
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.core import Tracer  # every library: isinstance checks
+from stablax._src.dtypes import float0
 from stablax.core import AbstractValue, eval_context, eval_jaxpr  # noqa: F401 (stablax.core's own)
+from stablax.errors import ConcretizationTypeError
 
 _NO_JAXPRS = "stablax traces to StableHLO and has no jaxprs"
 
@@ -193,8 +198,6 @@ class _Primitives:
     """`jax.extend.core.primitives`: the call primitives haiku compares by identity."""
 
     def __init__(self) -> None:
-        from stablax._compat.primitives import Primitive
-
         self.jit_p = Primitive("jit")  # haiku to_dot: `primitive is primitives.jit_p`
         self.pjit_p = self.jit_p
         self.call_p = Primitive("call")
@@ -207,8 +210,6 @@ Effects = set
 
 def concrete_or_error(force: Any, val: Any, context: str = "") -> Any:
     """`force(val)` for a concrete `val`; a traced one raises ConcretizationTypeError (equinox)."""
-    from stablax.errors import ConcretizationTypeError
-
     if isinstance(val, Tracer):
         raise ConcretizationTypeError(
             f"Abstract tracer value encountered where concrete value is expected: {context}"
@@ -227,9 +228,5 @@ def valid_jaxtype(x: Any) -> bool:
 
 def primal_dtype_to_tangent_dtype(dtype: Any) -> Any:
     """The tangent dtype of a primal dtype: itself if inexact, float0 otherwise (equinox)."""
-    import numpy as np
-
-    from stablax._src.dtypes import float0
-
     dtype = np.dtype(dtype)
     return dtype if np.issubdtype(dtype, np.inexact) else float0

@@ -1,6 +1,7 @@
 """`jax.custom_derivatives` under the alias: stablax's, plus the call primitives equinox keys
 its jaxpr rewrites by (binding them raises: stablax has no jaxprs to rewrite)."""
 
+import stablax.custom_derivatives as _public
 from stablax._compat.primitives import Primitive
 from stablax.custom_derivatives import *  # noqa: F403
 
@@ -10,6 +11,4 @@ custom_vjp_call_jaxpr_p = Primitive("custom_vjp_call_jaxpr")  # equinox internal
 
 
 def __getattr__(name):  # stablax.custom_derivatives' remaining names
-    import stablax.custom_derivatives
-
-    return getattr(stablax.custom_derivatives, name)
+    return getattr(_public, name)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+import stablax
 from stablax._src import tree_util
 
 
@@ -29,8 +30,6 @@ class _Pmapped:
         static_broadcasted_argnums: Any,
         devices: Any,
     ) -> None:
-        import stablax
-
         self.fun = fun
         self.devices = list(devices) if devices is not None else stablax.local_devices()
         self.static = (

@@ -10,19 +10,28 @@ is, so each rule takes effect where JAX would apply it. Transpose rules are reco
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import numpy as np
 
+import stablax.numpy as jnp
 from stablax._src import tree_util
+from stablax._src.avals import aval_of
+from stablax._src.interpreters.custom_jvp import custom_jvp
+from stablax._src.transforms.custom_batching import custom_vmap
 
-primitive_jvps: dict[Any, Callable] = {}  # jax.interpreters.ad (equinox)
-primitive_transposes: dict[Any, Callable] = {}  # jax.interpreters.ad (equinox)
-primitive_batchers: dict[Any, Callable] = {}  # jax.interpreters.batching (equinox)
+# Keyed weakly by the primitive objects: a rule lives as long as its primitive, so the tables
+# hold nothing of a library once its primitives are gone.
+primitive_jvps: MutableMapping[Any, Callable] = weakref.WeakKeyDictionary()  # jax.interpreters.ad
+primitive_transposes: MutableMapping[Any, Callable] = weakref.WeakKeyDictionary()  # (equinox)
+primitive_batchers: MutableMapping[Any, Callable] = (
+    weakref.WeakKeyDictionary()
+)  # .batching (equinox)
 # jax.interpreters.batching: rules that also get the axis (`rule(axis_data, args, dims, ...)`)
-axis_primitive_batchers: dict[Any, Callable] = {}
-lowerings: dict[Any, Callable] = {}  # jax.interpreters.mlir.register_lowering (equinox)
+axis_primitive_batchers: MutableMapping[Any, Callable] = weakref.WeakKeyDictionary()
+lowerings: MutableMapping[Any, Callable] = weakref.WeakKeyDictionary()  # .mlir.register_lowering
 
 not_mapped = None  # jax.interpreters.batching.not_mapped
 
@@ -87,15 +96,12 @@ class Primitive:
 
 
 def _with_batcher(fn: Callable, batcher: Callable, params: dict) -> Callable:
-    from stablax._src.transforms.custom_batching import custom_vmap
-
     wrapped = custom_vmap(fn)
 
     @wrapped.def_vmap
     def rule(axis_size: int, in_batched: Any, *args: Any) -> Any:
         dims = [0 if b else not_mapped for b in in_batched]
         out, out_dims = batcher(axis_size, list(args), dims, **params)
-        import stablax.numpy as jnp
 
         def to_front(x: Any, d: Any) -> Any:
             return x if d is None else jnp.moveaxis(x, d, 0)
@@ -109,8 +115,6 @@ def _with_batcher(fn: Callable, batcher: Callable, params: dict) -> Callable:
 
 
 def _with_jvp(fn: Callable, jvp: Callable, params: dict) -> Callable:
-    from stablax._src.interpreters.custom_jvp import custom_jvp
-
     wrapped = custom_jvp(fn)
 
     @wrapped.defjvp
@@ -123,8 +127,6 @@ def _with_jvp(fn: Callable, jvp: Callable, params: dict) -> Callable:
 
 def _materialize(t: Any, like: Any) -> Any:
     """A symbolic zero (`ad.Zero`) as an array of zeros shaped like `like`."""
-    import stablax.numpy as jnp
-
     if isinstance(t, Zero):
         return jnp.zeros(np.shape(like), jnp.result_type(like))
     return t
@@ -147,9 +149,7 @@ class Zero:
 
     @staticmethod
     def from_primal_value(x: Any) -> Zero:
-        from stablax._compat.core import get_aval
-
-        return Zero(get_aval(x))
+        return Zero(aval_of(x))
 
 
 class UndefinedPrimal:
@@ -164,8 +164,6 @@ def is_undefined_primal(x: Any) -> bool:
 
 
 def instantiate_zeros(t: Any) -> Any:
-    import stablax.numpy as jnp
-
     if isinstance(t, Zero):
         return jnp.zeros(t.aval.shape, t.aval.dtype)
     return t

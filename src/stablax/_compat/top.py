@@ -13,6 +13,8 @@ import types
 from typing import Any
 
 import stablax
+from stablax._compat import pmap, sharding, typeof
+from stablax._src.avals import ShapedArray
 
 JAX_API_VERSION = (0, 10, 2)
 
@@ -34,12 +36,8 @@ _LAZY_SUBMODULES = frozenset(
 
 def _extras() -> dict[str, Any]:
     """Names the alias's `jax` has and `stablax` does not."""
-    from stablax._compat import pmap, sharding, typeof
-
     # optax, flax: `jax.typeof(x).sharding.mesh` (JAX >= 0.7 paths); an aval's sharding is its
     # dims over the mesh in force, as JAX reports it.
-    from stablax._src.avals import ShapedArray
-
     if not hasattr(ShapedArray, "sharding"):
         ShapedArray.sharding = property(sharding.aval_sharding)
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from stablax._src import caches, core, dtypes, ir_passes, runtime, transfer_guard
 from stablax._src import ir as mlir
-from stablax._src.array import Array, raise_if_deleted
+from stablax._src.array import Array, from_host, raise_if_deleted
 from stablax._src.avals import ShapedArray
 from stablax._src.config import config
 from stablax._src.core import Tracer, current_trace, trace_state
@@ -164,8 +164,6 @@ def to_array(x: Any) -> Array:
     if hasattr(x, "__jax_array__"):
         return to_array(x.__jax_array__())
     if isinstance(x, (np.ndarray, np.generic, list, tuple)) or np.isscalar(x):
-        from stablax._src.array import from_host
-
         return from_host(x)
     raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid stablax array type")
 
@@ -211,8 +209,6 @@ def check_python_int(x: int) -> np.dtype:
 
 
 def _scalar_to_array(x: Any) -> Array:
-    from stablax._src.array import from_host
-
     dtype = check_python_int(x) if type(x) is int else dtypes.python_scalar_dtype(x)
     return from_host(np.asarray(x, dtype=dtype), weak_type=type(x) is not bool)
 
@@ -235,8 +231,6 @@ def weak_scalar(value: Any, dtype: np.dtype, weak_type: bool = True) -> Any:
     key = (weak_type, dtype, *_scalar_key(value))
     cached = _scalar_cache.get(key)
     if cached is None:
-        from stablax._src.array import from_host
-
         cached = from_host(host, weak_type=weak_type)
         if len(_scalar_cache) < _SCALAR_CACHE_LIMIT:
             _scalar_cache[key] = cached

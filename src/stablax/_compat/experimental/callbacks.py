@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from stablax import numpy as jnp
 from stablax._src import core as _core
 from stablax._src import tree_util
 
@@ -22,7 +23,5 @@ def io_callback(callback: Any, result_shape_dtypes: Any, *args: Any, **kwargs: A
             "jax.experimental.io_callback inside a transformation (stablax alias; equinox's "
             "debug callbacks need it): later issue: host callbacks"
         )
-    import stablax.numpy as jnp
-
     out = callback(*args, **kwargs)
     return tree_util.tree_map(lambda o, s: jnp.asarray(o, dtype=s.dtype), out, result_shape_dtypes)

@@ -2,6 +2,8 @@
 
 import contextlib
 
+from stablax._compat._src.traceback_util import register_exclusion as _record_exclusion
+
 
 @contextlib.contextmanager
 def extend_name_stack(name):
@@ -16,6 +18,4 @@ def current():
 
 def register_exclusion(path):
     """Records `path` as hidden from source info (flax); stablax keeps no source info."""
-    from stablax._compat._src.traceback_util import register_exclusion as record
-
-    record(path)
+    _record_exclusion(path)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import bodies, core, dispatch, tree_util
+from stablax._src import bodies, core, dispatch, dtypes, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.interpreters.batching import batch_traced, bdim_at_front
@@ -181,9 +181,6 @@ def leaf_paths(tree: Any, prefix: str) -> list[str]:
 def weak_join(init: Sequence[Any], out_avals: Sequence[ShapedArray]) -> tuple[list[Any], bool]:
     """JAX's rule for weakly typed loop carries: a weak initial value takes the dtype (and
     strength) the body gives it when it promotes to it. Returns the values, whether any changed."""
-    from stablax._src import dtypes
-    from stablax._src.lax._shapes import convert_element_type
-
     changed = False
     out = []
     for x, o in zip(init, out_avals, strict=True):
@@ -195,7 +192,9 @@ def weak_join(init: Sequence[Any], out_avals: Sequence[ShapedArray]) -> tuple[li
             and promotes
             and (a.dtype != o.dtype or not o.weak_type)
         ):
-            x = convert_element_type(x, o.dtype, weak_type=o.weak_type)
+            if dtypes.is_python_scalar(x):
+                x = dispatch.weak_scalar(x, a.dtype, weak_type=a.weak_type)
+            x = dispatch.bind("stablehlo.convert", x, new_dtype=o.dtype, weak_type=o.weak_type)
             changed = True
         out.append(x)
     return out, changed

@@ -159,11 +159,9 @@ def _apply_jvp_rule(custom, nondiff, in_tree, args, tangents):
 def _call_jvp_rule(custom, nondiff, leaves, in_tree):
     """In a trace about to be differentiated: a call of the user's rule, traced once on the
     arguments and zero tangents; its primal outputs are the call's values (see JvpRuleCall)."""
-    from stablax._src import lax
-
     avals = [aval_of(x) for x in leaves]
     mask = [is_differentiable_dtype(a.dtype) for a in avals]
-    zeros = [lax.full(a.shape, 0, tangent_aval(a).dtype) for a, m in zip(avals, mask) if m]
+    zeros = [zeros_like_aval(tangent_aval(a)) for a, m in zip(avals, mask) if m]
     n = len(leaves)
     box: dict[str, Any] = {}
 

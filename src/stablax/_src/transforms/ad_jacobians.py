@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dtypes, tree_util
+from stablax._src import core, dtypes, lax, tree_util
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.interpreters.ad import (
     call_primal,
@@ -69,8 +69,6 @@ def hessian(
 def _jacobian(fun, argnums, has_aux, holomorphic, allow_int, forward: bool, name: str) -> Callable:
     @functools.wraps(fun, updated=())
     def jac_fn(*args: Any, **kwargs: Any) -> Any:
-        from stablax._src import lax
-
         nums = normalize_argnums(argnums, len(args), name)
         diff_args = tuple(args[i] for i in nums)
         in_leaves, in_tree = tree_util.tree_flatten(diff_args)
@@ -167,8 +165,6 @@ def _jacobian(fun, argnums, has_aux, holomorphic, allow_int, forward: bool, name
 
 def _basis(aval: ShapedArray, k: int) -> Any:
     """The k-th unit vector in the tangent space of `aval`."""
-    from stablax._src import lax
-
     dtype = tangent_aval(aval).dtype
     if aval.size <= 256:
         flat = np.zeros(aval.size, dtype)
@@ -181,8 +177,6 @@ def _basis(aval: ShapedArray, k: int) -> Any:
 def _stacked_basis(avals: list[ShapedArray]) -> list[Any]:
     """The standard basis over all of `avals` at once: for each aval an array of shape
     (total size, *aval.shape) holding its slice of the identity matrix."""
-    from stablax._src import lax
-
     sizes = [a.size for a in avals]
     total = sum(sizes)
     if total == 0:
@@ -211,8 +205,6 @@ def _unbatched(stacked: Any) -> ShapedArray:
 
 def _split_rows(stacked: Any, avals: list[ShapedArray]) -> list[Any]:
     """Splits (total, ...) along axis 0 into one (aval.size, ...) piece per aval."""
-    from stablax._src import lax
-
     out, offset = [], 0
     shape = aval_of(stacked).shape
     for aval in avals:
@@ -231,8 +223,6 @@ def _assemble(
     pieces: list[Any], out_aval: ShapedArray, in_aval: ShapedArray, column_major: bool
 ) -> Any:
     """Stacks columns (out-shaped, one per input element) or rows into out.shape + in.shape."""
-    from stablax._src import lax
-
     dtype = _block_dtype(out_aval, in_aval, column_major)
     shape_each = out_aval.shape if column_major else in_aval.shape
     shape = (*out_aval.shape, *in_aval.shape)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dtypes, tree_util
+from stablax._src import core, dtypes, lax, tree_util
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.interpreters.ad import (
     is_differentiable_dtype,
@@ -108,8 +108,6 @@ def _pull_back(lin, info, captured, cotangent) -> tuple[Any, ...]:
 
 def _input_cotangent(ct: Any, primal_aval: ShapedArray) -> Any:
     # Zeros for a symbolic zero; weakly typed like its primal (grad(f)(1.0) is weak, as in JAX).
-    from stablax._src import lax
-
     aval = tangent_aval(primal_aval)
     ct = zeros_like_aval(aval) if ct is None else ct
     return lax.convert_element_type(ct, aval.dtype, weak_type=True) if primal_aval.weak_type else ct

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dtypes, tree_util
+from stablax._src import core, dtypes, lax, tree_util
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.concrete import evaluate_prefix
 from stablax._src.interpreters.ad import (
@@ -90,8 +90,6 @@ def _check_output(leaf: Any) -> None:
 
 def restore_weak_types(outs: Sequence[Any], avals: Sequence[ShapedArray]) -> list[Any]:
     # Rewrites re-emit constants strongly typed: give outputs the weak types fun's outputs had.
-    from stablax._src import lax
-
     return [
         lax.convert_element_type(o, a.dtype, weak_type=True)
         if a.weak_type and not aval_of(o).weak_type
@@ -105,8 +103,6 @@ def float0_zeros(aval: ShapedArray) -> np.ndarray:
 
 
 def as_tangent(t: Any, primal_aval: ShapedArray) -> Any:
-    from stablax._src import lax
-
     expected = tangent_aval(primal_aval)
     if aval_of(t).dtype != expected.dtype or aval_of(t).weak_type:
         return lax.convert_element_type(t, expected.dtype)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dtypes, pytree_treedef, tree_util
+from stablax._src import core, dtypes, lax, pytree_treedef, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.concrete import evaluate_prefix
@@ -369,8 +369,6 @@ def _unbatched_aval(aval: ShapedArray, axis: int) -> ShapedArray:
 
 def _restore_weak_types(outs: list[Any], avals: list[ShapedArray]) -> list[Any]:
     # Rewrites re-emit constants strongly typed: give outputs the weak types fun's outputs had.
-    from stablax._src import lax
-
     return [
         lax.convert_element_type(o, a.dtype, weak_type=True)
         if a.weak_type and not aval_of(o).weak_type
@@ -384,8 +382,6 @@ def _place(
 ) -> Any:
     """The output with its batch axis at `target` (an unbatched output is broadcast; with
     `sum_match`, a batched one whose target is None is summed over its batch axis)."""
-    from stablax._src import lax
-
     if target is None:
         if bdim is None:
             return x
