@@ -7,6 +7,7 @@ payload, so the module holds everything the rewrites need (custom_jvp.py, custom
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -23,6 +24,50 @@ CLOSED_OVER_MESSAGE = (
     "{kind} function with respect to explicit input parameters. Pass the value as an argument "
     "instead (or use stablax.closure_convert)."
 )
+
+
+class CustomFunction:
+    """What custom_jvp and custom_vjp share: the wrapped function, its nondiff_argnums, method
+    binding, and a call that runs `fun` on concrete values and otherwise hands the traced call
+    its flattened differentiable arguments (`_traced_call`)."""
+
+    kind = ""  # "custom_jvp"
+    rule = ""  # "JVP", as JAX's error names it
+    definer = ""  # "defjvp"
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
+        functools.update_wrapper(self, fun, updated=())
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.symbolic_zeros = False
+
+    def _has_rules(self) -> bool:
+        raise NotImplementedError
+
+    def _nondiff_arguments(self, nondiff: tuple) -> tuple:
+        return nondiff
+
+    def _traced_call(self, trace: core.FuncTrace, nondiff: tuple, leaves, in_tree) -> Any:
+        raise NotImplementedError
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        return self if instance is None else functools.partial(self, instance)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self._has_rules():
+            raise AttributeError(
+                f"No {self.rule} defined for {self.kind} function "
+                f"{getattr(self.fun, '__name__', '?')} using {self.definer}."
+            )
+        if kwargs:
+            args = bind_kwargs(self.fun, args, kwargs)
+        trace = core.current_trace()
+        if trace is None:
+            return self.fun(*args)
+        nondiff, diff = split_args(args, self.nondiff_argnums)
+        nondiff = self._nondiff_arguments(nondiff)
+        leaves, in_tree = tree_util.tree_flatten(diff)
+        return self._traced_call(trace, nondiff, leaves, in_tree)
 
 
 def split_args(args: Sequence[Any], nondiff_argnums: Sequence[int]):

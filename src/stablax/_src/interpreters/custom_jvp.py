@@ -8,7 +8,6 @@ call), and the rule is traced when the call is differentiated.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,20 +25,19 @@ from stablax._src.interpreters.ad import (
     zeros_like_aval,
 )
 from stablax._src.interpreters.custom_calls import (
+    CustomFunction,
     PrimalCall,
     SymbolicZero,
-    bind_kwargs,
     call_primal,
     check_no_closed_over_tangents,
     instantiate_symbolic,
-    split_args,
     trace_callee,
 )
 from stablax._src.interpreters.interpret import interpret
 from stablax._src.staging import copy_routed, is_flat, no_concrete_values
 
 
-class custom_jvp:  # noqa: N801 (JAX's public name)
+class custom_jvp(CustomFunction):  # noqa: N801 (JAX's public name)
     """A function with a user-defined JVP rule (`defjvp` or `defjvps`).
 
     Example:
@@ -49,12 +47,11 @@ class custom_jvp:  # noqa: N801 (JAX's public name)
       def f_jvp(primals, tangents): (x,), (t,) = primals, tangents; return f(x), jnp.cos(x) * t
     """
 
+    kind, rule, definer = "custom_jvp", "JVP", "defjvp"
+
     def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
-        functools.update_wrapper(self, fun, updated=())
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        super().__init__(fun, nondiff_argnums)
         self.jvp: Callable | None = None
-        self.symbolic_zeros = False
         # Internal: run the rule when the call is differentiated, on tracers, rather than on the
         # call's values in the trace (rules that must know forward from reverse mode).
         self.rule_at_rewrite = False
@@ -83,23 +80,13 @@ class custom_jvp:  # noqa: N801 (JAX's public name)
 
         self.defjvp(jvp)
 
-    def __get__(self, instance: Any, owner: Any = None) -> Any:
-        return self if instance is None else functools.partial(self, instance)
+    def _has_rules(self) -> bool:
+        return self.jvp is not None
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.jvp is None:
-            raise AttributeError(
-                f"No JVP defined for custom_jvp function {getattr(self.fun, '__name__', '?')} "
-                "using defjvp."
-            )
-        if kwargs:
-            args = bind_kwargs(self.fun, args, kwargs)
-        trace = core.current_trace()
-        if trace is None:
-            return self.fun(*args)
-        nondiff, diff = split_args(args, self.nondiff_argnums)
-        nondiff = _stop_traced_gradients(nondiff)
-        leaves, in_tree = tree_util.tree_flatten(diff)
+    def _nondiff_arguments(self, nondiff: tuple) -> tuple:
+        return _stop_traced_gradients(nondiff)
+
+    def _traced_call(self, trace: core.FuncTrace, nondiff: tuple, leaves, in_tree) -> Any:
         if trace.differentiated and not (self.symbolic_zeros or self.rule_at_rewrite):
             try:
                 return _call_jvp_rule(self, nondiff, leaves, in_tree)

@@ -7,7 +7,6 @@ call is differentiated. The output tangents are a marker op, VJP_LIN, whose tran
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,14 +23,13 @@ from stablax._src.interpreters.ad import (
 )
 from stablax._src.interpreters.batching import at_front
 from stablax._src.interpreters.custom_calls import (
+    CustomFunction,
     PrimalCall,
     SymbolicZero,
     VmappedRules,
-    bind_kwargs,
     call_primal,
     check_no_closed_over_tangents,
     merge_args,
-    split_args,
     trace_callee,
 )
 from stablax._src.ir import ir
@@ -74,20 +72,19 @@ def _check_for_tracers(nondiff: Any) -> None:
             )
 
 
-class custom_vjp:  # noqa: N801 (JAX's public name)
+class custom_vjp(CustomFunction):  # noqa: N801 (JAX's public name)
     """A function with a user-defined VJP: `defvjp(fwd, bwd)`.
 
     fwd(*args) returns (output, residuals); bwd(residuals, output_cotangent) returns one
     cotangent per differentiable argument (a tuple).
     """
 
+    kind, rule, definer = "custom_vjp", "VJP", "defvjp"
+
     def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
-        functools.update_wrapper(self, fun, updated=())
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        super().__init__(fun, nondiff_argnums)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
-        self.symbolic_zeros = False
 
     def defvjp(
         self,
@@ -99,23 +96,14 @@ class custom_vjp:  # noqa: N801 (JAX's public name)
         self.fwd, self.bwd = fwd, bwd
         self.symbolic_zeros = symbolic_zeros
 
-    def __get__(self, instance: Any, owner: Any = None) -> Any:
-        return self if instance is None else functools.partial(self, instance)
+    def _has_rules(self) -> bool:
+        return self.fwd is not None
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.fwd is None:
-            raise AttributeError(
-                f"No VJP defined for custom_vjp function {getattr(self.fun, '__name__', '?')} "
-                "using defvjp."
-            )
-        if kwargs:
-            args = bind_kwargs(self.fun, args, kwargs)
-        trace = core.current_trace()
-        if trace is None:
-            return self.fun(*args)
-        nondiff, diff = split_args(args, self.nondiff_argnums)
+    def _nondiff_arguments(self, nondiff: tuple) -> tuple:
         _check_for_tracers(nondiff)
-        leaves, in_tree = tree_util.tree_flatten(diff)
+        return nondiff
+
+    def _traced_call(self, trace: core.FuncTrace, nondiff: tuple, leaves, in_tree) -> Any:
         if trace.differentiated:
             box: dict[str, Any] = {}
 
