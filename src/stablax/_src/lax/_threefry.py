@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dispatch, ir_passes, op_rules, runtime
+from stablax._src import core, dispatch, op_rules, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.bodies import aval_of_value
@@ -58,10 +58,6 @@ def _marker_lowering(operands, in_avals, out_avals):
         },
     )
     return list(op.results)
-
-
-op_rules.def_op(THREEFRY2X32, _threefry_rule, _marker_lowering, differentiable=False)
-op_rules.batch_rules[THREEFRY2X32] = elementwise_batch_rule(THREEFRY2X32)
 
 
 def threefry2x32(k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
@@ -152,4 +148,11 @@ def expand(operation: Any, platform: str | None = None) -> None:
     operation.erase()
 
 
-ir_passes.expansions[TARGET] = expand
+op_rules.def_op(
+    THREEFRY2X32,
+    _threefry_rule,
+    _marker_lowering,
+    batch=elementwise_batch_rule(THREEFRY2X32),
+    expand=expand,
+    differentiable=False,
+)
