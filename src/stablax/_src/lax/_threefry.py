@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 
 from stablax._src import core, dispatch, op_rules, runtime
 from stablax._src import ir as mlir
@@ -133,8 +134,6 @@ def _rolled(k0, k1, x0, x1):
 
 def expand(operation: Any, platform: str | None = None) -> None:
     """Replaces one `stablax.threefry2x32` custom call by its rounds for the target backend."""
-    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-
     platform = runtime.default_backend() if platform is None else platform
     impl = _rolled if platform == "cpu" else _unrolled
     in_avals = [aval_of_value(v) for v in operation.operands]
