@@ -73,7 +73,6 @@ from stablax._src.lax import _linalg, _linalg_ad, _linalg_kernels  # linalg ops 
 from stablax._src.lax import _linalg_reductions, _linalg_reduction_kernels
 from stablax._src.lax._control_flow_cond import cond, switch
 from stablax._src.lax._control_flow_scan import scan
-from stablax._src.lax import _control_flow_scan_ad  # registers scan's jvp and transpose
 from stablax._src.lax._control_flow_while import fori_loop, while_loop
 from stablax._src.lax._associative_scan import associative_scan
 from stablax._src.lax._bessel import bessel_i0e

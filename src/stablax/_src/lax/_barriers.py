@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stablax._src import op_rules, tree_util
+from stablax._src import tree_util
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind
 from stablax._src.lax._shapes import zeros
@@ -36,8 +36,7 @@ def _barrier_batch(values, dims, *, axis_size):
     return list(bind(BARRIER, *values)), list(dims)
 
 
-def_op(BARRIER, _barrier_rule, jvp=_barrier_jvp, transpose=_barrier_transpose)
-op_rules.batch_rules[BARRIER] = _barrier_batch
+def_op(BARRIER, _barrier_rule, jvp=_barrier_jvp, transpose=_barrier_transpose, batch=_barrier_batch)
 
 
 def optimization_barrier(operand: Any, /) -> Any:

@@ -44,8 +44,9 @@ def _name_batch(values, dims, *, axis_size, tag):
     return dispatch.bind(NAME, values[0], tag=tag), dims[0]
 
 
-op_rules.def_op(NAME, _name_rule, _name_lowering, decode=_decode_name, jvp=_name_jvp)
-op_rules.batch_rules[NAME] = _name_batch
+op_rules.def_op(
+    NAME, _name_rule, _name_lowering, decode=_decode_name, jvp=_name_jvp, batch=_name_batch
+)
 
 
 def checkpoint_name(x: Any, name: str) -> Any:

@@ -15,7 +15,9 @@ from stablax._src import bodies, core, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind
+from stablax._src.interpreters import ad
 from stablax._src.interpreters import control_flow as cf
+from stablax._src.interpreters.batching import batch_not_implemented
 from stablax._src.ir import ir
 from stablax._src.op_rules import def_op
 
@@ -98,13 +100,16 @@ def _composite_decode(op: Any, owner: Any) -> dict[str, Any]:
     )
 
 
-# No jvp or batching rule, as in JAX 0.10.2: wrap the composite in custom_jvp to differentiate it.
+# Not differentiated nor batched, as in JAX 0.10.2 (whose composite has neither rule): wrap the
+# composite in custom_jvp to differentiate it.
 def_op(
     COMPOSITE,
     _composite_rule,
     _composite_lowering,
     decode=_composite_decode,
     decode_reads_owner=True,
+    jvp=ad.jvp_not_implemented(COMPOSITE),
+    batch=batch_not_implemented(COMPOSITE),
     cache_eagerly=False,
 )
 

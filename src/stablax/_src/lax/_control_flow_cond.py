@@ -20,6 +20,8 @@ from stablax._src.interpreters import control_flow as cf
 from stablax._src.interpreters.batching import batch_traced, bdim_at_front, moveaxis
 from stablax._src.interpreters.interpret import interpret
 from stablax._src.lax._argcheck import check_callable, sequence
+from stablax._src.lax._elementwise import clamp, ne, select_n
+from stablax._src.lax._shapes import broadcast_in_dim, convert_element_type, full
 
 COND = "stablehlo.case"
 _scatter, _split = cf.scatter_mask, cf.split
@@ -222,8 +224,6 @@ def _cond_batch(values, dims, *, axis_size, branches):
     in_dims = [None if d is None else 0 for d in dims[1:]]
     if dims[0] is not None:
         # A batched index: every branch runs (they have no side effects) and each lane selects.
-        from stablax._src import lax
-
         results = []
         for fn in fns:
             outs, out_dims = batch_traced(fn, xs, in_dims, axis_size)
@@ -234,8 +234,8 @@ def _cond_batch(values, dims, *, axis_size, branches):
         outs = []
         for cases in zip(*results, strict=True):
             shape = aval_of(cases[0]).shape
-            which = lax.broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
-            outs.append(lax.select_n(which, *cases))
+            which = broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
+            outs.append(select_n(which, *cases))
         return outs, [0] * len(outs)
     in_mask = [d is not None for d in in_dims]
     out_mask = [False] * len(fns[0].out_avals)
@@ -258,8 +258,8 @@ op_rules.def_op(
     cache_eagerly=False,
     jvp=_cond_jvp,
     transpose=_cond_transpose,
+    batch=_cond_batch,
 )
-op_rules.batch_rules[COND] = _cond_batch
 
 
 # --- stablehlo.if (modules from elsewhere): a case on the predicate's index -------------------
@@ -287,9 +287,7 @@ def _decode_if(op: Any, owner: Any) -> dict[str, Any]:
 
 
 def _index(pred: Any) -> Any:
-    from stablax._src import lax
-
-    return lax.convert_element_type(pred, np.int32)
+    return convert_element_type(pred, np.int32)
 
 
 # The rules of `stablehlo.case` on the index of the predicate: case index 0 is the false branch.
@@ -317,8 +315,8 @@ op_rules.def_op(
     cache_eagerly=False,
     jvp=_if_jvp,
     transpose=_if_transpose,
+    batch=_if_batch,
 )
-op_rules.batch_rules[IF] = _if_batch
 
 
 # --- the user-facing functions -----------------------------------------------------------------
@@ -405,11 +403,9 @@ def cond(
     # NumPy's kinds, as JAX reads them: complex, bfloat16 and the 4-bit types are refused.
     if pred_aval.dtype.kind not in "biuf":
         raise TypeError(f"Pred type must be either boolean or number, got {pred_aval.dtype}.")
-    from stablax._src import lax
-
     if pred_aval.dtype != np.bool_:
-        pred = lax.ne(pred, lax.full((), 0, pred_aval.dtype))
-    index = lax.convert_element_type(pred, np.int32)
+        pred = ne(pred, full((), 0, pred_aval.dtype))
+    index = convert_element_type(pred, np.int32)
     names, xs, out_tree = _trace_branches(
         (true_fun, false_fun), operands, ("true_fun", "false_fun")
     )
@@ -444,10 +440,8 @@ def switch(
         raise ValueError(f"Empty branch sequence{mlir.where_suffix()}")
     if len(branches) == 1:
         return branches[0](*operands)
-    from stablax._src import lax
-
-    index = lax.convert_element_type(index, np.int32)
-    index = lax.clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    index = convert_element_type(index, np.int32)
+    index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
     labels = [f"branch {i}" for i in range(len(branches))]
     names, xs, out_tree = _trace_branches(branches, operands, labels)
     return tree_util.tree_unflatten(out_tree, bind_cond(index, xs, names))

@@ -1,6 +1,6 @@
-"""Derivative rules of lax.scan: jvp (a scan of the jvp of the body, split in two under
-linearize: a primal scan stacking residuals and a linear scan) and transpose (a reverse scan of
-the transposed body).
+"""Derivative rules of lax.scan, registered with the op in _control_flow_scan.py: jvp (a scan
+of the jvp of the body, split in two under linearize: a primal scan stacking residuals and a
+linear scan) and transpose (a reverse scan of the transposed body).
 
 The op's operands are (i, carry, ys, xs, consts); the rules read the carry, xs and consts, and
 give the step counter and the ys they start from no tangent (every step overwrites its y).
@@ -10,19 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from stablax._src import core, op_rules
+from stablax._src import core
 from stablax._src.avals import aval_of
 from stablax._src.interpreters import ad
 from stablax._src.interpreters import control_flow as cf
 from stablax._src.interpreters.interpret import interpret
-from stablax._src.lax._control_flow_scan import SCAN, bind_scan, op_results, sizes, unstacked
+from stablax._src.lax._control_flow_scan_op import bind_scan, op_results, sizes, unstacked
 
 split, scatter_mask = cf.split, cf.scatter_mask
 
 # --- jvp ---------------------------------------------------------------------------------------
 
 
-def _scan_jvp(primals, tangents, *, body, length, reverse, num_carry, num_xs, unroll):
+def scan_jvp(primals, tangents, *, body, length, reverse, num_carry, num_xs, unroll):
     n_c, n_x = num_carry, num_xs
     n_y, _ = sizes(body, n_c, n_x)
     _, c, _, x, k = split(primals, 1, n_c, n_y, n_x)
@@ -207,7 +207,7 @@ def _scan_linearize(fn, primals, tangents, carry_mask, rest_mask, n_c, n_x, para
 # --- transpose: a reverse scan of the transposed body ------------------------------------------
 
 
-def _scan_transpose(cts, *operands, body, length, reverse, num_carry, num_xs, unroll):
+def scan_transpose(cts, *operands, body, length, reverse, num_carry, num_xs, unroll):
     fn = body
     n_c, n_x = num_carry, num_xs
     n_y, _ = sizes(fn, n_c, n_x)
@@ -273,7 +273,3 @@ def _scan_transpose(cts, *operands, body, length, reverse, num_carry, num_xs, un
         for m, t in zip(k_lin, ct_k_through, strict=True)
     ]
     return [None, *ct_init, *([None] * n_y), *ct_xs, *ct_ks]
-
-
-op_rules.jvp_rules[SCAN] = _scan_jvp
-op_rules.transpose_rules[SCAN] = _scan_transpose

@@ -23,6 +23,10 @@ from stablax._src.interpreters.batching import bdim_at_front, moveaxis
 from stablax._src.interpreters.interpret import interpret
 from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._control_flow_scan import scan
+from stablax._src.lax._elementwise import add, lt, select
+from stablax._src.lax._reductions import reduce_or
+from stablax._src.lax._shapes import broadcast_in_dim, convert_element_type, full
+from stablax._src.staging import run_staged
 
 WHILE = "stablehlo.while"
 _split = cf.split
@@ -191,10 +195,8 @@ def _while_batch(values, dims, *, axis_size, cond, body, num_carry):
         outs = bind_while([*carry, *consts], cond=batched_cond, body=batched_body, num_carry=n_c)
         return outs, [0 if m else None for m in carry_mask]
     # A batched predicate: loop while any lane is live; finished lanes keep their carry.
-    from stablax._src import lax
-
     any_live = cf.trace_body(
-        lambda *a: [lax.reduce_or(interpret(batched_cond, a)[0], (0,))], batched_cond.in_avals
+        lambda *a: [reduce_or(interpret(batched_cond, a)[0], (0,))], batched_cond.in_avals
     )
 
     def masked_body(*args):
@@ -204,8 +206,8 @@ def _while_batch(values, dims, *, axis_size, cond, body, num_carry):
         out = []
         for old, x in zip(carry, new, strict=True):
             shape = aval_of(x).shape
-            which = lax.broadcast_in_dim(live, shape, (0,)) if len(shape) > 1 else live
-            out.append(lax.select(which, x, old))
+            which = broadcast_in_dim(live, shape, (0,)) if len(shape) > 1 else live
+            out.append(select(which, x, old))
         return out
 
     masked = cf.trace_body(masked_body, batched_body.in_avals)
@@ -224,8 +226,8 @@ op_rules.def_op(
     cache_eagerly=False,
     jvp=_while_jvp,
     transpose=_while_transpose,
+    batch=_while_batch,
 )
-op_rules.batch_rules[WHILE] = _while_batch
 
 
 # --- the user-facing functions -----------------------------------------------------------------
@@ -281,7 +283,6 @@ def while_loop(
     cond_fn = cf.widen(cond_fn, n_c, cond_at, const_avals)
     body_fn = cf.widen(body_fn, n_c, body_at, const_avals)
     if core.current_trace() is None:  # eagerly: one program, compiled once per fingerprint
-        from stablax._src.staging import run_staged
 
         def staged(*values):
             return bind_while(values, cond=cond_fn, body=body_fn, num_carry=n_c)
@@ -323,14 +324,12 @@ def _checked_body(body_fun: Callable, carry: Any, tree: Any) -> Any:
 def _bounded_while(cond_fun: Callable, body_fun: Callable, init_val: Any, max_steps: int) -> Any:
     """At most `max_steps` iterations as a scan: each step applies the body only while the
     condition holds; once it fails the carry no longer changes, so it keeps failing."""
-    from stablax._src import lax
-
     tree = tree_util.tree_structure(init_val)
 
     def step(carry, _):
         live = _checked_cond(cond_fun, carry)
         new = _checked_body(body_fun, carry, tree)
-        return tree_util.tree_map(lambda x, old: lax.select(live, x, old), new, carry), None
+        return tree_util.tree_map(lambda x, old: select(live, x, old), new, carry), None
 
     final, _ = scan(step, init_val, None, length=max_steps)
     return final
@@ -344,8 +343,6 @@ def fori_loop(
     With static bounds (Python ints or concrete arrays) this is a scan, so reverse mode works;
     with traced bounds it is a while loop (forward mode only, as in JAX).
     """
-    from stablax._src import lax
-
     check_callable("lax.fori_loop", body_fun, "body_fun")
     dtype = dtypes.result_type(lower, upper)
     kinds = {aval_of(lower).dtype.kind, aval_of(upper).dtype.kind}
@@ -366,9 +363,9 @@ def fori_loop(
 
         def step(carry, _):
             i, x = carry
-            return (lax.add(i, lax.full((), 1, dtype)), body_fun(i, x)), None
+            return (add(i, full((), 1, dtype)), body_fun(i, x)), None
 
-        start_value = lax.full((), start, dtype)
+        start_value = full((), start, dtype)
         (_, out), _ = scan(
             step, (start_value, init_val), None, length=max(0, stop - start), unroll=unroll or 1
         )
@@ -380,13 +377,13 @@ def fori_loop(
 
     def loop_cond(carry):
         i, stop, _ = carry
-        return lax.lt(i, stop)
+        return lt(i, stop)
 
     def loop_body(carry):
         i, stop, x = carry
-        return lax.add(i, lax.full((), 1, dtype)), stop, body_fun(i, x)
+        return add(i, full((), 1, dtype)), stop, body_fun(i, x)
 
-    lower = lax.convert_element_type(lower, dtype)
-    upper = lax.convert_element_type(upper, dtype)
+    lower = convert_element_type(lower, dtype)
+    upper = convert_element_type(upper, dtype)
     _, _, out = while_loop(loop_cond, loop_body, (lower, upper, init_val))
     return out

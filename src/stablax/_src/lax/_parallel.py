@@ -23,6 +23,7 @@ from stablax._src.core import current_trace, to_tracer
 from stablax._src.interpreters.batching import bound_axis_size, moveaxis, rewritten_axis
 from stablax._src.ir import ir
 from stablax._src.lax._elementwise import add, div, mul
+from stablax._src.lax._not_implemented import jvp_not_implemented
 from stablax._src.lax._reductions import reduce_max, reduce_min, reduce_sum
 from stablax._src.lax._shapes import (
     broadcast_in_dim,
@@ -127,13 +128,6 @@ def _linear_jvp(name: str):
     return jvp
 
 
-def _no_jvp(short: str):
-    def jvp(primals, tangents, **params):
-        raise NotImplementedError(f"Differentiation rule for '{short}' not implemented")
-
-    return jvp
-
-
 def _psum_transpose(ct, x, **params):
     return [dispatch.bind(PSUM, ct, **params)]
 
@@ -153,28 +147,6 @@ def _unbound_axis(op: Any) -> None:
     raise NameError(
         f"unbound axis name in {target.removeprefix('stablax.')}: collectives need an enclosing "
         "vmap (or pmap) with that axis_name"
-    )
-
-
-for _key, _shape_rule, _jvp, _transpose in (
-    (PSUM, _same_aval, _linear_jvp(PSUM), _psum_transpose),
-    (PMAX, _same_aval, _no_jvp("pmax"), None),
-    (PMIN, _same_aval, _no_jvp("pmin"), None),
-    (ALL_GATHER, _all_gather_aval, _linear_jvp(ALL_GATHER), _all_gather_transpose),
-    (PSUM_SCATTER, _psum_scatter_aval, _linear_jvp(PSUM_SCATTER), _psum_scatter_transpose),
-    (AXIS_INDEX, _axis_index_aval, None, None),
-):
-    op_rules.def_op(
-        _key,
-        _shape_rule,
-        _lowering(_key.split(":", 1)[1]),
-        decode=_decode,
-        decode_reads_owner=True,
-        jvp=_jvp,
-        transpose=_transpose,
-        differentiable=_key != AXIS_INDEX,
-        expand=_unbound_axis,
-        named_axis=True,  # psum of an unbatched x is size * x
     )
 
 
@@ -199,12 +171,14 @@ def _reduce_rule(name: str, reduce: Any, unbatched: Any):
     return rule
 
 
-for _key, _reduce, _unbatched in (
-    (PSUM, reduce_sum, lambda x, n: mul(x, full_like(x, n))),
-    (PMAX, reduce_max, lambda x, n: x),
-    (PMIN, reduce_min, lambda x, n: x),
-):
-    op_rules.batch_rules[_key] = _reduce_rule(_key, _reduce, _unbatched)
+def _psum_unbatched(x, axis_size):
+    # every instance holds x: their sum is axis_size * x
+    return mul(x, full_like(x, axis_size))
+
+
+def _same_in_every_instance(x, axis_size):
+    # the max (min) over instances of a value every instance holds
+    return x
 
 
 def _all_gather_batch(values, dims, *, axis_size, axis_name, axis, tiled, size):
@@ -239,7 +213,7 @@ def _psum_scatter_batch(values, dims, *, axis_size, axis_name, scatter_dimension
         return dispatch.bind(PSUM_SCATTER, moved, scatter_dimension=sd + 1, **params), 0
     # Instance i gets chunk i of the sum over instances: the summed array, with the scatter
     # dimension as the batch dimension.
-    total = mul(x, full_like(x, axis_size)) if d is None else reduce_sum(x, (d,))
+    total = _psum_unbatched(x, axis_size) if d is None else reduce_sum(x, (d,))
     if tiled:
         shape = aval_of(total).shape
         split = (*shape[:sd], axis_size, shape[sd] // axis_size, *shape[sd + 1 :])
@@ -253,9 +227,58 @@ def _axis_index_batch(values, dims, *, axis_size, axis_name):
     return iota(np.int32, axis_size), 0
 
 
-op_rules.batch_rules[ALL_GATHER] = _all_gather_batch
-op_rules.batch_rules[PSUM_SCATTER] = _psum_scatter_batch
-op_rules.batch_rules[AXIS_INDEX] = _axis_index_batch
+# (op, shape rule, jvp, transpose, batching rule); axis_index has no derivative.
+for _key, _shape_rule, _jvp, _transpose, _batch in (
+    (
+        PSUM,
+        _same_aval,
+        _linear_jvp(PSUM),
+        _psum_transpose,
+        _reduce_rule(PSUM, reduce_sum, _psum_unbatched),
+    ),
+    (
+        PMAX,
+        _same_aval,
+        jvp_not_implemented("pmax"),
+        None,
+        _reduce_rule(PMAX, reduce_max, _same_in_every_instance),
+    ),
+    (
+        PMIN,
+        _same_aval,
+        jvp_not_implemented("pmin"),
+        None,
+        _reduce_rule(PMIN, reduce_min, _same_in_every_instance),
+    ),
+    (
+        ALL_GATHER,
+        _all_gather_aval,
+        _linear_jvp(ALL_GATHER),
+        _all_gather_transpose,
+        _all_gather_batch,
+    ),
+    (
+        PSUM_SCATTER,
+        _psum_scatter_aval,
+        _linear_jvp(PSUM_SCATTER),
+        _psum_scatter_transpose,
+        _psum_scatter_batch,
+    ),
+    (AXIS_INDEX, _axis_index_aval, None, None, _axis_index_batch),
+):
+    op_rules.def_op(
+        _key,
+        _shape_rule,
+        _lowering(_key.split(":", 1)[1]),
+        decode=_decode,
+        decode_reads_owner=True,
+        jvp=_jvp,
+        transpose=_transpose,
+        batch=_batch,
+        differentiable=_key != AXIS_INDEX,
+        expand=_unbound_axis,
+        named_axis=True,  # psum of an unbatched x is size * x
+    )
 
 
 # --- the public functions ----------------------------------------------------------------------

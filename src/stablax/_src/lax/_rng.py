@@ -13,11 +13,15 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from stablax._src import dtypes, op_rules
+from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind
+from stablax._src.interpreters.batching import batch_not_implemented, bdim_at_front
 from stablax._src.ir import ir
+from stablax._src.lax._argcheck import int_sequence
+from stablax._src.lax._control_flow_scan import scan
+from stablax._src.lax._not_implemented import jvp_not_implemented
 from stablax._src.lax._shapes import reshape
 from stablax._src.op_rules import def_op
 
@@ -70,9 +74,6 @@ def _bit_generator_decode(op: Any) -> dict[str, Any]:
 
 def _bit_generator_batch(values, dims, *, axis_size, shape, dtype, algorithm):
     # One stream per key: a scan over the batch of keys.
-    from stablax._src.interpreters.batching import bdim_at_front
-    from stablax._src.lax._control_flow_scan import scan
-
     keys = bdim_at_front(values[0], dims[0], axis_size)
 
     def step(carry, key):
@@ -89,9 +90,9 @@ def_op(
     _bit_generator_rule,
     _bit_generator_lowering,
     decode=_bit_generator_decode,
+    batch=_bit_generator_batch,
     differentiable=False,
 )
-op_rules.batch_rules[RNG_BIT_GENERATOR] = _bit_generator_batch
 
 
 def rng_bit_generator(
@@ -115,8 +116,6 @@ def rng_bit_generator(
       `(new_key, bits)`: the next state (same type as `key`) and the bits. The same key gives the
       same bits on one backend; different backends may differ.
     """
-    from stablax._src.lax._argcheck import int_sequence
-
     shape = int_sequence(shape, "shape", "lax.rng_bit_generator")
     if dtype is None:  # JAX's class
         raise ValueError(f"lax.rng_bit_generator: dtype must be specified{mlir.where_suffix()}")
@@ -190,13 +189,16 @@ def _uniform_decode(op: Any) -> dict[str, Any]:
     return {"shape": mlir.shape_of_type(op.results[0].type)}
 
 
-def _uniform_jvp(primals, tangents, **params):
-    # As JAX: the draw has no derivative in its bounds (bounds that are constants of the
-    # differentiation never get here).
-    raise NotImplementedError("Differentiation rule for 'rng_uniform' not implemented")
-
-
-def_op(RNG, _uniform_rule, _uniform_lowering, decode=_uniform_decode, jvp=_uniform_jvp)
+# As JAX: the draw has no derivative in its bounds (bounds that are constants of the
+# differentiation never get here), and no batching rule.
+def_op(
+    RNG,
+    _uniform_rule,
+    _uniform_lowering,
+    decode=_uniform_decode,
+    jvp=jvp_not_implemented("rng_uniform"),
+    batch=batch_not_implemented(RNG),
+)
 
 
 def rng_uniform(a: Any, b: Any, shape: Sequence[int]) -> Any:
@@ -204,8 +206,6 @@ def rng_uniform(a: Any, b: Any, shape: Sequence[int]) -> Any:
 
     The values change from call to call and are backend-specific; prefer `stablax.random`.
     """
-    from stablax._src.lax._argcheck import int_sequence
-
     _check_uniform_bounds(aval_of(a), aval_of(b))  # before the shape, in JAX's order
     shape = int_sequence(shape, "shape", "lax.rng_uniform")
     return bind(RNG, a, b, shape=shape)

@@ -46,6 +46,7 @@ from stablax._src.lax._elementwise_unary import (
     log,
     neg,
 )
+from stablax._src.lax._not_implemented import jvp_not_implemented
 from stablax._src.lax._reductions import reduce_or
 from stablax._src.lax._shapes import broadcast_in_dim, convert_element_type, full_like
 
@@ -239,22 +240,15 @@ def _in_float32_if_narrow(fun: Any, a: Any, x: Any) -> Any:
     return convert_element_type(wide, dtype)
 
 
-def _not_differentiable(name: str):
-    def rule(primals, tangents):
-        raise NotImplementedError(f"Differentiation rule for 'lax.{name}' not implemented")
-
-    return rule
-
-
 def _gamma_density(a: Any, x: Any) -> Any:
     # dP/dx = x^(a-1) e^-x / Gamma(a)
     return exp(neg(x) + (a - 1) * log(x) - lgamma(a))
 
 
 _igamma_grad_a = custom_jvp(lambda a, x: _igamma_grad_a_value(a, x))
-_igamma_grad_a.defjvp(_not_differentiable("igamma_grad_a"))
+_igamma_grad_a.defjvp(jvp_not_implemented("lax.igamma_grad_a"))
 _random_gamma_grad = custom_jvp(lambda a, x: _random_gamma_grad_value(a, x))
-_random_gamma_grad.defjvp(_not_differentiable("random_gamma_grad"))
+_random_gamma_grad.defjvp(jvp_not_implemented("lax.random_gamma_grad"))
 
 _igamma = custom_jvp(lambda a, x: _igamma_value(a, x))
 _igamma.defjvps(

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 
-from stablax._src import core, dispatch, ir_passes, op_rules, runtime
+from stablax._src import core, dispatch, op_rules, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.bodies import aval_of_value
@@ -58,10 +59,6 @@ def _marker_lowering(operands, in_avals, out_avals):
         },
     )
     return list(op.results)
-
-
-op_rules.def_op(THREEFRY2X32, _threefry_rule, _marker_lowering, differentiable=False)
-op_rules.batch_rules[THREEFRY2X32] = elementwise_batch_rule(THREEFRY2X32)
 
 
 def threefry2x32(k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
@@ -137,8 +134,6 @@ def _rolled(k0, k1, x0, x1):
 
 def expand(operation: Any, platform: str | None = None) -> None:
     """Replaces one `stablax.threefry2x32` custom call by its rounds for the target backend."""
-    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-
     platform = runtime.default_backend() if platform is None else platform
     impl = _rolled if platform == "cpu" else _unrolled
     in_avals = [aval_of_value(v) for v in operation.operands]
@@ -152,4 +147,11 @@ def expand(operation: Any, platform: str | None = None) -> None:
     operation.erase()
 
 
-ir_passes.expansions[TARGET] = expand
+op_rules.def_op(
+    THREEFRY2X32,
+    _threefry_rule,
+    _marker_lowering,
+    batch=elementwise_batch_rule(THREEFRY2X32),
+    expand=expand,
+    differentiable=False,
+)
