@@ -100,10 +100,11 @@ def _no_jvp_error(name: str) -> NotImplementedError:
 
 
 def jvp_not_implemented(name: str) -> Callable[..., Any]:
-    """The jvp rule of an op stablax cannot differentiate yet (JAX's NotImplementedError)."""
+    """The jvp rule of an op (or a custom_jvp rule) that is not differentiated: JAX's
+    NotImplementedError, naming the operation as JAX does ('pmax', 'lax.igamma_grad_a')."""
 
     def rule(primals, tangents, **params):
-        raise _no_jvp_error(name)
+        raise NotImplementedError(f"Differentiation rule for '{name}' not implemented")
 
     return rule
 

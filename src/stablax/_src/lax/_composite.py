@@ -108,7 +108,7 @@ def_op(
     _composite_lowering,
     decode=_composite_decode,
     decode_reads_owner=True,
-    jvp=ad.jvp_not_implemented(COMPOSITE),
+    jvp=ad.jvp_not_implemented("composite"),
     batch=batch_not_implemented(COMPOSITE),
     cache_eagerly=False,
 )

@@ -20,10 +20,10 @@ from stablax._src.arraylike import is_arraylike
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.bodies import PAYLOAD_ATTRIBUTE
 from stablax._src.core import current_trace, to_tracer
+from stablax._src.interpreters.ad import jvp_not_implemented
 from stablax._src.interpreters.batching import bound_axis_size, moveaxis, rewritten_axis
 from stablax._src.ir import ir
 from stablax._src.lax._elementwise import add, div, mul
-from stablax._src.lax._not_implemented import jvp_not_implemented
 from stablax._src.lax._reductions import reduce_max, reduce_min, reduce_sum
 from stablax._src.lax._shapes import (
     broadcast_in_dim,

@@ -17,11 +17,11 @@ from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind
+from stablax._src.interpreters.ad import jvp_not_implemented
 from stablax._src.interpreters.batching import batch_not_implemented, bdim_at_front
 from stablax._src.ir import ir
 from stablax._src.lax._argcheck import int_sequence
 from stablax._src.lax._control_flow_scan import scan
-from stablax._src.lax._not_implemented import jvp_not_implemented
 from stablax._src.lax._shapes import reshape
 from stablax._src.op_rules import def_op
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src.avals import aval_of
+from stablax._src.interpreters.ad import jvp_not_implemented
 from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit
 from stablax._src.lax._control_flow_while import while_loop
@@ -46,7 +47,6 @@ from stablax._src.lax._elementwise_unary import (
     log,
     neg,
 )
-from stablax._src.lax._not_implemented import jvp_not_implemented
 from stablax._src.lax._reductions import reduce_or
 from stablax._src.lax._shapes import broadcast_in_dim, convert_element_type, full_like
 
