@@ -6,6 +6,7 @@ Each is a scatter into an array of the reduction's identity, one row per segment
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -90,17 +91,41 @@ def _segment_reduce(
 _METHODS = {"add": "add", "mul": "multiply", "max": "max", "min": "min"}
 
 
-def segment_sum(
-    data: Any,
-    segment_ids: Any,
-    num_segments: int | None = None,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    bucket_size: int | None = None,
-    mode: Any = None,
-    *,
-    out_sharding: Any = None,
-) -> Any:
+def _segment_reduction(name: str, combine: str, doc: str) -> Callable[..., Any]:
+    """The public segment reduction `name`: a `combine` scatter, documented by `doc`."""
+
+    def reduction(
+        data: Any,
+        segment_ids: Any,
+        num_segments: int | None = None,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        bucket_size: int | None = None,
+        mode: Any = None,
+        *,
+        out_sharding: Any = None,
+    ) -> Any:
+        runtime.check_sharding(out_sharding, f"ops.{name}")
+        return _segment_reduce(
+            name,
+            combine,
+            data,
+            segment_ids,
+            num_segments,
+            indices_are_sorted,
+            unique_indices,
+            bucket_size,
+            mode,
+        )
+
+    reduction.__name__ = reduction.__qualname__ = name
+    reduction.__doc__ = doc
+    return reduction
+
+
+segment_sum = _segment_reduction(
+    "segment_sum",
+    "add",
     """Sums the rows of `data` that share a segment id.
 
     Args:
@@ -118,64 +143,24 @@ def segment_sum(
     Returns:
       An array of shape `(num_segments, *data.shape[1:])`; an empty segment holds 0.
       Lowers to `stablehlo.scatter` with an add combiner (`jnp.zeros(...).at[ids].add(data)`).
-    """
-    runtime.check_sharding(out_sharding, "ops.segment_sum")
-    return _segment_reduce(
-        "segment_sum",
-        "add",
-        data,
-        segment_ids,
-        num_segments,
-        indices_are_sorted,
-        unique_indices,
-        bucket_size,
-        mode,
-    )
+    """,
+)
 
-
-def segment_prod(
-    data: Any,
-    segment_ids: Any,
-    num_segments: int | None = None,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    bucket_size: int | None = None,
-    mode: Any = None,
-    *,
-    out_sharding: Any = None,
-) -> Any:
+segment_prod = _segment_reduction(
+    "segment_prod",
+    "mul",
     """Multiplies the rows of `data` that share a segment id (see `segment_sum` for the args).
 
     Returns:
       An array of shape `(num_segments, *data.shape[1:])`; an empty segment holds 1.
 
     `out_sharding`: None, or a sharding on stablax's one device.
-    """
-    runtime.check_sharding(out_sharding, "ops.segment_prod")
-    return _segment_reduce(
-        "segment_prod",
-        "mul",
-        data,
-        segment_ids,
-        num_segments,
-        indices_are_sorted,
-        unique_indices,
-        bucket_size,
-        mode,
-    )
+    """,
+)
 
-
-def segment_max(
-    data: Any,
-    segment_ids: Any,
-    num_segments: int | None = None,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    bucket_size: int | None = None,
-    mode: Any = None,
-    *,
-    out_sharding: Any = None,
-) -> Any:
+segment_max = _segment_reduction(
+    "segment_max",
+    "max",
     """The maximum of the rows of `data` that share a segment id (see `segment_sum`).
 
     Returns:
@@ -183,32 +168,12 @@ def segment_max(
       lowest value (-inf for floats, False for bools).
 
     `out_sharding`: None, or a sharding on stablax's one device.
-    """
-    runtime.check_sharding(out_sharding, "ops.segment_max")
-    return _segment_reduce(
-        "segment_max",
-        "max",
-        data,
-        segment_ids,
-        num_segments,
-        indices_are_sorted,
-        unique_indices,
-        bucket_size,
-        mode,
-    )
+    """,
+)
 
-
-def segment_min(
-    data: Any,
-    segment_ids: Any,
-    num_segments: int | None = None,
-    indices_are_sorted: bool = False,
-    unique_indices: bool = False,
-    bucket_size: int | None = None,
-    mode: Any = None,
-    *,
-    out_sharding: Any = None,
-) -> Any:
+segment_min = _segment_reduction(
+    "segment_min",
+    "min",
     """The minimum of the rows of `data` that share a segment id (see `segment_sum`).
 
     Returns:
@@ -216,16 +181,5 @@ def segment_min(
       highest value (inf for floats, True for bools).
 
     `out_sharding`: None, or a sharding on stablax's one device.
-    """
-    runtime.check_sharding(out_sharding, "ops.segment_min")
-    return _segment_reduce(
-        "segment_min",
-        "min",
-        data,
-        segment_ids,
-        num_segments,
-        indices_are_sorted,
-        unique_indices,
-        bucket_size,
-        mode,
-    )
+    """,
+)

@@ -101,6 +101,19 @@ def _assert_close(a: Any, b: Any, atol: float, rtol: float, what: str) -> None:
         )
 
 
+def _tolerances(args: Any, atol: float | None, rtol: float | None) -> tuple[float, float]:
+    """(tol, rtol): `atol`, else the default tolerance of `args`' dtypes; `rtol`, else tol."""
+    tol = _tolerance(args, atol, _DEFAULT_TOL)
+    return tol, tol if rtol is None else rtol
+
+
+def _assert_pairings_close(lhs: float, rhs: float, tol: float, rtol: float, what: str) -> None:
+    """<vjp(ct), t> (lhs) against <ct, jvp(t)> (rhs), relative to the larger (at least 1)."""
+    scale = max(1.0, abs(lhs), abs(rhs))
+    if abs(lhs - rhs) > (tol + rtol) * scale:
+        raise AssertionError(f"{what}: <vjp(ct), t> = {lhs}, <ct, jvp(t)> = {rhs}")
+
+
 def _numerical_jvp(f: Callable, args: tuple, tangents: Any, out: Any, eps: float | None):
     # Central differences (f(x + eps t) - f(x - eps t)) / 2 eps; the default step is also coarse
     # enough for the outputs' precision (e.g. f32 -> bf16).
@@ -143,8 +156,7 @@ def check_jvp(
     """
     rng = np.random.default_rng(0) if rng is None else rng
     args = tuple(args)
-    tol = _tolerance(args, atol, _DEFAULT_TOL)
-    rtol = tol if rtol is None else rtol
+    tol, rtol = _tolerances(args, atol, rtol)
     tangents = _random_like(rng, args)
     out, out_tangent = f_jvp(args, tangents)
     prefix = f"{err_msg} " if err_msg else ""
@@ -173,22 +185,15 @@ def check_vjp(
     """
     rng = np.random.default_rng(1) if rng is None else rng
     args = tuple(args)
-    tol = _tolerance(args, atol, _DEFAULT_TOL)
-    rtol = tol if rtol is None else rtol
+    tol, rtol = _tolerances(args, atol, rtol)
     out, vjp_fun = f_vjp(*args)
     prefix = f"{err_msg} " if err_msg else ""
     _assert_close(out, f(*args), tol, rtol, f"{prefix}VJP primal output does not match f")
     tangents = _random_like(rng, args)
     out_tangent = _numerical_jvp(f, args, tangents, out, eps)
     cotangent = _random_like(rng, out)
-    lhs = _inner(vjp_fun(cotangent), tangents)
-    rhs = _inner(cotangent, out_tangent)
-    scale = max(1.0, abs(lhs), abs(rhs))
-    if abs(lhs - rhs) > (tol + rtol) * scale:
-        raise AssertionError(
-            f"{prefix}VJP does not match finite differences: <vjp(ct), t> = {lhs}, "
-            f"<ct, jvp(t)> = {rhs}"
-        )
+    lhs, rhs = _inner(vjp_fun(cotangent), tangents), _inner(cotangent, out_tangent)
+    _assert_pairings_close(lhs, rhs, tol, rtol, f"{prefix}VJP does not match finite differences")
 
 
 def _check_vjp_against_jvp(
@@ -202,18 +207,13 @@ def _check_vjp_against_jvp(
     JVP, already checked against differences in forward mode)."""
     rng = np.random.default_rng(1) if rng is None else rng
     args = tuple(args)
-    tol = _tolerance(args, atol, _DEFAULT_TOL)
-    rtol = tol if rtol is None else rtol
+    tol, rtol = _tolerances(args, atol, rtol)
     tangents = _random_like(rng, args)
     out, out_tangent = ad_forward.jvp(f, args, tangents)
     cotangent = _random_like(rng, out)
     _, vjp_fun = ad_reverse.vjp(f, *args)
-    in_cotangent = vjp_fun(cotangent)
-    lhs = _inner(in_cotangent, tangents)
-    rhs = _inner(cotangent, out_tangent)
-    scale = max(1.0, abs(lhs), abs(rhs))
-    if abs(lhs - rhs) > (tol + rtol) * scale:
-        raise AssertionError(f"VJP does not match JVP: <vjp(ct), t> = {lhs}, <ct, jvp(t)> = {rhs}")
+    lhs, rhs = _inner(vjp_fun(cotangent), tangents), _inner(cotangent, out_tangent)
+    _assert_pairings_close(lhs, rhs, tol, rtol, "VJP does not match JVP")
 
 
 def check_grads(

@@ -148,6 +148,22 @@ def sgd(step_size: Any) -> Optimizer:
     return Optimizer(init, update, get_params)
 
 
+def _momentum(step_size: Any, mass: float, nesterov: bool) -> Optimizer:
+    # `v <- mass * v + g`, then a step along v, or (Nesterov) along the look-ahead mass * v + g.
+    step_size = make_schedule(step_size)
+
+    def init(x0):
+        return x0, jnp.zeros_like(x0)
+
+    def update(i, g, state):
+        x, velocity = state
+        velocity = mass * velocity + g
+        direction = mass * velocity + g if nesterov else velocity
+        return x - step_size(i) * direction, velocity
+
+    return Optimizer(init, update, _first)
+
+
 @optimizer
 def momentum(step_size: Any, mass: float) -> Optimizer:
     """SGD with momentum: `v <- mass * v + g`, `x <- x - step_size(i) * v`.
@@ -159,17 +175,7 @@ def momentum(step_size: Any, mass: float) -> Optimizer:
     Returns:
       An `(init_fun, update_fun, get_params)` triple.
     """
-    step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0)
-
-    def update(i, g, state):
-        x, velocity = state
-        velocity = mass * velocity + g
-        return x - step_size(i) * velocity, velocity
-
-    return Optimizer(init, update, _first)
+    return _momentum(step_size, mass, nesterov=False)
 
 
 @optimizer
@@ -183,17 +189,7 @@ def nesterov(step_size: Any, mass: float) -> Optimizer:
     Returns:
       An `(init_fun, update_fun, get_params)` triple.
     """
-    step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0)
-
-    def update(i, g, state):
-        x, velocity = state
-        velocity = mass * velocity + g
-        return x - step_size(i) * (mass * velocity + g), velocity
-
-    return Optimizer(init, update, _first)
+    return _momentum(step_size, mass, nesterov=True)
 
 
 @optimizer

@@ -92,6 +92,17 @@ def constant(value: Any, dtype: Any = None) -> Initializer:
     return init
 
 
+def _scaled_draw(name: str, draw: Any, scale: Any, dtype: Any) -> Initializer:
+    """The initializer `name`: `draw(key, shape, dtype)` times `scale`."""
+
+    def init(key: Any, shape: Any, dtype: Any = dtype, out_sharding: Any = None) -> Any:
+        _no_sharding(name, out_sharding)
+        dtype = _dtype(dtype)
+        return draw(key, shape, dtype) * jnp.array(scale, dtype)
+
+    return init
+
+
 def uniform(scale: Any = 1e-2, dtype: Any = None) -> Initializer:
     """Builds an initializer drawing uniformly from `[0, scale)`.
 
@@ -102,13 +113,7 @@ def uniform(scale: Any = 1e-2, dtype: Any = None) -> Initializer:
     Returns:
       `init(key, shape, dtype=dtype)`.
     """
-
-    def init(key: Any, shape: Any, dtype: Any = dtype, out_sharding: Any = None) -> Any:
-        _no_sharding("uniform", out_sharding)
-        dtype = _dtype(dtype)
-        return random.uniform(key, shape, dtype) * jnp.array(scale, dtype)
-
-    return init
+    return _scaled_draw("uniform", random.uniform, scale, dtype)
 
 
 def normal(stddev: Any = 1e-2, dtype: Any = None) -> Initializer:
@@ -121,13 +126,7 @@ def normal(stddev: Any = 1e-2, dtype: Any = None) -> Initializer:
     Returns:
       `init(key, shape, dtype=dtype)`.
     """
-
-    def init(key: Any, shape: Any, dtype: Any = dtype, out_sharding: Any = None) -> Any:
-        _no_sharding("normal", out_sharding)
-        dtype = _dtype(dtype)
-        return random.normal(key, shape, dtype) * jnp.array(stddev, dtype)
-
-    return init
+    return _scaled_draw("normal", random.normal, stddev, dtype)
 
 
 def truncated_normal(
@@ -145,12 +144,10 @@ def truncated_normal(
       `init(key, shape, dtype=dtype)`.
     """
 
-    def init(key: Any, shape: Any, dtype: Any = dtype, out_sharding: Any = None) -> Any:
-        _no_sharding("truncated_normal", out_sharding)
-        dtype = _dtype(dtype)
-        return random.truncated_normal(key, lower, upper, shape, dtype) * jnp.array(stddev, dtype)
+    def draw(key: Any, shape: Any, dtype: Any) -> Any:
+        return random.truncated_normal(key, lower, upper, shape, dtype)
 
-    return init
+    return _scaled_draw("truncated_normal", draw, stddev, dtype)
 
 
 def _axes_size(shape: tuple[int, ...], axes: int | Sequence[int]) -> int:

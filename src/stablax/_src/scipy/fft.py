@@ -63,6 +63,15 @@ def _check(name: str, type: int, norm: str | None) -> None:  # noqa: A002 (SciPy
         raise ValueError(f"jax.scipy.fft.{name}: {norm=} is not implemented")
 
 
+def _by_parts(transform: Any, x: Any, **params: Any) -> Any:
+    # A complex input is transformed as its real and imaginary parts, each on its own.
+    return lax.complex(transform(x.real, **params), transform(x.imag, **params))
+
+
+def _is_complex(x: Any) -> bool:
+    return dtypes.issubdtype(x.dtype, np.complexfloating)
+
+
 def _pad_to(x: Any, sizes: dict[int, int]) -> Any:
     pads = [(0, sizes[a] - x.shape[a] if a in sizes else 0, 0) for a in range(x.ndim)]
     return lax.pad(x, jnp.array(0, x.dtype), pads)
@@ -86,11 +95,8 @@ def dct(
     """
     x = jnp.asarray(x)
     _check("dct", type, norm)
-    if dtypes.issubdtype(x.dtype, np.complexfloating):
-        return lax.complex(
-            dct(x.real, type=type, n=n, norm=norm, axis=axis),
-            dct(x.imag, type=type, n=n, norm=norm, axis=axis),
-        )
+    if _is_complex(x):
+        return _by_parts(dct, x, type=type, n=n, norm=norm, axis=axis)
     axis = axis % x.ndim
     if n is not None:
         x = _pad_to(x, {axis: n})
@@ -142,7 +148,7 @@ def dctn(
     norm: str | None = None,
 ) -> Any:
     """The multidimensional type-2 DCT over `axes` (scipy.fft.dctn); `s` pads the axes."""
-    return _dctn(x, type, _hashable(s), _hashable(axes), norm)
+    return _dct_nd(x, type, _hashable(s), _hashable(axes), norm, inverse=False)
 
 
 def idctn(
@@ -153,35 +159,45 @@ def idctn(
     norm: str | None = None,
 ) -> Any:
     """The multidimensional inverse type-2 DCT over `axes` (scipy.fft.idctn)."""
-    return _idctn(x, type, _hashable(s), _hashable(axes), norm)
+    return _dct_nd(x, type, _hashable(s), _hashable(axes), norm, inverse=True)
 
 
-@functools.partial(jit, static_argnames=("type", "s", "axes", "norm"))
-def _dctn(
-    x: Any,
-    type: int = 2,  # noqa: A002 (SciPy's name)
-    s: Sequence[int] | None = None,
-    axes: Sequence[int] | None = None,
-    norm: str | None = None,
-) -> Any:
-    # dctn, traced once per static configuration.
-    x = jnp.asarray(x)
-    _check("dctn", type, norm)
-    if dtypes.issubdtype(x.dtype, np.complexfloating):
-        return lax.complex(
-            dctn(x.real, type=type, s=s, norm=norm, axes=axes),
-            dctn(x.imag, type=type, s=s, norm=norm, axes=axes),
-        )
-    axes, s = _axes_and_sizes(x, s, axes)
-    if len(axes) == 1:
-        return dct(x, n=s[0] if s is not None else None, axis=axes[0], norm=norm)
-    if s is not None:
-        x = _pad_to(x, dict(zip(axes, s, strict=False)))
+def _dct_axes(x: Any, axes: tuple[int, ...], norm: str | None) -> Any:
+    # Two axes at a time, each pair through one 2-D FFT.
     if len(axes) == 2:
         return _dct_2d(x, axes, norm)
     for pair in [axes[i : i + 2] for i in range(0, len(axes), 2)]:
         x = dctn(x, axes=pair, norm=norm)
     return x
+
+
+def _idct_axes(x: Any, axes: tuple[int, ...], norm: str | None) -> Any:
+    for axis in axes:
+        x = idct(x, axis=axis, norm=norm)
+    return x
+
+
+@functools.partial(jit, static_argnames=("type", "s", "axes", "norm", "inverse"))
+def _dct_nd(
+    x: Any,
+    type: int,  # noqa: A002 (SciPy's name)
+    s: Sequence[int] | None,
+    axes: Sequence[int] | None,
+    norm: str | None,
+    inverse: bool,
+) -> Any:
+    # dctn (idctn when `inverse`), traced once per static configuration.
+    x = jnp.asarray(x)
+    _check("idctn" if inverse else "dctn", type, norm)
+    if _is_complex(x):
+        return _by_parts(_dct_nd, x, type=type, s=s, axes=axes, norm=norm, inverse=inverse)
+    axes, s = _axes_and_sizes(x, s, axes)
+    transform_1d, transform_axes = (idct, _idct_axes) if inverse else (dct, _dct_axes)
+    if len(axes) == 1:
+        return transform_1d(x, n=s[0] if s is not None else None, axis=axes[0], norm=norm)
+    if s is not None:
+        x = _pad_to(x, dict(zip(axes, s, strict=False)))
+    return transform_axes(x, axes, norm)
 
 
 @functools.partial(jit, static_argnames=("type", "n", "axis", "norm"))
@@ -195,11 +211,8 @@ def idct(
     """The inverse of the type-2 DCT (a type-3 DCT, scaled) along `axis` (scipy.fft.idct)."""
     x = jnp.asarray(x)
     _check("idct", type, norm)
-    if dtypes.issubdtype(x.dtype, np.complexfloating):
-        return lax.complex(
-            idct(x.real, type=type, n=n, norm=norm, axis=axis),
-            idct(x.imag, type=type, n=n, norm=norm, axis=axis),
-        )
+    if _is_complex(x):
+        return _by_parts(idct, x, type=type, n=n, norm=norm, axis=axis)
     axis = axis % x.ndim
     if n is not None:
         x = _pad_to(x, {axis: n})
@@ -212,29 +225,3 @@ def idct(
     w = _twiddle(size, k)
     x = x.astype(w.dtype) / _twiddle(size, k) * 2 * size
     return _deinterleave(jnp.fft.ifft(x, axis=axis).real, axis)
-
-
-@functools.partial(jit, static_argnames=("type", "s", "axes", "norm"))
-def _idctn(
-    x: Any,
-    type: int = 2,  # noqa: A002 (SciPy's name)
-    s: Sequence[int] | None = None,
-    axes: Sequence[int] | None = None,
-    norm: str | None = None,
-) -> Any:
-    # idctn, traced once per static configuration.
-    x = jnp.asarray(x)
-    _check("idctn", type, norm)
-    if dtypes.issubdtype(x.dtype, np.complexfloating):
-        return lax.complex(
-            idctn(x.real, type=type, s=s, norm=norm, axes=axes),
-            idctn(x.imag, type=type, s=s, norm=norm, axes=axes),
-        )
-    axes, s = _axes_and_sizes(x, s, axes)
-    if len(axes) == 1:
-        return idct(x, n=s[0] if s is not None else None, axis=axes[0], norm=norm)
-    if s is not None:
-        x = _pad_to(x, dict(zip(axes, s, strict=False)))
-    for axis in axes:
-        x = idct(x, axis=axis, norm=norm)
-    return x

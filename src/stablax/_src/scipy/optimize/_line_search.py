@@ -42,6 +42,13 @@ def _where_fields(condition, state: NamedTuple, **values) -> NamedTuple:
     return state._replace(**{k: jnp.where(condition, v, current[k]) for k, v in values.items()})
 
 
+def _stop_at(condition, state: NamedTuple, a, phi, dphi, g) -> NamedTuple:
+    """state done where `condition` holds, there with the step `a` (phi, its slope dphi and the
+    gradient g there) as its result."""
+    state = state._replace(done=condition | state.done)
+    return _where_fields(condition, state, a_star=a, phi_star=phi, dphi_star=dphi, g_star=g)
+
+
 class _ZoomState(NamedTuple):
     done: Any
     failed: Any
@@ -124,10 +131,7 @@ def _zoom(
             hi_to_j, state, a_hi=a_j, phi_hi=phi_j, dphi_hi=dphi_j,
             a_rec=state.a_hi, phi_rec=state.phi_hi,
         )  # fmt: skip
-        state = _where_fields(
-            star_to_j, state._replace(done=star_to_j | state.done),
-            a_star=a_j, phi_star=phi_j, dphi_star=dphi_j, g_star=g_j,
-        )  # fmt: skip
+        state = _stop_at(star_to_j, state, a_j, phi_j, dphi_j, g_j)
         state = _where_fields(
             hi_to_lo, state, a_hi=state.a_lo, phi_hi=state.phi_lo, dphi_hi=state.dphi_lo,
             a_rec=state.a_hi, phi_rec=state.phi_hi,
@@ -221,6 +225,19 @@ def line_search(
         a_star=0.0, phi_star=phi_0, dphi_star=dphi_0, g_star=gfk,
     )  # fmt: skip
 
+    def zoom_into(state, chosen, lo, hi):
+        # Zooms into the bracket [lo, hi] (each an (a, phi, dphi) triple), counting its
+        # evaluations; where `chosen`, the line search stops with the zoom's step and outcome.
+        zoom = _zoom(
+            func_and_grad, sufficient_decrease_fails, curvature_holds, *lo, *hi, gfk, ~chosen
+        )
+        state = state._replace(
+            nfev=state.nfev + zoom.nfev,
+            ngev=state.ngev + zoom.ngev,
+            failed=chosen & zoom.failed | state.failed,
+        )
+        return _stop_at(chosen, state, zoom.a_star, zoom.phi_star, zoom.dphi_star, zoom.g_star)
+
     def body(state):
         a_i = jnp.where(state.i == 1, start_value, state.a_i1 * 2.0)
         phi_i, dphi_i, g_i = func_and_grad(a_i)
@@ -230,37 +247,14 @@ def line_search(
         )
         accept = curvature_holds(dphi_i) & ~to_zoom_low
         to_zoom_high = (dphi_i >= 0.0) & ~to_zoom_low & ~accept
-        zoom_low = _zoom(
-            func_and_grad, sufficient_decrease_fails, curvature_holds,
-            state.a_i1, state.phi_i1, state.dphi_i1, a_i, phi_i, dphi_i, gfk, ~to_zoom_low,
-        )  # fmt: skip
-        state = state._replace(nfev=state.nfev + zoom_low.nfev, ngev=state.ngev + zoom_low.ngev)
-        zoom_high = _zoom(
-            func_and_grad, sufficient_decrease_fails, curvature_holds,
-            a_i, phi_i, dphi_i, state.a_i1, state.phi_i1, state.dphi_i1, gfk, ~to_zoom_high,
-        )  # fmt: skip
-        state = state._replace(nfev=state.nfev + zoom_high.nfev, ngev=state.ngev + zoom_high.ngev)
-        state = _where_fields(
-            to_zoom_low,
-            state._replace(
-                done=to_zoom_low | state.done, failed=to_zoom_low & zoom_low.failed | state.failed
-            ),
-            a_star=zoom_low.a_star, phi_star=zoom_low.phi_star,
-            dphi_star=zoom_low.dphi_star, g_star=zoom_low.g_star,
-        )  # fmt: skip
-        state = _where_fields(
-            accept, state._replace(done=accept | state.done),
-            a_star=a_i, phi_star=phi_i, dphi_star=dphi_i, g_star=g_i,
-        )  # fmt: skip
-        state = _where_fields(
-            to_zoom_high,
-            state._replace(
-                done=to_zoom_high | state.done,
-                failed=to_zoom_high & zoom_high.failed | state.failed,
-            ),
-            a_star=zoom_high.a_star, phi_star=zoom_high.phi_star,
-            dphi_star=zoom_high.dphi_star, g_star=zoom_high.g_star,
-        )  # fmt: skip
+        # The three outcomes exclude one another; a zoom not chosen passes through at once.
+        state = zoom_into(
+            state, to_zoom_low, (state.a_i1, state.phi_i1, state.dphi_i1), (a_i, phi_i, dphi_i)
+        )
+        state = _stop_at(accept, state, a_i, phi_i, dphi_i, g_i)
+        state = zoom_into(
+            state, to_zoom_high, (a_i, phi_i, dphi_i), (state.a_i1, state.phi_i1, state.dphi_i1)
+        )
         return state._replace(i=state.i + 1, a_i1=a_i, phi_i1=phi_i, dphi_i1=dphi_i)
 
     state = lax.while_loop(lambda s: ~s.done & (s.i <= maxiter) & ~s.failed, body, state)

@@ -83,28 +83,20 @@ def _hyp1f1_value(a, b, x):
     return jnp.where(a == 0, jnp.ones_like(x), value)
 
 
-def _hyp1f1_term_ratio(a, b, x):
-    return lambda k: (a + k) / (b + k) * x / (k + 1)
+def _hyp1f1_parameter_derivative(a, b, x, weight):
+    # The power series' terms from t_1 = a x / b on, each times its weight(k): d/da or d/db of
+    # (a)_{k+1} / (b)_{k+1} is the term times a difference of digammas.
+    return _sum_series(a / b * x, lambda k: (a + k + 1) / (b + k + 1) * x / (k + 2), weight)
 
 
 @jit
 def _hyp1f1_by_a(a, b, x):
-    first = a / b * x
-    return _sum_series(
-        first,
-        lambda k: (a + k + 1) / (b + k + 1) * x / (k + 2),
-        lambda k: lax.digamma(a + k + 1) - lax.digamma(a),
-    )
+    return _hyp1f1_parameter_derivative(a, b, x, lambda k: lax.digamma(a + k + 1) - lax.digamma(a))
 
 
 @jit
 def _hyp1f1_by_b(a, b, x):
-    first = a / b * x
-    return _sum_series(
-        first,
-        lambda k: (a + k + 1) / (b + k + 1) * x / (k + 2),
-        lambda k: lax.digamma(b) - lax.digamma(b + k + 1),
-    )
+    return _hyp1f1_parameter_derivative(a, b, x, lambda k: lax.digamma(b) - lax.digamma(b + k + 1))
 
 
 _hyp1f1 = custom_jvp(jit(_hyp1f1_value))

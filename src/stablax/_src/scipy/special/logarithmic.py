@@ -16,19 +16,27 @@ from stablax._src.nn.softmax import softmax as _nn_softmax
 from stablax._src.scipy.args import const, inexact_args, reject_complex
 
 
-def _xlogy_impl(x, y):
-    x, y = inexact_args("xlogy", x, y)
-    return jnp.where((x != 0) | jnp.isnan(y), x * jnp.log(y), jnp.zeros_like(x))
+def _x_times(name: str, log: Any, log_argument: Any) -> Any:
+    """`x * log(y)`, 0 where `x == 0` (unless `y` is NaN), as the custom-JVP function `name`;
+    `log(y)` is the logarithm of `log_argument(y)`, so its derivative is `1 / log_argument(y)`."""
+
+    def impl(x, y):
+        x, y = inexact_args(name, x, y)
+        return jnp.where((x != 0) | jnp.isnan(y), x * log(y), jnp.zeros_like(x))
+
+    function = custom_jvp(impl)
+
+    @function.defjvp
+    def jvp(primals, tangents):
+        (x, y), (dx, dy) = primals, tangents
+        out = impl(x, y)
+        return out, (dx * log(y) + dy * x / log_argument(y)).astype(out.dtype)
+
+    return function
 
 
-_xlogy = custom_jvp(_xlogy_impl)
-
-
-@_xlogy.defjvp
-def _xlogy_jvp(primals, tangents):
-    (x, y), (dx, dy) = primals, tangents
-    out = _xlogy_impl(x, y)
-    return out, (dx * jnp.log(y) + dy * x / y).astype(out.dtype)
+_xlogy = _x_times("xlogy", jnp.log, lambda y: y)
+_xlog1py = _x_times("xlog1py", jnp.log1p, lambda y: 1 + y)
 
 
 def xlogy(x: Any, y: Any) -> Any:
@@ -42,21 +50,6 @@ def xlogy(x: Any, y: Any) -> Any:
       `x log(y)`, as `scipy.special.xlogy`.
     """
     return _xlogy(x, y)
-
-
-def _xlog1py_impl(x, y):
-    x, y = inexact_args("xlog1py", x, y)
-    return jnp.where((x != 0) | jnp.isnan(y), x * jnp.log1p(y), jnp.zeros_like(x))
-
-
-_xlog1py = custom_jvp(_xlog1py_impl)
-
-
-@_xlog1py.defjvp
-def _xlog1py_jvp(primals, tangents):
-    (x, y), (dx, dy) = primals, tangents
-    out = _xlog1py_impl(x, y)
-    return out, (dx * jnp.log1p(y) + dy * x / (1 + y)).astype(out.dtype)
 
 
 def xlog1py(x: Any, y: Any) -> Any:
