@@ -9,6 +9,7 @@ import pytest
 import scipy.linalg as sl
 
 import stablax
+from stablax._src.lax._linalg_reductions import geqrf
 from stablax.lax import linalg
 from stablax.test_util import check_grads
 
@@ -138,3 +139,21 @@ def test_errors_match_jax():
         linalg.ormqr(
             np.ones((3, 2), np.float32), np.ones(2, np.float32), np.ones((4, 2), np.float32)
         )
+
+
+@pytest.mark.parametrize(
+    "name,fun",
+    [
+        ("geqrf", lambda x: geqrf(x)[0]),
+        ("hessenberg", lambda x: linalg.hessenberg(x)[0]),
+        ("householder_product", lambda x: linalg.householder_product(x, x[0])),
+        ("ormqr", lambda x: linalg.ormqr(x, x[0], x)),
+        ("schur", lambda x: linalg.schur(x)[0]),
+        ("tridiagonal", lambda x: linalg.tridiagonal(x)[1]),
+    ],
+)
+def test_reductions_without_derivatives_raise(name, fun):
+    # JAX has no jvp rule for these: differentiating one is its NotImplementedError.
+    x = _normal((3, 3), np.float32)
+    with pytest.raises(NotImplementedError, match=f"differentiation rule for .*{name}"):
+        stablax.jvp(fun, (x,), (x,))

@@ -7,15 +7,17 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dtypes, op_rules
+from stablax._src import dtypes, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.config import config
 from stablax._src.dispatch import bind
+from stablax._src.interpreters.ad import is_undefined
 from stablax._src.ir import ir
 from stablax._src.lax._dot_algorithms import DotAlgorithm, DotAlgorithmPreset, Precision
+from stablax._src.lax._elementwise import add
 from stablax._src.lax._elementwise_common import ANY, check_dtype
-from stablax._src.lax._shapes import convert_element_type
+from stablax._src.lax._shapes import convert_element_type, transpose
 from stablax._src.op_rules import def_op
 
 _PRECISION_NAMES = {
@@ -163,7 +165,127 @@ def _dot_general_lowering(
     return list(op.results)
 
 
-def_op("stablehlo.dot_general", _dot_general_rule, _dot_general_lowering)
+# --- decoder, derivatives and batching ------------------------------------------------------------
+
+
+def _decode_dot_general(op: Any) -> dict[str, Any]:
+    dn = mlir.stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+    dims = (
+        (tuple(dn.lhs_contracting_dimensions), tuple(dn.rhs_contracting_dimensions)),
+        (tuple(dn.lhs_batching_dimensions), tuple(dn.rhs_batching_dimensions)),
+    )
+    precision = None
+    if "precision_config" in op.attributes:
+        precision = tuple(
+            Precision(mlir.stablehlo.PrecisionAttr(a).value)
+            for a in ir.ArrayAttr(op.attributes["precision_config"])
+        )
+    out_dtype = mlir.dtype_of_type(op.results[0].type)
+    in_dtype = mlir.dtype_of_type(op.operands[0].type)
+    return {
+        "dimension_numbers": dims,
+        "precision": precision,
+        "preferred_element_type": None if out_dtype == in_dtype else out_dtype,
+    }
+
+
+def _ranges_like(*groups: Sequence[int]) -> list[list[int]]:
+    start, out = 0, []
+    for g in groups:
+        out.append(list(range(start, start + len(g))))
+        start += len(g)
+    return out
+
+
+def _remaining(n: int, *taken: Sequence[int]) -> list[int]:
+    used = {i for group in taken for i in group}
+    return [i for i in range(n) if i not in used]
+
+
+def _transpose_lhs(
+    ct, x_aval, y, dimension_numbers, precision, preferred_element_type, swap_ans=False
+):
+    # The cotangent of x: contract ct with y over y's free dims, then restore x's axis order.
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    y_ndim = y.aval.ndim
+    x_kept = _remaining(x_aval.ndim, x_contract, x_batch)
+    y_kept = _remaining(y_ndim, y_contract, y_batch)
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(y_batch)))
+    order = np.argsort(y_contract) if len(y_contract) else np.array([], int)
+    x_contract_by_y = [x_contract[i] for i in order]
+    out_axes = np.argsort([*x_batch, *x_kept, *x_contract_by_y])
+    x_bar = dot_general(ct, y, dims, precision, preferred_element_type=None)
+    x_bar = transpose(x_bar, tuple(int(a) for a in out_axes))
+    if x_bar.aval.dtype != x_aval.dtype:
+        x_bar = convert_element_type(x_bar, x_aval.dtype)
+    return x_bar
+
+
+def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if is_undefined(lhs) and is_undefined(rhs):
+        raise ValueError("[transpose] dot_general is not linear in both operands at once")
+    if is_undefined(lhs):
+        if ct.aval.dtype != rhs.aval.dtype:
+            ct = convert_element_type(ct, rhs.aval.dtype)
+        return [_transpose_lhs(ct, lhs.aval, rhs, dimension_numbers, precision, None), None]
+    if ct.aval.dtype != lhs.aval.dtype:
+        ct = convert_element_type(ct, lhs.aval.dtype)
+    swapped = ((rc, lc), (rb, lb))
+    return [None, _transpose_lhs(ct, rhs.aval, lhs, swapped, precision, None, swap_ans=True)]
+
+
+def _dot_general_jvp(primals, tangents, *, dimension_numbers, precision, preferred_element_type):
+    lhs, rhs = primals
+    t_lhs, t_rhs = tangents
+    kwargs = {"precision": precision, "preferred_element_type": preferred_element_type}
+    out = dot_general(lhs, rhs, dimension_numbers, **kwargs)
+    terms = []
+    if t_lhs is not None:
+        terms.append(dot_general(t_lhs, rhs, dimension_numbers, **kwargs))
+    if t_rhs is not None:
+        terms.append(dot_general(lhs, t_rhs, dimension_numbers, **kwargs))
+    tangent = terms[0] if len(terms) == 1 else add(terms[0], terms[1])
+    return out, tangent
+
+
+def _dot_general_batch(values, dims, *, axis_size, dimension_numbers, **params):
+    # Two batched operands: the vmap axis becomes one more dot batch dimension (the last one, so
+    # nothing moves). One batched operand: the vmap axis is one more free dimension of it.
+    (lhs, rhs), (lhs_dim, rhs_dim) = values, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+
+    def past(axes, bdim):
+        return axes if bdim is None else tuple(a + (a >= bdim) for a in axes)
+
+    def free_before(bdim, contracting, batch):
+        return sum(1 for a in range(bdim) if a not in contracting and a not in batch)
+
+    lc, lb, rc, rb = past(lc, lhs_dim), past(lb, lhs_dim), past(rc, rhs_dim), past(rb, rhs_dim)
+    if lhs_dim is not None and rhs_dim is not None:
+        lb, rb, out_dim = (*lb, lhs_dim), (*rb, rhs_dim), len(lb)
+    elif lhs_dim is not None:
+        out_dim = len(lb) + free_before(lhs_dim, lc, lb)
+    else:
+        lhs_free = aval_of(lhs).ndim - len(lc) - len(lb)
+        out_dim = len(lb) + lhs_free + free_before(rhs_dim, rc, rb)
+    out = bind("stablehlo.dot_general", lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)), **params)
+    return out, out_dim
+
+
+def_op(
+    "stablehlo.dot_general",
+    _dot_general_rule,
+    _dot_general_lowering,
+    decode=_decode_dot_general,
+    jvp=_dot_general_jvp,
+    transpose=_dot_general_transpose,
+    batch=_dot_general_batch,
+)
 
 
 def dot_general(
@@ -182,8 +304,8 @@ def dot_general(
       dimension_numbers: `((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`.
       precision: None, 'default'/'high'/'highest', a `Precision`, or a pair of them.
       preferred_element_type: the accumulation and output dtype, if not the inputs' dtype.
-      out_sharding: the result's sharding, as in JAX; every stablax array lives on one device,
-        where any sharding holds, so it does not change the result.
+      out_sharding: None, or a sharding on stablax's one device (where every result lives, so
+        it does not change the result).
 
     Returns:
       batch dims, then lhs free dims, then rhs free dims.
@@ -192,7 +314,7 @@ def dot_general(
     # then the preferred type.
     if dimension_numbers is None:  # as JAX (dot_general is dot with dimension numbers)
         dimension_numbers = _default_dims(lhs, rhs)
-    _check_out_sharding(out_sharding)
+    runtime.check_sharding(out_sharding, "lax.dot_general")
     numbers = _dims(dimension_numbers)
     pet = (
         None
@@ -218,17 +340,6 @@ def dot_general(
         precision=precision,
         preferred_element_type=pet,
     )
-
-
-def _check_out_sharding(out_sharding: Any) -> None:
-    """JAX's check of dot_general's `out_sharding`: None, a NamedSharding or a PartitionSpec."""
-    from stablax._compat.sharding import NamedSharding, PartitionSpec
-
-    if out_sharding is not None and not isinstance(out_sharding, (NamedSharding, PartitionSpec)):
-        raise TypeError(
-            "lax.dot_general: out_sharding must be a NamedSharding or a PartitionSpec, got "
-            f"{out_sharding!r} of type {type(out_sharding).__name__}{mlir.where_suffix()}"
-        )
 
 
 def _bit_width(dtype: np.dtype) -> int:
@@ -285,8 +396,6 @@ def _dot_with_algorithm(lhs, rhs, numbers, algorithm, preferred):
     """dot_general with a DotAlgorithm(Preset): operands converted to the algorithm's input
     types, products accumulated in its accumulation type, as JAX lowers it. The algorithm itself
     is not passed to XLA, which the CPU backend would ignore anyway."""
-    from stablax._src import runtime
-
     if runtime.default_backend() == "cpu" and algorithm not in _CPU_PRESETS:
         raise ValueError(f"The precision '{algorithm}' is not supported by dot_general on CPU")
     a, b = aval_of(lhs), aval_of(rhs)
@@ -339,133 +448,3 @@ def dot(
     return dot_general(
         lhs, rhs, dimension_numbers, precision, preferred_element_type, out_sharding=out_sharding
     )
-
-
-# --- derivative rules and decoder --------------------------------------------------------------
-
-
-def _decode_dot_general(op: Any, owner: Any = None) -> dict[str, Any]:
-    dn = mlir.stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
-    dims = (
-        (tuple(dn.lhs_contracting_dimensions), tuple(dn.rhs_contracting_dimensions)),
-        (tuple(dn.lhs_batching_dimensions), tuple(dn.rhs_batching_dimensions)),
-    )
-    precision = None
-    if "precision_config" in op.attributes:
-        precision = tuple(
-            Precision(mlir.stablehlo.PrecisionAttr(a).value)
-            for a in ir.ArrayAttr(op.attributes["precision_config"])
-        )
-    out_dtype = mlir.dtype_of_type(op.results[0].type)
-    in_dtype = mlir.dtype_of_type(op.operands[0].type)
-    return {
-        "dimension_numbers": dims,
-        "precision": precision,
-        "preferred_element_type": None if out_dtype == in_dtype else out_dtype,
-    }
-
-
-def _ranges_like(*groups: Sequence[int]) -> list[list[int]]:
-    start, out = 0, []
-    for g in groups:
-        out.append(list(range(start, start + len(g))))
-        start += len(g)
-    return out
-
-
-def _remaining(n: int, *taken: Sequence[int]) -> list[int]:
-    used = {i for group in taken for i in group}
-    return [i for i in range(n) if i not in used]
-
-
-def _transpose_lhs(
-    ct, x_aval, y, dimension_numbers, precision, preferred_element_type, swap_ans=False
-):
-    # The cotangent of x: contract ct with y over y's free dims, then restore x's axis order.
-    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
-    y_ndim = y.aval.ndim
-    x_kept = _remaining(x_aval.ndim, x_contract, x_batch)
-    y_kept = _remaining(y_ndim, y_contract, y_batch)
-    if swap_ans:
-        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
-    else:
-        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
-    dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(y_batch)))
-    order = np.argsort(y_contract) if len(y_contract) else np.array([], int)
-    x_contract_by_y = [x_contract[i] for i in order]
-    out_axes = np.argsort([*x_batch, *x_kept, *x_contract_by_y])
-    x_bar = dot_general(ct, y, dims, precision, preferred_element_type=None)
-    from stablax._src.lax._shapes import convert_element_type, transpose
-
-    x_bar = transpose(x_bar, tuple(int(a) for a in out_axes))
-    if x_bar.aval.dtype != x_aval.dtype:
-        x_bar = convert_element_type(x_bar, x_aval.dtype)
-    return x_bar
-
-
-def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
-    from stablax._src.interpreters.ad import is_undefined
-
-    (lc, rc), (lb, rb) = dimension_numbers
-    if is_undefined(lhs) and is_undefined(rhs):
-        raise ValueError("[transpose] dot_general is not linear in both operands at once")
-    if is_undefined(lhs):
-        if ct.aval.dtype != rhs.aval.dtype:
-            from stablax._src.lax._shapes import convert_element_type
-
-            ct = convert_element_type(ct, rhs.aval.dtype)
-        return [_transpose_lhs(ct, lhs.aval, rhs, dimension_numbers, precision, None), None]
-    if ct.aval.dtype != lhs.aval.dtype:
-        from stablax._src.lax._shapes import convert_element_type
-
-        ct = convert_element_type(ct, lhs.aval.dtype)
-    swapped = ((rc, lc), (rb, lb))
-    return [None, _transpose_lhs(ct, rhs.aval, lhs, swapped, precision, None, swap_ans=True)]
-
-
-def _dot_general_jvp(primals, tangents, *, dimension_numbers, precision, preferred_element_type):
-    lhs, rhs = primals
-    t_lhs, t_rhs = tangents
-    kwargs = {"precision": precision, "preferred_element_type": preferred_element_type}
-    out = dot_general(lhs, rhs, dimension_numbers, **kwargs)
-    terms = []
-    if t_lhs is not None:
-        terms.append(dot_general(t_lhs, rhs, dimension_numbers, **kwargs))
-    if t_rhs is not None:
-        terms.append(dot_general(lhs, t_rhs, dimension_numbers, **kwargs))
-    from stablax._src.lax._elementwise import add
-
-    tangent = terms[0] if len(terms) == 1 else add(terms[0], terms[1])
-    return out, tangent
-
-
-op_rules.param_decoders["stablehlo.dot_general"] = _decode_dot_general
-op_rules.jvp_rules["stablehlo.dot_general"] = _dot_general_jvp
-op_rules.transpose_rules["stablehlo.dot_general"] = _dot_general_transpose
-
-
-def _dot_general_batch(values, dims, *, axis_size, dimension_numbers, **params):
-    # Two batched operands: the vmap axis becomes one more dot batch dimension (the last one, so
-    # nothing moves). One batched operand: the vmap axis is one more free dimension of it.
-    (lhs, rhs), (lhs_dim, rhs_dim) = values, dims
-    (lc, rc), (lb, rb) = dimension_numbers
-
-    def past(axes, bdim):
-        return axes if bdim is None else tuple(a + (a >= bdim) for a in axes)
-
-    def free_before(bdim, contracting, batch):
-        return sum(1 for a in range(bdim) if a not in contracting and a not in batch)
-
-    lc, lb, rc, rb = past(lc, lhs_dim), past(lb, lhs_dim), past(rc, rhs_dim), past(rb, rhs_dim)
-    if lhs_dim is not None and rhs_dim is not None:
-        lb, rb, out_dim = (*lb, lhs_dim), (*rb, rhs_dim), len(lb)
-    elif lhs_dim is not None:
-        out_dim = len(lb) + free_before(lhs_dim, lc, lb)
-    else:
-        lhs_free = aval_of(lhs).ndim - len(lc) - len(lb)
-        out_dim = len(lb) + lhs_free + free_before(rhs_dim, rc, rb)
-    out = bind("stablehlo.dot_general", lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)), **params)
-    return out, out_dim
-
-
-op_rules.batch_rules["stablehlo.dot_general"] = _dot_general_batch

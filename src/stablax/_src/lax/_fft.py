@@ -27,7 +27,7 @@ from stablax._src.lax._slice_pad import (
     concatenate,
     pad,
 )
-from stablax._src.op_rules import batch_rules, def_op
+from stablax._src.op_rules import def_op
 
 
 class FftType(enum.IntEnum):
@@ -153,6 +153,12 @@ def _irfft_transpose(ct, fft_lengths):
     return ew.mul(ew.conj(spectrum), convert_element_type(scale, aval.dtype))
 
 
+def _fft_batch(values, dims, *, axis_size, fft_type, fft_lengths):
+    # The transform reads the trailing dimensions: the batch dimension goes to the front.
+    x = moveaxis(values[0], dims[0], 0)
+    return bind("stablehlo.fft", x, fft_type=fft_type, fft_lengths=fft_lengths), 0
+
+
 def_op(
     "stablehlo.fft",
     _fft_rule,
@@ -160,16 +166,8 @@ def_op(
     decode=_fft_decode,
     jvp=_fft_jvp,
     transpose=_fft_transpose,
+    batch=_fft_batch,
 )
-
-
-def _fft_batch(values, dims, *, axis_size, fft_type, fft_lengths):
-    # The transform reads the trailing dimensions: the batch dimension goes to the front.
-    x = moveaxis(values[0], dims[0], 0)
-    return bind("stablehlo.fft", x, fft_type=fft_type, fft_lengths=fft_lengths), 0
-
-
-batch_rules["stablehlo.fft"] = _fft_batch
 
 
 def _fft_type(fft_type: Any) -> FftType:

@@ -1,202 +1,49 @@
-"""`gather` and the index machinery it shares with scatter: modes, dimension numbers, bounds.
-
-Out-of-bounds handling (`GatherScatterMode`) is index arithmetic and masking with lax ops before
-the StableHLO op, so the ruled ops keep their plain semantics and their rules stay small.
-"""
+"""`gather` (`stablehlo.gather`) with its rules, and `index_take`. Out-of-bounds modes are index
+arithmetic and masking with lax ops before the op, so its rules stay small; the modes, dimension
+numbers and bounds it shares with scatter live in `_gather_scatter_dims.py`."""
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from stablax._src import dtypes, op_rules
+from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.interpreters.batching import moveaxis
-from stablax._src.ir import ir
 from stablax._src.lax._argcheck import RANK, axis_arg, int_sequence, lax_ints, sequence
-from stablax._src.lax._elementwise import (
-    and_,
-    ge,
-    gt,
-    le,
-    lt,
-    select,
+from stablax._src.lax._elementwise import select
+from stablax._src.lax._gather_scatter_dims import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    _check_batching,
+    _check_dims,
+    _check_indices,
+    _clamp_indices,
+    _flag,
+    _in_bounds,
+    _index_dtype,
+    _is_int,
+    _normalize_dnums,
+    _parse_mode,
+    _scatter_window_sizes,
+    _shifted,
+    _value_error,
+    _window_bounds,
 )
 from stablax._src.lax._reduce_bodies import int_tuple
-from stablax._src.lax._reductions import reduce_and
 from stablax._src.lax._reshape_axes import expand_dims
 from stablax._src.lax._shapes import (
     _error as _type_error,
 )
 from stablax._src.lax._shapes import broadcast_in_dim, convert_element_type, full, full_like
 from stablax._src.lax._slice_pad import concatenate
-from stablax._src.lax._slicing import (
-    _index_dtype,
-    _is_int,
-    _value_error,
-    _zeros,
-)
+from stablax._src.lax._slicing import _zeros
 from stablax._src.op_rules import def_op
-
-# --- modes and dimension numbers ---------------------------------------------------------------
-
-
-class GatherScatterMode(enum.Enum):
-    """What gather and scatter do with out-of-bounds indices.
-
-    CLIP clamps indices so the whole window is in bounds. FILL_OR_DROP makes gather return
-    `fill_value` for a window that is not entirely in bounds and scatter skip such an update
-    window. PROMISE_IN_BOUNDS trusts the caller (XLA then clamps gathers, drops scatters).
-    """
-
-    CLIP = enum.auto()
-    FILL_OR_DROP = enum.auto()
-    PROMISE_IN_BOUNDS = enum.auto()
-
-    @staticmethod
-    def from_any(s: str | GatherScatterMode | None) -> GatherScatterMode:
-        """Parses 'clip', 'fill'/'drop' (also None) and 'promise_in_bounds'."""
-        if isinstance(s, GatherScatterMode):
-            return s
-        if s == "clip":
-            return GatherScatterMode.CLIP
-        if s is None or s in ("fill", "drop"):
-            return GatherScatterMode.FILL_OR_DROP
-        if s == "promise_in_bounds":
-            return GatherScatterMode.PROMISE_IN_BOUNDS
-        raise ValueError(
-            f"Unknown gather/scatter mode {s!r}: expected 'clip', 'fill', 'drop' or "
-            "'promise_in_bounds'"
-        )
-
-
-class GatherDimensionNumbers(NamedTuple):
-    """How `gather` maps index vectors to operand windows (StableHLO's gather dimensions).
-
-    The last dimension of `start_indices` holds the index vectors. `offset_dims` are the output
-    dimensions holding the window; `collapsed_slice_dims` and `operand_batching_dims` are operand
-    dimensions (window size 1) left out of the output; `start_index_map[k]` is the operand
-    dimension that index component k addresses; `start_indices_batching_dims[i]` is the indices
-    dimension paired with `operand_batching_dims[i]`.
-    """
-
-    offset_dims: tuple[int, ...]
-    collapsed_slice_dims: tuple[int, ...]
-    start_index_map: tuple[int, ...]
-    operand_batching_dims: tuple[int, ...] = ()
-    start_indices_batching_dims: tuple[int, ...] = ()
-
-
-class ScatterDimensionNumbers(NamedTuple):
-    """How `scatter` maps update windows into the operand (StableHLO's scatter dimensions).
-
-    `update_window_dims` are the update dimensions holding the window; `inserted_window_dims`
-    and `operand_batching_dims` are operand dimensions with window size 1 absent from updates;
-    `scatter_dims_to_operand_dims[k]` is the operand dimension that index component k addresses;
-    `scatter_indices_batching_dims[i]` pairs with `operand_batching_dims[i]`.
-    """
-
-    update_window_dims: tuple[int, ...]
-    inserted_window_dims: tuple[int, ...]
-    scatter_dims_to_operand_dims: tuple[int, ...]
-    operand_batching_dims: tuple[int, ...] = ()
-    scatter_indices_batching_dims: tuple[int, ...] = ()
-
-
-def _parse_mode(opname: str, mode: Any, default: GatherScatterMode) -> GatherScatterMode:
-    if mode is None:
-        return default
-    try:
-        return GatherScatterMode.from_any(mode)
-    except ValueError as e:
-        raise _value_error(opname, str(e)) from None
-
-
-def _normalize_dnums(dnums: Any, kind: type, opname: str) -> Any:
-    if not isinstance(dnums, kind):
-        raise _type_error(
-            opname, f"dimension_numbers must be a {kind.__name__}, got {type(dnums).__name__}"
-        )
-    return kind(*(lax_ints(v, f, opname) for f, v in zip(kind._fields, dnums, strict=True)))
-
-
-def _check_dims(
-    opname: str, what: str, dims: Sequence[int], bound: int, ordered: bool = True
-) -> None:
-    if (
-        any(not 0 <= d < bound for d in dims)
-        or len(set(dims)) != len(dims)
-        or (ordered and list(dims) != sorted(dims))
-    ):
-        order = "sorted, " if ordered else ""
-        raise _type_error(opname, f"{what} {tuple(dims)} must be {order}unique and in [0, {bound})")
-
-
-def _check_batching(
-    opname: str, operand: ShapedArray, indices: ShapedArray, operand_dims, indices_dims, prefix: str
-) -> None:
-    _check_dims(opname, "operand_batching_dims", operand_dims, operand.ndim)
-    _check_dims(opname, f"{prefix}_batching_dims", indices_dims, indices.ndim - 1, False)
-    if [operand.shape[d] for d in operand_dims] != [indices.shape[d] for d in indices_dims]:
-        raise _type_error(
-            opname,
-            f"operand_batching_dims {operand_dims} and {prefix}_batching_"
-            f"dims {indices_dims} must pair dimensions of equal size, got "
-            f"{operand.str_short()} and {indices.str_short()}",
-        )
-
-
-def _check_indices(
-    opname: str, indices: ShapedArray, index_map, what: str, ndim: int, batching
-) -> None:
-    if not _is_int(indices) or indices.ndim < 1:
-        raise _type_error(
-            opname,
-            "indices must be an integer array of rank >= 1 (index vectors "
-            f"in the last dimension), got {indices.str_short()}",
-        )
-    if len(index_map) != indices.shape[-1]:
-        raise _type_error(
-            opname,
-            f"{what} {index_map} needs one entry per index component, and "
-            f"{indices.str_short()} has {indices.shape[-1]}",
-        )
-    _check_dims(opname, what, index_map, ndim, False)
-    if set(index_map) & set(batching):
-        raise _type_error(opname, f"{what} {index_map} overlaps operand_batching_dims {batching}")
-
-
-def _window_bounds(operand_shape, index_map, window_sizes, dtype) -> np.ndarray:
-    """The largest in-bounds start per index component, capped to the index dtype's range."""
-    upper = [operand_shape[d] - window_sizes[d] for d in index_map]
-    return np.minimum(np.asarray(upper, np.int64), dtypes.iinfo(dtype).max).astype(dtype)
-
-
-# Bounds are typed NumPy constants (`upper` has the indices' dtype): indices may be NumPy arrays.
-
-
-def _clamp_indices(indices: Any, upper: np.ndarray) -> Any:
-    # Two selects rather than a clamp: they are linear ops with transpose rules, as the rule
-    # tables want for every op of a linear gather/scatter.
-    shape = aval_of(indices).shape
-    low = broadcast_in_dim(np.zeros((), upper.dtype), shape, ())
-    high = broadcast_in_dim(upper, shape, (len(shape) - 1,))
-    indices = select(lt(indices, low), low, indices)
-    return select(gt(indices, high), high, indices)
-
-
-def _in_bounds(indices: Any, upper: np.ndarray) -> Any:
-    """True for index vectors whose whole window is in bounds (shape: indices.shape[:-1])."""
-    shape = aval_of(indices).shape
-    high = broadcast_in_dim(upper, shape, (len(shape) - 1,))
-    ok = and_(ge(indices, np.zeros((), upper.dtype)), le(indices, high))
-    return reduce_and(ok, (len(shape) - 1,))
-
 
 # --- gather ------------------------------------------------------------------------------------
 
@@ -290,10 +137,6 @@ def _gather_lowering(
     return list(op.results)
 
 
-def _flag(op: Any, name: str) -> bool:
-    return name in op.attributes and ir.BoolAttr(op.attributes[name]).value
-
-
 def _gather_decode(op: Any) -> dict[str, Any]:
     dn = mlir.stablehlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
     fields = GatherDimensionNumbers._fields
@@ -312,7 +155,8 @@ def _gather_jvp(primals, tangents, **params):
 
 
 def _gather_transpose(ct, x, indices, *, dimension_numbers, slice_sizes, indices_are_sorted):
-    # XLA clamps gather windows into bounds: the cotangent goes back to the clamped windows.
+    # XLA clamps gather windows into bounds: the cotangent goes back to the clamped windows, a
+    # scatter-add of the cotangent into zeros.
     dn = dimension_numbers
     scatter_dn = ScatterDimensionNumbers(
         dn.offset_dims,
@@ -321,27 +165,20 @@ def _gather_transpose(ct, x, indices, *, dimension_numbers, slice_sizes, indices
         dn.operand_batching_dims,
         dn.start_indices_batching_dims,
     )
-    from stablax._src.lax._scatter import _scatter
-
-    zeros = _zeros(x.aval.shape, aval_of(ct).dtype)
-    t_x = _scatter(
-        "gather", "add", zeros, indices, ct, scatter_dn, indices_are_sorted, False, "clip"
+    shape, ct_aval = x.aval.shape, aval_of(ct)
+    windows = _scatter_window_sizes(len(shape), ct_aval.shape, scatter_dn)
+    upper = _window_bounds(shape, dn.start_index_map, windows, aval_of(indices).dtype)
+    t_x = bind(
+        "stablehlo.scatter",
+        _zeros(shape, ct_aval.dtype),
+        _clamp_indices(indices, upper),
+        ct,
+        computation="add",
+        dimension_numbers=scatter_dn,
+        indices_are_sorted=bool(indices_are_sorted),
+        unique_indices=False,
     )
     return [t_x, None]
-
-
-def_op(
-    "stablehlo.gather",
-    _gather_rule,
-    _gather_lowering,
-    decode=_gather_decode,
-    jvp=_gather_jvp,
-    transpose=_gather_transpose,
-)
-
-
-def _shifted(dims: Sequence[int]) -> tuple[int, ...]:
-    return tuple(d + 1 for d in dims)
 
 
 def _gather_batch(values, dims, *, axis_size, dimension_numbers, slice_sizes, indices_are_sorted):
@@ -390,7 +227,15 @@ def _gather_batch(values, dims, *, axis_size, dimension_numbers, slice_sizes, in
     return out, 0
 
 
-op_rules.batch_rules["stablehlo.gather"] = _gather_batch
+def_op(
+    "stablehlo.gather",
+    _gather_rule,
+    _gather_lowering,
+    decode=_gather_decode,
+    jvp=_gather_jvp,
+    transpose=_gather_transpose,
+    batch=_gather_batch,
+)
 
 
 def _default_fill(dtype: np.dtype) -> Any:

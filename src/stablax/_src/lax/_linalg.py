@@ -1,15 +1,10 @@
-"""lax.linalg: one op per matrix decomposition, and the public functions that bind them.
-
-Each decomposition is a `stablehlo.custom_call` to a `stablax.linalg.<name>` target, so the rule
-tables hold one jvp and one batching rule per decomposition, whatever the dtype or backend. Just
-before compilation `_linalg_kernels` replaces each call by the backend's kernels (LAPACK on CPU).
-All ops accept leading batch dimensions.
-"""
+"""lax.linalg's decompositions (cholesky, lu, qr, eigh, svd, eig): one marker op each, registered
+with its rules (`_linalg_ad`) and kernels (`_linalg_kernels`), and the public functions that bind
+them. All accept leading batch dimensions; triangular_solve lives in `_linalg_solve`."""
 
 from __future__ import annotations
 
 import enum
-import operator
 import warnings
 from typing import Any
 
@@ -19,62 +14,33 @@ from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind
-from stablax._src.interpreters.batching import bdim_at_front
-from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _linalg_util as u
 from stablax._src.lax._argcheck import sequence
-from stablax._src.lax._control_flow_while import fori_loop
-from stablax._src.lax._reductions import reduce_sum
-from stablax._src.lax._reshape_axes import expand_dims, squeeze
-from stablax._src.lax._shapes import (
-    broadcast_in_dim,
-    broadcasted_iota,
-    convert_element_type,
-    full,
-    reshape,
+from stablax._src.lax._linalg_ad import (
+    _cholesky_jvp,
+    _eig_jvp,
+    _eigh_jvp,
+    _lu_jvp,
+    _qr_jvp,
+    _svd_jvp,
 )
-from stablax._src.lax._slicing import dynamic_slice
-from stablax._src.op_rules import batch_rules, def_op
-
-TARGET_PREFIX = "stablax.linalg."
-PARAMS_ATTRIBUTE = "stablax.params"
-
-
-def op_name(name: str) -> str:
-    """The rule-table key of decomposition `name`."""
-    return f"stablehlo.custom_call:{TARGET_PREFIX}{name}"
-
-
-CHOLESKY, LU, QR, EIGH = op_name("cholesky"), op_name("lu"), op_name("qr"), op_name("eigh")
-SVD, EIG, TRIANGULAR_SOLVE = op_name("svd"), op_name("eig"), op_name("triangular_solve")
-
+from stablax._src.lax._linalg_kernels import EXPANSIONS
+from stablax._src.lax._linalg_markers import (
+    CHOLESKY,
+    EIG,
+    EIGH,
+    LU,
+    QR,
+    SVD,
+    check_matrix,
+    def_linalg_op,
+)
+from stablax._src.lax._linalg_solve import lu_pivots_to_permutation
+from stablax._src.lax._linalg_solve import triangular_solve as triangular_solve
+from stablax._src.lax._shapes import convert_element_type, full
 
 # --- shape rules -------------------------------------------------------------------------------
-
-
-def linalg_error(name: str, message: str, kind: type[Exception] = TypeError) -> Exception:
-    return kind(f"lax.linalg.{name}: {message}{mlir.where_suffix()}")
-
-
-def check_matrix(
-    name: str, x: ShapedArray, square: bool, empty_any_float: bool = False
-) -> tuple[int, int]:
-    """(m, n) of a stack of matrices LAPACK can factor; with `empty_any_float`, an empty one of
-    any float dtype passes too (no LAPACK call for it, as JAX's qr and svd)."""
-    if empty_any_float and x.ndim >= 2 and 0 in x.shape[-2:]:
-        if dtypes.issubdtype(x.dtype, np.inexact):
-            return x.shape[-2:]
-    if x.ndim < 2:
-        raise linalg_error(name, f"expected a matrix or a stack of matrices, got {x.str_short()}")
-    m, n = x.shape[-2:]
-    if square and m != n:
-        raise linalg_error(name, f"expected square matrices, got {x.str_short()}", ValueError)
-    if not u.is_inexact_linalg_dtype(x.dtype):
-        raise linalg_error(
-            name, f"expected float32, float64, complex64 or complex128, got {x.str_short()}"
-        )
-    return m, n
 
 
 def _cholesky_rule(x: ShapedArray) -> ShapedArray:
@@ -127,110 +93,15 @@ def _eig_rule(
     return tuple(outs)
 
 
-def _triangular_solve_rule(
-    a: ShapedArray,
-    b: ShapedArray,
-    *,
-    left_side: bool,
-    lower: bool,
-    transpose_a: bool,
-    conjugate_a: bool,
-    unit_diagonal: bool,
-) -> ShapedArray:
-    name = "triangular_solve"
-    # JAX's order: both ranks, then a's and b's matrix shapes, then batch sizes and dtypes.
-    for x in (a, b):
-        if x.ndim < 2:
-            message = f"expected a matrix or a stack of matrices, got {x.str_short()}"
-            raise linalg_error(name, message)
-    batch_error = linalg_error(
-        name,
-        f"a and b must have equal ranks and batch dimensions, got {a.str_short()} "
-        f"and {b.str_short()}",
-    )
-    if b.ndim != a.ndim:
-        raise batch_error
-    if a.shape[-2] != a.shape[-1]:
-        raise linalg_error(name, f"expected square matrices, got {a.str_short()}", ValueError)
-    solved = b.shape[-2] if left_side else b.shape[-1]
-    if solved != a.shape[-1]:
-        side = "rows" if left_side else "columns"
-        raise linalg_error(
-            name,
-            f"b must have as many {side} as a has columns (left_side={left_side}), got "
-            f"{a.str_short()} and {b.str_short()}",
-            ValueError,
-        )
-    if b.shape[:-2] != a.shape[:-2]:  # JAX's class: its batching's ValueError
-        raise linalg_error(
-            name,
-            f"a and b must have equal batch dimensions, got {a.str_short()} and {b.str_short()}",
-            ValueError,
-        )
-    check_matrix(name, a, square=True)
-    if a.dtype != b.dtype:
-        raise linalg_error(
-            name, f"a and b must have equal dtypes, got {a.str_short()} and {b.str_short()}"
-        )
-    return b.strip_weak_type()
+# --- registration ------------------------------------------------------------------------------
 
 
-# --- one marker op per decomposition -----------------------------------------------------------
-
-
-def _param_attribute(value: bool | int) -> ir.Attribute:
-    if isinstance(value, bool):
-        return ir.BoolAttr.get(value)
-    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
-
-
-def marker_lowering(name: str):
-    """The lowering of decomposition `name`: a `stablax.linalg.<name>` custom call whose
-    boolean and integer parameters travel in its `stablax.params` dictionary."""
-
-    def lower(operands, in_avals, out_avals, **params):
-        attrs = {
-            "call_target_name": ir.StringAttr.get(TARGET_PREFIX + name),
-            "has_side_effect": ir.BoolAttr.get(False),
-            PARAMS_ATTRIBUTE: ir.DictAttr.get({k: _param_attribute(v) for k, v in params.items()}),
-        }
-        op = mlir.emit(
-            "stablehlo.custom_call", operands, [mlir.aval_type(a) for a in out_avals], attrs
-        )
-        return list(op.results)
-
-    return lower
-
-
-def decode_params(op: Any) -> dict[str, bool | int]:
-    """The parameters of a decomposition op (its `stablax.params` dictionary)."""
-    attr = ir.DictAttr(op.attributes[PARAMS_ATTRIBUTE])
-    named = [attr[i] for i in range(len(attr))]
-    return {a.name: a.attr.value for a in named}  # the attributes come typed: BoolAttr, IntegerAttr
-
-
-def batch_to_front(name: str):
-    # The decompositions take leading batch dimensions: the vmapped axis becomes one more.
-    def rule(values, dims, *, axis_size, **params):
-        moved = [bdim_at_front(x, d, axis_size) for x, d in zip(values, dims, strict=True)]
-        out = bind(name, *moved, **params)
-        outs = list(out) if isinstance(out, tuple) else [out]
-        return outs, [0] * len(outs)
-
-    return rule
-
-
-for _name, _rule in [
-    ("cholesky", _cholesky_rule),
-    ("lu", _lu_rule),
-    ("qr", _qr_rule),
-    ("eigh", _eigh_rule),
-    ("svd", _svd_rule),
-    ("eig", _eig_rule),
-    ("triangular_solve", _triangular_solve_rule),
-]:
-    def_op(op_name(_name), _rule, marker_lowering(_name), decode=decode_params)
-    batch_rules[op_name(_name)] = batch_to_front(op_name(_name))
+def_linalg_op("cholesky", _cholesky_rule, jvp=_cholesky_jvp, expand=EXPANSIONS["cholesky"])
+def_linalg_op("lu", _lu_rule, jvp=_lu_jvp, expand=EXPANSIONS["lu"])
+def_linalg_op("qr", _qr_rule, jvp=_qr_jvp, expand=EXPANSIONS["qr"])
+def_linalg_op("eigh", _eigh_rule, jvp=_eigh_jvp, expand=EXPANSIONS["eigh"])
+def_linalg_op("svd", _svd_rule, jvp=_svd_jvp, expand=EXPANSIONS["svd"])
+def_linalg_op("eig", _eig_rule, jvp=_eig_jvp, expand=EXPANSIONS["eig"])
 
 
 # --- public functions ---------------------------------------------------------------------------
@@ -276,55 +147,6 @@ def lu(x: Any) -> tuple[Any, Any, Any]:
     """
     factors, pivots = bind(LU, x)
     return factors, pivots, lu_pivots_to_permutation(pivots, u.shape(x)[-2])
-
-
-def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
-    """The permutation that applying the row swaps `pivots` (..., k) to range(size) produces."""
-    pivots_aval = aval_of(pivots)
-    # The size is checked before the dtype, in JAX's order (its shape rule runs first), and
-    # compared before it must be an integer: a float too small is JAX's ValueError too.
-    comparable = isinstance(permutation_size, (int, float, np.integer, np.floating))
-    bound = permutation_size if comparable else operator.index(permutation_size)
-    if pivots_aval.ndim >= 1 and pivots_aval.shape[-1] > bound:
-        raise ValueError(
-            f"lax.linalg.lu_pivots_to_permutation: {pivots_aval.shape[-1]} pivots exceed "
-            f"permutation_size={permutation_size}{mlir.where_suffix()}"
-        )
-    size = operator.index(permutation_size)
-    if pivots_aval.ndim < 1 or pivots_aval.dtype != np.int32:
-        raise TypeError(
-            f"lax.linalg.lu_pivots_to_permutation: pivots must be an int32 array of rank >= 1, "
-            f"got {pivots_aval.str_short()}{mlir.where_suffix()}"
-        )
-    *batch, k = pivots_aval.shape
-    shp = (*batch, size)
-    nd = len(shp)
-    positions = broadcasted_iota(np.int32, shp, nd - 1)
-    zeros = full(shp, 0, np.int32)
-
-    def entry(table, where):  # table[..., where[...]] spread over the last axis
-        return _spread_last(reduce_sum(ew.select(where, table, zeros), (nd - 1,)), shp)
-
-    size_grid = full(shp, size, np.int32)
-
-    def swap(i, permutation):  # swap entries i and pivots[..., i]
-        i = convert_element_type(i, np.int32)  # the loop index is int64 under x64
-        start = (*(0 for _ in batch), i)
-        j = _spread_last(reshape(dynamic_slice(pivots, start, (*batch, 1)), batch), shp)
-        # As JAX: a negative pivot counts from the end; out of range, it reads the nearest
-        # entry and its write is dropped.
-        j = ew.select(ew.lt(j, zeros), ew.add(j, size_grid), j)
-        j_read = ew.clamp(zeros, j, ew.sub(size_grid, full(shp, 1, np.int32)))
-        at_i, at_j = ew.eq(positions, broadcast_in_dim(i, shp, ())), ew.eq(positions, j)
-        value_i, value_j = entry(permutation, at_i), entry(permutation, ew.eq(positions, j_read))
-        return ew.select(at_i, value_j, ew.select(at_j, value_i, permutation))
-
-    # A loop, not k unrolled steps: an unrolled 500x500 solve took 24 s to trace and compile.
-    return fori_loop(0, k, swap, positions) if k else positions
-
-
-def _spread_last(v: Any, shp: tuple[int, ...]) -> Any:
-    return broadcast_in_dim(v, shp, tuple(range(len(shp) - 1)))
 
 
 class EigImplementation(enum.Enum):
@@ -509,47 +331,3 @@ def eig(
         enable_eigvec_derivs=bool(enable_eigvec_derivs),
     )
     return list(outs)
-
-
-def triangular_solve(
-    a: Any,
-    b: Any,
-    *,
-    left_side: bool = False,
-    lower: bool = False,
-    transpose_a: bool = False,
-    conjugate_a: bool = False,
-    unit_diagonal: bool = False,
-) -> Any:
-    """Solves op(a) x = b (left_side) or x op(a) = b for triangular a (LAPACK trsm on CPU).
-
-    op(a) is a, its transpose or its conjugate transpose (`transpose_a`, `conjugate_a`); only
-    the triangle named by `lower` is read, and with `unit_diagonal` its diagonal is taken as 1.
-    Both operands share their batch dimensions; b may also be one vector (rank of a minus one)
-    per matrix. Linear in b.
-    """
-    a_aval, b_aval = aval_of(a), aval_of(b)
-    conjugate_a = bool(conjugate_a) and a_aval.dtype.kind == "c"
-    singleton = b_aval.ndim == a_aval.ndim - 1
-    if singleton:
-        if b_aval.ndim == 0 and not left_side:  # JAX's expand_dims at axis -2 fails
-            raise ValueError(
-                f"lax.linalg.triangular_solve: a must be a matrix or a stack of matrices and b "
-                f"of rank 1 or more, got {a_aval.str_short()} and {b_aval.str_short()}"
-                f"{mlir.where_suffix()}"
-            )
-        b = expand_dims(b, (-1 if left_side else -2,))  # JAX's negative axes
-    out = bind(
-        TRIANGULAR_SOLVE,
-        a,
-        b,
-        left_side=bool(left_side),
-        lower=bool(lower),
-        transpose_a=bool(transpose_a),
-        conjugate_a=conjugate_a,
-        unit_diagonal=bool(unit_diagonal),
-    )
-    if singleton:
-        nd = b_aval.ndim + 1
-        out = squeeze(out, (nd - 1 if left_side else nd - 2,))
-    return out

@@ -1,35 +1,22 @@
-"""Derivatives of the linalg ops: jvp rules per decomposition, and triangular_solve's transpose.
-
-The rules are the classical forward-mode formulas (distinct eigen/singular values assumed),
-written with lax functions so that they are themselves differentiable and batchable.
-"""
+"""The jvp rules of the decompositions of `_linalg`: the classical forward-mode formulas (distinct
+eigen/singular values assumed), written with lax functions so that they are themselves
+differentiable and batchable."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from stablax._src.dispatch import bind
-from stablax._src.interpreters.ad import is_undefined
 from stablax._src.ir import where_suffix
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _linalg_util as u
-from stablax._src.lax._linalg import (
-    CHOLESKY,
-    EIG,
-    EIGH,
-    LU,
-    QR,
-    SVD,
-    TRIANGULAR_SOLVE,
-    lu_pivots_to_permutation,
-    triangular_solve,
-)
+from stablax._src.lax._linalg_markers import CHOLESKY, EIG, EIGH, LU, QR, SVD
+from stablax._src.lax._linalg_solve import lu_pivots_to_permutation, triangular_solve
 from stablax._src.lax._reductions import argmax, reduce_sum
 from stablax._src.lax._shapes import broadcast_in_dim, broadcasted_iota, full
 from stablax._src.lax._slice_pad import concatenate, pad
 from stablax._src.lax._slice_pad import slice as lax_slice
-from stablax._src.op_rules import jvp_rules, transpose_rules
 
 
 def _scale(x, value):
@@ -60,9 +47,6 @@ def _cholesky_jvp(primals, tangents):
     n = u.shape(x)[-1]
     half_diagonal = _scale(ew.mul(inner, u.eye(n, u.dtype(x), u.shape(x)[:-2])), 0.5)
     return factor, u.matmul(factor, ew.add(u.tril(inner, -1), half_diagonal))
-
-
-jvp_rules[CHOLESKY] = _cholesky_jvp
 
 
 # --- lu ----------------------------------------------------------------------------------------
@@ -100,9 +84,6 @@ def _lu_jvp(primals, tangents):
     lau = triangular_solve(upper, la, left_side=False, lower=False)
     d_factors = ew.add(u.matmul(lower, u.tril(lau, -1)), u.matmul(u.triu(lau), upper))
     return (factors, pivots), (d_factors, None)
-
-
-jvp_rules[LU] = _lu_jvp
 
 
 # --- qr ----------------------------------------------------------------------------------------
@@ -171,9 +152,6 @@ def _qr_jvp(primals, tangents, *, full_matrices, pivoting):
     return outs, (dq, dr, *extra)
 
 
-jvp_rules[QR] = _qr_jvp
-
-
 # --- eigh --------------------------------------------------------------------------------------
 
 
@@ -196,9 +174,6 @@ def _eigh_jvp(primals, tangents, *, lower):
     dw = u.diagonal(vh_dx_v)
     dw = unary.real(dw) if u.is_complex(dw) else dw
     return (v, w), (dv, dw)
-
-
-jvp_rules[EIGH] = _eigh_jvp
 
 
 # --- svd ---------------------------------------------------------------------------------------
@@ -243,9 +218,6 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, gesvd):
         residual = ew.sub(dxh_u, u.matmul(v, u.matmul(right, dxh_u)))
         d_v = ew.add(d_v, ew.div(residual, u.cast(u.bcast_rows(s, n), dt)))
     return (s, left, right), (ds, d_left, u.H(d_v))
-
-
-jvp_rules[SVD] = _svd_jvp
 
 
 # --- eig ---------------------------------------------------------------------------------------
@@ -322,38 +294,3 @@ def _solve(a, b):
         factors, u.permute_rows(b, permutation), left_side=True, lower=True, unit_diagonal=True
     )
     return triangular_solve(factors, y, left_side=True, lower=False)
-
-
-jvp_rules[EIG] = _eig_jvp
-
-
-# --- triangular_solve: nonlinear in a, linear in b ---------------------------------------------
-
-
-def _triangular_solve_jvp(primals, tangents, **params):
-    (a, b), (da, db) = primals, tangents
-    x = bind(TRIANGULAR_SOLVE, a, b, **params)
-    dx = None if db is None else bind(TRIANGULAR_SOLVE, a, db, **params)
-    if da is not None:
-        k = 1 if params["unit_diagonal"] else 0
-        op_da = u.tril(da, -k) if params["lower"] else u.triu(da, k)
-        op_da = u.mT(op_da) if params["transpose_a"] else op_da
-        op_da = u.conj(op_da) if params["conjugate_a"] else op_da
-        # op(A) X = B  =>  dX = -op(A)^-1 op(dA) X   (X op(A) = B: dX = -X op(dA) op(A)^-1)
-        product = u.matmul(op_da, x) if params["left_side"] else u.matmul(x, op_da)
-        from_a = unary.neg(bind(TRIANGULAR_SOLVE, a, product, **params))
-        dx = from_a if dx is None else ew.add(dx, from_a)
-    return x, dx
-
-
-def _triangular_solve_transpose(ct, a, b, **params):
-    if is_undefined(a):
-        raise NotImplementedError("[transpose] triangular_solve is not linear in a")
-    if ct is None:
-        return [None, None]
-    params = dict(params, transpose_a=not params["transpose_a"])
-    return [None, bind(TRIANGULAR_SOLVE, a, ct, **params)]
-
-
-jvp_rules[TRIANGULAR_SOLVE] = _triangular_solve_jvp
-transpose_rules[TRIANGULAR_SOLVE] = _triangular_solve_transpose

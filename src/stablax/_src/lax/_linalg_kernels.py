@@ -1,16 +1,14 @@
-"""The backend kernels behind the linalg ops: LAPACK FFI calls on CPU, XLA's own ops elsewhere.
-
-Traced functions keep one `stablax.linalg.*` custom call per decomposition (the rewrites read
-those); `expand` replaces each by its backend implementation right before compilation. An
-implementation is an ordinary lax function, traced and inlined in place of the call.
-"""
+"""The backend kernels behind the linalg ops (LAPACK FFI calls on CPU, XLA's own ops elsewhere),
+and `kernel_expansion`: each op's `stablax.linalg.*` call, kept while its function is transformed,
+is replaced right before compilation by its kernel, a lax function traced and inlined in place."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 
 from stablax._src import core, ir_passes, runtime
 from stablax._src import ir as mlir
@@ -21,7 +19,7 @@ from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _linalg_util as u
-from stablax._src.lax._linalg import TARGET_PREFIX, decode_params
+from stablax._src.lax._linalg_markers import decode_params
 from stablax._src.lax._reductions import reduce_and
 from stablax._src.lax._shapes import broadcast_in_dim, full
 from stablax._src.lax._slice_pad import pad
@@ -345,21 +343,13 @@ def _value(x: Any) -> Any:
     return core.to_tracer(core.current_trace(), x).value
 
 
-# (decomposition, platform) -> implementation. The GPU solver kernels (cusolver/hipsolver) are
-# not wired yet: those decompositions raise a NotImplementedError naming the kernel.
-IMPLEMENTATIONS: dict[tuple[str, str], Callable[..., list[Any]]] = {
-    ("cholesky", "cpu"): _cpu_cholesky,
-    ("lu", "cpu"): _cpu_lu,
-    ("qr", "cpu"): _cpu_qr,
-    ("eigh", "cpu"): _cpu_eigh,
-    ("svd", "cpu"): _cpu_svd,
-    ("eig", "cpu"): _cpu_eig,
-    ("triangular_solve", "cpu"): _cpu_triangular_solve,
-}
-for _platform in ("cuda", "rocm", "tpu"):
-    IMPLEMENTATIONS[("cholesky", _platform)] = _xla_cholesky
-    IMPLEMENTATIONS[("triangular_solve", _platform)] = _xla_triangular_solve
+# --- the expansion pass ------------------------------------------------------------------------
 
+
+Kernel = Callable[..., list[Any]]
+
+# The GPU solver kernels (cusolver/hipsolver) are not wired yet: those decompositions raise a
+# NotImplementedError naming the kernel.
 _MISSING_GPU_KERNELS = {
     "lu": "solver_getrf_ffi",
     "qr": "solver_geqrf_ffi + solver_orgqr_ffi",
@@ -369,40 +359,55 @@ _MISSING_GPU_KERNELS = {
 }
 
 
-def implementation(name: str, platform: str) -> Callable[..., list[Any]]:
-    impl = IMPLEMENTATIONS.get((name, platform))
-    if impl is None:
+def _kernel(name: str, kernels: Mapping[str, Kernel], platform: str) -> Kernel:
+    kernel = kernels.get(platform)
+    if kernel is None:
         prefix = {"cuda": "cu", "rocm": "hip"}.get(platform, platform)
-        kernel = _MISSING_GPU_KERNELS.get(name, "?")
+        missing = _MISSING_GPU_KERNELS.get(name, "?")
         raise NotImplementedError(
             f"lax.linalg.{name} has no kernel on backend {platform!r} in stablax yet "
-            f"(it needs {prefix}{kernel} on GPU)"
+            f"(it needs {prefix}{missing} on GPU)"
         )
-    return impl
+    return kernel
 
 
-# --- the expansion pass ------------------------------------------------------------------------
+def kernel_expansion(name: str, kernels: Mapping[str, Kernel]) -> ir_passes.Expansion:
+    """How a `stablax.linalg.<name>` custom call (in a module being compiled) is replaced by the
+    kernel of the default backend; `kernels`: platform -> kernel."""
+
+    def expand(operation: Any) -> None:
+        impl = _kernel(name, kernels, runtime.default_backend())
+        params = decode_params(operation)
+        in_avals = [aval_of_value(v) for v in operation.operands]
+        traced = core.trace_to_func(
+            lambda *xs: impl(*xs, **params), in_avals, name=f"linalg_{name}"
+        )
+        if traced.captured:
+            raise RuntimeError(f"stablax: internal error, the {name} kernel captured values")
+        with ir.InsertionPoint(operation), operation.location:
+            values = _jax_mlir_ext.inlined_func_call(
+                traced.func_op.operation, list(operation.operands)
+            )
+        for result, value in zip(operation.results, values, strict=True):
+            result.replace_all_uses_with(value)
+        operation.erase()
+
+    return expand
 
 
-def expand(operation: Any, platform: str | None = None) -> None:
-    """Replaces one `stablax.linalg.*` custom call (in a module being compiled) by its kernels."""
-    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-
-    target = ir.StringAttr(operation.attributes["call_target_name"]).value
-    name = target[len(TARGET_PREFIX) :]
-    platform = runtime.default_backend() if platform is None else platform
-    impl = implementation(name, platform)
-    params = decode_params(operation)
-    in_avals = [aval_of_value(v) for v in operation.operands]
-    traced = core.trace_to_func(lambda *xs: impl(*xs, **params), in_avals, name=f"linalg_{name}")
-    if traced.captured:
-        raise RuntimeError(f"stablax: internal error, the {name} kernel captured values")
-    with ir.InsertionPoint(operation), operation.location:
-        values = _jax_mlir_ext.inlined_func_call(traced.func_op.operation, list(operation.operands))
-    for result, value in zip(operation.results, values, strict=True):
-        result.replace_all_uses_with(value)
-    operation.erase()
-
-
-for _decomposition in ("cholesky", "lu", "qr", "eigh", "svd", "eig", "triangular_solve"):
-    ir_passes.expansions[TARGET_PREFIX + _decomposition] = expand
+# Other backends get XLA's own ops where StableHLO has one.
+_XLA = ("cuda", "rocm", "tpu")
+EXPANSIONS = {
+    "cholesky": kernel_expansion(
+        "cholesky", {"cpu": _cpu_cholesky, **dict.fromkeys(_XLA, _xla_cholesky)}
+    ),
+    "lu": kernel_expansion("lu", {"cpu": _cpu_lu}),
+    "qr": kernel_expansion("qr", {"cpu": _cpu_qr}),
+    "eigh": kernel_expansion("eigh", {"cpu": _cpu_eigh}),
+    "svd": kernel_expansion("svd", {"cpu": _cpu_svd}),
+    "eig": kernel_expansion("eig", {"cpu": _cpu_eig}),
+    "triangular_solve": kernel_expansion(
+        "triangular_solve",
+        {"cpu": _cpu_triangular_solve, **dict.fromkeys(_XLA, _xla_triangular_solve)},
+    ),
+}

@@ -15,6 +15,7 @@ from stablax._src.lax import _linalg as ll
 from stablax._src.lax import _linalg_composites as lc
 from stablax._src.lax import _linalg_reductions as lr
 from stablax._src.lax import _linalg_util as u
+from stablax._src.lax._linalg_markers import CHOLESKY, TRIANGULAR_SOLVE
 
 
 class LinalgPrimitive:
@@ -35,7 +36,7 @@ class LinalgPrimitive:
 
 def _cholesky(x):
     # LAPACK's potrf leaves the strictly upper triangle of its input in place.
-    return ew.add(bind(ll.CHOLESKY, x), u.triu(x, 1))
+    return ew.add(bind(CHOLESKY, x), u.triu(x, 1))
 
 
 def _eigh(x, *, lower=True, sort_eigenvalues=True, subset_by_index=None, algorithm=None):
@@ -83,7 +84,7 @@ def _schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callabl
 
 def _triangular_solve(a, b, **params):
     return bind(
-        ll.TRIANGULAR_SOLVE,
+        TRIANGULAR_SOLVE,
         a,
         b,
         **{

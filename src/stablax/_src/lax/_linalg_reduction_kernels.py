@@ -1,27 +1,21 @@
-"""CPU kernels (LAPACK FFI calls) of the reduction ops of `_linalg_reductions`.
-
-Each replaces its `stablax.linalg.*` custom call right before compilation, through the same
-expansion pass as the decompositions (`_linalg_kernels.expand`).
-"""
+"""CPU kernels (LAPACK FFI calls) of the reduction ops of `_linalg_reductions`, and their
+expansions (`_linalg_kernels.kernel_expansion`), which replace each op before compilation."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from stablax._src import ir_passes
 from stablax._src.avals import ShapedArray
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _linalg_util as u
-from stablax._src.lax._linalg import TARGET_PREFIX
 from stablax._src.lax._linalg_kernels import (
-    IMPLEMENTATIONS,
     aval_size,
     batch_info,
     core_aval,
-    expand,
     ffi_call,
     householder_product_kernel,
     info_ok,
+    kernel_expansion,
     lapack_target,
 )
 from stablax._src.lax._shapes import full
@@ -147,7 +141,7 @@ def _cpu_geqrf(a, *, pivoting):
     return [packed, tau, ew.sub(jpvt, full(columns.shape, 1, np.int32))]  # geqp3 counts from 1
 
 
-_KERNELS = {
+_CPU_KERNELS = {
     "geqrf": _cpu_geqrf,
     "hessenberg": _cpu_hessenberg,
     "tridiagonal": _cpu_tridiagonal,
@@ -156,6 +150,4 @@ _KERNELS = {
     "ormqr": _cpu_ormqr,
     "tridiagonal_solve": _cpu_tridiagonal_solve,
 }
-for _name, _kernel in _KERNELS.items():
-    IMPLEMENTATIONS[(_name, "cpu")] = _kernel
-    ir_passes.expansions[TARGET_PREFIX + _name] = expand
+EXPANSIONS = {name: kernel_expansion(name, {"cpu": k}) for name, k in _CPU_KERNELS.items()}

@@ -18,27 +18,27 @@ from stablax._src.arraylike import is_arraylike
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.core import Tracer
 from stablax._src.dispatch import bind
-from stablax._src.interpreters.ad import is_undefined
+from stablax._src.interpreters.ad import is_undefined, jvp_not_implemented
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _linalg_util as u
-from stablax._src.lax._linalg import (
-    batch_to_front,
+from stablax._src.lax._linalg_markers import (
+    GEQRF,
+    HESSENBERG,
+    HOUSEHOLDER_PRODUCT,
+    ORMQR,
+    SCHUR,
+    TRIDIAGONAL,
+    TRIDIAGONAL_SOLVE,
     check_matrix,
-    decode_params,
+    def_linalg_op,
     linalg_error,
-    marker_lowering,
     op_name,
 )
+from stablax._src.lax._linalg_reduction_kernels import EXPANSIONS
 from stablax._src.lax._shapes import full
 from stablax._src.lax._slice_pad import pad
 from stablax._src.lax._slice_pad import slice as lax_slice
-from stablax._src.op_rules import batch_rules, def_op, jvp_rules, transpose_rules
-
-HESSENBERG, TRIDIAGONAL, SCHUR = op_name("hessenberg"), op_name("tridiagonal"), op_name("schur")
-HOUSEHOLDER_PRODUCT, ORMQR = op_name("householder_product"), op_name("ormqr")
-TRIDIAGONAL_SOLVE, GEQRF = op_name("tridiagonal_solve"), op_name("geqrf")
-
 
 # --- shape rules -------------------------------------------------------------------------------
 
@@ -166,19 +166,6 @@ def _tridiagonal_solve_rule(
         )
     _same_batch(name, dl, d, du, b, ranks=(1, 1, 1, 2))
     return b.strip_weak_type()
-
-
-for _name, _rule in [
-    ("hessenberg", _hessenberg_rule),
-    ("tridiagonal", _tridiagonal_rule),
-    ("schur", _schur_rule),
-    ("householder_product", _householder_product_rule),
-    ("ormqr", _ormqr_rule),
-    ("tridiagonal_solve", _tridiagonal_solve_rule),
-    ("geqrf", _geqrf_rule),
-]:
-    def_op(op_name(_name), _rule, marker_lowering(_name), decode=decode_params)
-    batch_rules[op_name(_name)] = batch_to_front(op_name(_name))
 
 
 # --- public functions ---------------------------------------------------------------------------
@@ -376,5 +363,23 @@ def _tridiagonal_solve_transpose(ct, dl, d, du, b, *, perturb_singular):
     ]
 
 
-jvp_rules[TRIDIAGONAL_SOLVE] = _tridiagonal_solve_jvp
-transpose_rules[TRIDIAGONAL_SOLVE] = _tridiagonal_solve_transpose
+# --- registration ------------------------------------------------------------------------------
+
+# JAX differentiates none of the reductions but tridiagonal_solve (its jvp raises
+# NotImplementedError for them, as here).
+for _name, _rule in [
+    ("hessenberg", _hessenberg_rule),
+    ("tridiagonal", _tridiagonal_rule),
+    ("schur", _schur_rule),
+    ("householder_product", _householder_product_rule),
+    ("ormqr", _ormqr_rule),
+    ("geqrf", _geqrf_rule),
+]:
+    def_linalg_op(_name, _rule, jvp=jvp_not_implemented(op_name(_name)), expand=EXPANSIONS[_name])
+def_linalg_op(
+    "tridiagonal_solve",
+    _tridiagonal_solve_rule,
+    jvp=_tridiagonal_solve_jvp,
+    transpose=_tridiagonal_solve_transpose,
+    expand=EXPANSIONS["tridiagonal_solve"],
+)

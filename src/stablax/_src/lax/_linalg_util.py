@@ -18,6 +18,7 @@ from stablax._src.lax._shapes import (
     broadcasted_iota,
     convert_element_type,
     full,
+    reshape,
     transpose,
 )
 from stablax._src.lax._slice_pad import slice as lax_slice
@@ -102,8 +103,6 @@ def diagonal(x: Any) -> Any:
     Read exactly (no masking arithmetic, so infinities elsewhere do not leak in): the leading
     k x k block flattened, every (k + 1)-th entry.
     """
-    from stablax._src.lax._shapes import reshape
-
     *batch, m, n = shape(x)
     k = min(m, n)
     nb = len(batch)

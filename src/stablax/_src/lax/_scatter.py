@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dtypes, op_rules
+from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
+from stablax._src.interpreters.ad import is_undefined
 from stablax._src.interpreters.batching import bdim_at_front, moveaxis
 from stablax._src.ir import ir
 from stablax._src.lax._argcheck import check_callable, lax_ints
@@ -30,7 +31,8 @@ from stablax._src.lax._elementwise_common import (
     check_dtype,
 )
 from stablax._src.lax._elementwise_unary import neg
-from stablax._src.lax._gather import (
+from stablax._src.lax._gather import _gather
+from stablax._src.lax._gather_scatter_dims import (
     GatherDimensionNumbers,
     GatherScatterMode,
     ScatterDimensionNumbers,
@@ -39,10 +41,11 @@ from stablax._src.lax._gather import (
     _check_indices,
     _clamp_indices,
     _flag,
-    _gather,
     _normalize_dnums,
     _parse_mode,
+    _scatter_window_sizes,
     _shifted,
+    _value_error,
     _window_bounds,
 )
 from stablax._src.lax._reduce_bodies import MONOIDS, computation_of, emit_monoid_body
@@ -50,12 +53,7 @@ from stablax._src.lax._shapes import (
     _error as _type_error,
 )
 from stablax._src.lax._shapes import convert_element_type, full
-from stablax._src.lax._slicing import (
-    _undefined,
-    _value_error,
-    _zeros,
-    _zeros_like,
-)
+from stablax._src.lax._slicing import _zeros, _zeros_like
 from stablax._src.op_rules import def_op
 
 # --- scatter -----------------------------------------------------------------------------------
@@ -208,9 +206,7 @@ def _scatter_decode(op: Any) -> dict[str, Any]:
 def _window_gather(x: Any, indices: Any, updates_shape: Sequence[int], dn, fill: Any) -> Any:
     """The operand windows a scatter writes to, shaped like its updates (`fill` where the
     scatter drops the window)."""
-    dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
-    windows = iter(updates_shape[d] for d in dn.update_window_dims)
-    sizes = [1 if d in dropped else next(windows) for d in range(aval_of(x).ndim)]
+    sizes = _scatter_window_sizes(aval_of(x).ndim, updates_shape, dn)
     gather_dn = GatherDimensionNumbers(
         dn.update_window_dims,
         dn.inserted_window_dims,
@@ -270,7 +266,7 @@ def _scatter_jvp(primals, tangents, *, computation, **params):
 
 
 def _scatter_transpose(ct, x, indices, updates, *, computation, **params):
-    if computation == "mul" and not _undefined(updates):  # linear in the operand alone
+    if computation == "mul" and not is_undefined(updates):  # linear in the operand alone
         return [
             bind("stablehlo.scatter", ct, indices, updates, computation="mul", **params),
             None,
@@ -279,25 +275,15 @@ def _scatter_transpose(ct, x, indices, updates, *, computation, **params):
     if computation not in ("replace", "add"):
         raise NotImplementedError(f"[transpose] scatter with {computation} is not linear")
     t_x = t_updates = None
-    if _undefined(x):
+    if is_undefined(x):
         t_x = ct
         if computation == "replace":  # overwritten elements did not reach the output
             zeros = _zeros(updates.aval.shape, aval_of(ct).dtype)
             t_x = bind("stablehlo.scatter", ct, indices, zeros, computation="replace", **params)
-    if _undefined(updates):
+    if is_undefined(updates):
         dn = params["dimension_numbers"]
         t_updates = _window_gather(ct, indices, updates.aval.shape, dn, 0)
     return [t_x, None, t_updates]
-
-
-def_op(
-    "stablehlo.scatter",
-    _scatter_rule,
-    _scatter_lowering,
-    decode=_scatter_decode,
-    jvp=_scatter_jvp,
-    transpose=_scatter_transpose,
-)
 
 
 def _scatter_batch(values, dims, *, axis_size, dimension_numbers, indices_are_sorted, **params):
@@ -336,7 +322,15 @@ def _scatter_batch(values, dims, *, axis_size, dimension_numbers, indices_are_so
     return out, 0
 
 
-op_rules.batch_rules["stablehlo.scatter"] = _scatter_batch
+def_op(
+    "stablehlo.scatter",
+    _scatter_rule,
+    _scatter_lowering,
+    decode=_scatter_decode,
+    jvp=_scatter_jvp,
+    transpose=_scatter_transpose,
+    batch=_scatter_batch,
+)
 
 
 def _scatter(
@@ -366,9 +360,7 @@ def _scatter(
     indices_aval, updates_aval = aval_of(scatter_indices), aval_of(updates)
     _scatter_shape(opname, computation, aval, indices_aval, updates_aval, dn)
     if mode == GatherScatterMode.CLIP:
-        dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
-        windows = iter(updates_aval.shape[d] for d in dn.update_window_dims)
-        sizes = [1 if d in dropped else next(windows) for d in range(aval.ndim)]
+        sizes = _scatter_window_sizes(aval.ndim, updates_aval.shape, dn)
         upper = _window_bounds(
             aval.shape, dn.scatter_dims_to_operand_dims, sizes, indices_aval.dtype
         )

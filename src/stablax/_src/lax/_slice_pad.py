@@ -10,14 +10,16 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dtypes, op_rules
+from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
+from stablax._src.interpreters.ad import is_undefined
 from stablax._src.interpreters.batching import bdim_at_front
 from stablax._src.lax._argcheck import RANK, axis_arg, lax_ints, sequence
 from stablax._src.lax._elementwise import select, sub
 from stablax._src.lax._elementwise_common import _scalar_operand
+from stablax._src.lax._reductions import reduce_sum
 from stablax._src.lax._reshape_axes import squeeze
 from stablax._src.lax._shapes import (
     _error,
@@ -29,13 +31,6 @@ from stablax._src.lax._shapes import (
     zeros,
 )
 from stablax._src.op_rules import attribute_lowering, def_op
-
-
-def _undefined(x: Any) -> bool:
-    from stablax._src.interpreters.ad import is_undefined
-
-    return is_undefined(x)
-
 
 # --- concatenate -------------------------------------------------------------------------------
 
@@ -74,10 +69,15 @@ def _concatenate_transpose(ct, *operands, dimension):
     for x in operands:
         size = x.aval.shape[dimension]
         results.append(
-            slice_in_dim(ct, start, start + size, axis=dimension) if _undefined(x) else None
+            slice_in_dim(ct, start, start + size, axis=dimension) if is_undefined(x) else None
         )
         start += size
     return results
+
+
+def _concatenate_batch(values, dims, *, axis_size, dimension):
+    moved = [bdim_at_front(x, d, axis_size) for x, d in zip(values, dims, strict=True)]
+    return concatenate(moved, dimension + 1), 0
 
 
 def_op(
@@ -87,15 +87,8 @@ def_op(
     decode=lambda op: {"dimension": mlir.ir.IntegerAttr(op.attributes["dimension"]).value},
     jvp=linear_jvp("stablehlo.concatenate"),
     transpose=_concatenate_transpose,
+    batch=_concatenate_batch,
 )
-
-
-def _concatenate_batch(values, dims, *, axis_size, dimension):
-    moved = [bdim_at_front(x, d, axis_size) for x, d in zip(values, dims, strict=True)]
-    return concatenate(moved, dimension + 1), 0
-
-
-op_rules.batch_rules["stablehlo.concatenate"] = _concatenate_batch
 
 
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
@@ -146,6 +139,15 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
     return [pad(ct, zeros(ShapedArray((), aval_of(ct).dtype)), config)]
 
 
+def _slice_batch(values, dims, *, axis_size, start_indices, limit_indices, strides):
+    b = dims[0]  # the whole batch dim, where it is
+    starts, limits, steps = list(start_indices), list(limit_indices), list(strides)
+    starts.insert(b, 0)
+    limits.insert(b, axis_size)
+    steps.insert(b, 1)
+    return slice(values[0], starts, limits, steps), b
+
+
 def_op(
     "stablehlo.slice",
     _slice_rule,
@@ -158,19 +160,8 @@ def_op(
     decode=_slice_decode,
     jvp=linear_jvp("stablehlo.slice"),
     transpose=_slice_transpose,
+    batch=_slice_batch,
 )
-
-
-def _slice_batch(values, dims, *, axis_size, start_indices, limit_indices, strides):
-    b = dims[0]  # the whole batch dim, where it is
-    starts, limits, steps = list(start_indices), list(limit_indices), list(strides)
-    starts.insert(b, 0)
-    limits.insert(b, axis_size)
-    steps.insert(b, 1)
-    return slice(values[0], starts, limits, steps), b
-
-
-op_rules.batch_rules["stablehlo.slice"] = _slice_batch
 
 
 def slice(  # noqa: A001
@@ -202,6 +193,10 @@ def _rev_rule(x: ShapedArray, *, dimensions) -> ShapedArray:
     return x
 
 
+def _rev_batch(values, dims, *, axis_size, dimensions):
+    return rev(values[0], tuple(d + (d >= dims[0]) for d in dimensions)), dims[0]
+
+
 def_op(
     "stablehlo.reverse",
     _rev_rule,
@@ -209,10 +204,7 @@ def_op(
     decode=lambda op: {"dimensions": i64s(op, "dimensions")},
     jvp=linear_jvp("stablehlo.reverse"),
     transpose=lambda ct, x, *, dimensions: [rev(ct, dimensions)],
-)
-op_rules.batch_rules["stablehlo.reverse"] = lambda values, dims, *, axis_size, dimensions: (
-    rev(values[0], tuple(d + (d >= dims[0]) for d in dimensions)),
-    dims[0],
+    batch=_rev_batch,
 )
 
 
@@ -346,28 +338,16 @@ def _pad_decode(op: Any) -> dict[str, Any]:
 
 
 def _pad_transpose(ct, x, padding_value, *, padding_config):
-    from stablax._src.lax._reductions import reduce_sum
-
     zero = zeros(ShapedArray((), aval_of(ct).dtype))
     # Undo the edges (negative ones grow back), then keep every (interior + 1)-th element.
     spread = pad(ct, zero, [(-lo, -hi, 0) for lo, hi, _ in padding_config])
     shape = aval_of(spread).shape
     t_x = slice(spread, (0,) * len(shape), shape, [i + 1 for _, _, i in padding_config])
     t_value = None
-    if _undefined(padding_value):
+    if is_undefined(padding_value):
         every = tuple(range(len(shape)))
         t_value = sub(reduce_sum(ct, every), reduce_sum(t_x, every))
-    return [t_x if _undefined(x) else None, t_value]
-
-
-def_op(
-    "stablehlo.pad",
-    _pad_rule,
-    _pad_lowering,
-    decode=_pad_decode,
-    jvp=linear_jvp("stablehlo.pad"),
-    transpose=_pad_transpose,
-)
+    return [t_x if is_undefined(x) else None, t_value]
 
 
 def _pad_batch(values, dims, *, axis_size, padding_config):
@@ -387,7 +367,15 @@ def _pad_batch(values, dims, *, axis_size, padding_config):
     return select(inside, padded, broadcast_in_dim(value, shape, (0,))), 0
 
 
-op_rules.batch_rules["stablehlo.pad"] = _pad_batch
+def_op(
+    "stablehlo.pad",
+    _pad_rule,
+    _pad_lowering,
+    decode=_pad_decode,
+    jvp=linear_jvp("stablehlo.pad"),
+    transpose=_pad_transpose,
+    batch=_pad_batch,
+)
 
 
 def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:

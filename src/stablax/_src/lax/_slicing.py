@@ -11,10 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dtypes, op_rules
+from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
+from stablax._src.interpreters.ad import is_undefined
 from stablax._src.interpreters.batching import bdim_at_front, moveaxis
 from stablax._src.lax._argcheck import RANK, axis_arg, lax_ints, sequence
 from stablax._src.lax._elementwise import (
@@ -23,6 +24,15 @@ from stablax._src.lax._elementwise import (
     select,
 )
 from stablax._src.lax._elementwise_common import _scalar_operand
+from stablax._src.lax._gather_scatter_dims import (
+    GatherDimensionNumbers,
+    ScatterDimensionNumbers,
+    _clamp_indices,
+    _index_dtype,
+    _is_int,
+    _value_error,
+    _window_bounds,
+)
 from stablax._src.lax._reduce_bodies import int_tuple
 from stablax._src.lax._reshape_axes import (
     expand_dims,
@@ -39,20 +49,6 @@ from stablax._src.lax._slice_pad import (
 from stablax._src.op_rules import attribute_lowering, def_op
 
 
-def _value_error(opname: str, message: str) -> ValueError:
-    return ValueError(f"lax.{opname}: {message}{mlir.where_suffix()}")
-
-
-def _is_int(aval: ShapedArray) -> bool:
-    return aval.dtype.kind in "iu"
-
-
-def _undefined(x: Any) -> bool:
-    from stablax._src.interpreters.ad import is_undefined
-
-    return is_undefined(x)
-
-
 def _zeros(shape: Sequence[int], dtype: np.dtype) -> Any:
     return full(shape, 0, dtype)
 
@@ -63,14 +59,6 @@ def _zeros_like(x: Any) -> Any:
 
 
 # --- start indices -----------------------------------------------------------------------------
-
-
-def _index_dtype(avals: Sequence[ShapedArray]) -> np.dtype:
-    """int32, or int64 (when x64 is on) if an index could overflow int32."""
-    wide = any(
-        a.dtype.itemsize > 4 or (a.dtype.kind == "u" and a.dtype.itemsize == 4) for a in avals
-    )
-    return dtypes.canonicalize_dtype(np.int64) if wide else np.dtype(np.int32)
 
 
 def _split_indices(start_indices: Any, opname: str) -> list[Any]:
@@ -254,16 +242,6 @@ def _dynamic_slice_transpose(ct, x, *indices, slice_sizes):
     return [bind("stablehlo.dynamic_update_slice", zeros, ct, *indices)] + [None] * len(indices)
 
 
-def_op(
-    "stablehlo.dynamic_slice",
-    _dynamic_slice_rule,
-    attribute_lowering("stablehlo.dynamic_slice", slice_sizes=("slice_sizes", mlir.i64_array)),
-    decode=lambda op: {"slice_sizes": int_tuple(op.attributes["slice_sizes"])},
-    jvp=_dynamic_slice_jvp,
-    transpose=_dynamic_slice_transpose,
-)
-
-
 def _dynamic_update_slice_rule(
     x: ShapedArray, update: ShapedArray, *start_indices: ShapedArray
 ) -> ShapedArray:
@@ -283,20 +261,12 @@ def _dynamic_update_slice_jvp(primals, tangents):
 def _dynamic_update_slice_transpose(ct, x, update, *indices):
     shape = update.aval.shape
     t_x = t_update = None
-    if _undefined(x):
+    if is_undefined(x):
         zeros = _zeros(shape, aval_of(ct).dtype)
         t_x = bind("stablehlo.dynamic_update_slice", ct, zeros, *indices)
-    if _undefined(update):
+    if is_undefined(update):
         t_update = bind("stablehlo.dynamic_slice", ct, *indices, slice_sizes=shape)
     return [t_x, t_update] + [None] * len(indices)
-
-
-def_op(
-    "stablehlo.dynamic_update_slice",
-    _dynamic_update_slice_rule,
-    jvp=_dynamic_update_slice_jvp,
-    transpose=_dynamic_update_slice_transpose,
-)
 
 
 # Batching: with unbatched start indices the batch dim is one more sliced dim, starting at 0;
@@ -334,8 +304,6 @@ def _dynamic_slice_batch(values, dims, *, axis_size, slice_sizes):
         sizes.insert(x_dim, axis_size)
         return bind("stablehlo.dynamic_slice", x, *starts, slice_sizes=tuple(sizes)), x_dim
     # Gather clamps windows into bounds exactly as dynamic_slice does.
-    from stablax._src.lax._gather import GatherDimensionNumbers
-
     indices = _stacked_starts(starts, start_dims, axis_size)
     window = tuple(range(1, len(slice_sizes) + 1))
     if x_dim is None:
@@ -364,8 +332,6 @@ def _dynamic_update_slice_batch(values, dims, *, axis_size):
         update = _batched_at(update, update_dim, b, axis_size)
         starts.insert(b, _zero_start(starts))
         return bind("stablehlo.dynamic_update_slice", x, update, *starts), b
-    from stablax._src.lax._gather import ScatterDimensionNumbers, _clamp_indices, _window_bounds
-
     x = bdim_at_front(x, x_dim, axis_size)
     update = bdim_at_front(update, update_dim, axis_size)
     indices = _stacked_starts(starts, start_dims, axis_size)
@@ -385,8 +351,24 @@ def _dynamic_update_slice_batch(values, dims, *, axis_size):
     return out, 0
 
 
-op_rules.batch_rules["stablehlo.dynamic_slice"] = _dynamic_slice_batch
-op_rules.batch_rules["stablehlo.dynamic_update_slice"] = _dynamic_update_slice_batch
+def_op(
+    "stablehlo.dynamic_slice",
+    _dynamic_slice_rule,
+    attribute_lowering("stablehlo.dynamic_slice", slice_sizes=("slice_sizes", mlir.i64_array)),
+    decode=lambda op: {"slice_sizes": int_tuple(op.attributes["slice_sizes"])},
+    jvp=_dynamic_slice_jvp,
+    transpose=_dynamic_slice_transpose,
+    batch=_dynamic_slice_batch,
+)
+
+
+def_op(
+    "stablehlo.dynamic_update_slice",
+    _dynamic_update_slice_rule,
+    jvp=_dynamic_update_slice_jvp,
+    transpose=_dynamic_update_slice_transpose,
+    batch=_dynamic_update_slice_batch,
+)
 
 
 def _dynamic_slice(

@@ -31,7 +31,7 @@ from stablax._src.lax._shapes import (
     convert_element_type,
     transpose,
 )
-from stablax._src.op_rules import batch_rules, def_op
+from stablax._src.op_rules import def_op
 
 # --- sort --------------------------------------------------------------------------------------
 
@@ -158,16 +158,6 @@ def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
     return result
 
 
-def_op(
-    "stablehlo.sort",
-    _sort_rule,
-    _sort_lowering,
-    decode=_sort_decode,
-    jvp=_sort_jvp,
-    transpose=_sort_transpose,
-)
-
-
 def _sort_batch(values, dims, *, axis_size, dimension, is_stable, num_keys):
     # One batch position for all operands (unbatched ones broadcast); the sorted axis shifts
     # past it.
@@ -183,7 +173,15 @@ def _sort_batch(values, dims, *, axis_size, dimension, is_stable, num_keys):
     return list(outs), [bdim] * len(outs)
 
 
-batch_rules["stablehlo.sort"] = _sort_batch
+def_op(
+    "stablehlo.sort",
+    _sort_rule,
+    _sort_lowering,
+    decode=_sort_decode,
+    jvp=_sort_jvp,
+    transpose=_sort_transpose,
+    batch=_sort_batch,
+)
 
 
 def sort(
@@ -281,15 +279,6 @@ def _top_k_jvp(primals, tangents, *, k):
     return [values, indices], [tangent, None]
 
 
-def_op(
-    "chlo.top_k",
-    _top_k_rule,
-    _top_k_lowering,
-    decode=lambda op: {"k": ir.IntegerAttr(op.attributes["k"]).value},
-    jvp=_top_k_jvp,
-)
-
-
 def _top_k_batch(values, dims, *, axis_size, k):
     # chlo.top_k reads the last axis: a batch dim there moves to the front.
     (x,), (bdim,) = values, dims
@@ -298,7 +287,14 @@ def _top_k_batch(values, dims, *, axis_size, k):
     return list(bind("chlo.top_k", x, k=k)), [bdim, bdim]
 
 
-batch_rules["chlo.top_k"] = _top_k_batch
+def_op(
+    "chlo.top_k",
+    _top_k_rule,
+    _top_k_lowering,
+    decode=lambda op: {"k": ir.IntegerAttr(op.attributes["k"]).value},
+    jvp=_top_k_jvp,
+    batch=_top_k_batch,
+)
 
 
 def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
