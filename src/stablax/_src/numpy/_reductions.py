@@ -140,6 +140,26 @@ def _mask(where: Any, shape: tuple[int, ...], name: str) -> Any:
     return broadcast_to_shape(where, shape)
 
 
+def _is_inexact(a: Any) -> bool:
+    return dtypes.issubdtype(a.aval.dtype, np.inexact)
+
+
+def _replace_nan(a: Any, value: Any) -> Any:
+    a = asarray(a)
+    if not _is_inexact(a):
+        return a
+    return lax.select(lax.ne(a, a), lax.full_like(a, value), a)
+
+
+def _not_nan(a: Any, where: Any) -> Any:
+    """`where` and not NaN: the elements a NaN-ignoring reduction reads."""
+    a = asarray(a)
+    if not _is_inexact(a):
+        return where
+    keep = lax.eq(a, a)
+    return keep if where is None else lax.bitwise_and(keep, _mask(where, a.aval.shape, "nan"))
+
+
 def _masked(a: Any, where: Any, fill: Any, name: str) -> Any:
     if where is None:
         return a
@@ -343,7 +363,14 @@ def _mean_impl(a, axis=None, dtype=None, keepdims=False, where=None):
     return _finish(out, a.aval.shape, axes, keepdims)
 
 
-_mean = _eager(_mean_impl, static_argnames=_STATIC)
+def _nanmean_impl(a, axis=None, dtype=None, keepdims=False, where=None):
+    return _mean_impl(_replace_nan(a, 0), axis, dtype, keepdims, _not_nan(a, where))
+
+
+_MEANS = {
+    "mean": _eager(_mean_impl, static_argnames=_STATIC),
+    "nanmean": _eager(_nanmean_impl, static_argnames=_STATIC),
+}
 
 
 def mean(
@@ -356,9 +383,22 @@ def mean(
     where: Any = None,
 ) -> Any:
     """Arithmetic mean over `axis`; integers average as floats (NumPy's `mean`)."""
-    _check_where(where, "mean", a)
-    _check_out(out, "mean", axis)
-    return _mean(a, axis, dtype, keepdims, where)
+    return mean_of("mean", a, axis, dtype, out, keepdims, where)
+
+
+def mean_of(name: str, a: Any, axis: Any, dtype: Any, out: Any, keepdims: bool, where: Any) -> Any:
+    """jnp.`name` (mean or nanmean) once its signature is read: the checks, then the body."""
+    _check_moment_args(name, a, axis, out, where)
+    return _MEANS[name](a, axis, dtype, keepdims, where)
+
+
+def _check_moment_args(name: str, a: Any, axis: Any, out: Any, where: Any) -> bool:
+    """where's dtype, then `out`, in JAX's order (the plain forms refuse a traced axis first);
+    whether the reduction `name` ignores NaNs."""
+    ignore_nan = name.startswith("nan")
+    _check_where(where, name, a)
+    _check_out(out, name, None if ignore_nan else axis)
+    return ignore_nan
 
 
 def _check_mean_shape(shape: tuple[int, ...], target: tuple[int, ...]) -> None:
@@ -484,8 +524,24 @@ def _squared_deviations(a, axes, compute, where, mean):
     return squares, count
 
 
-def _std_impl(a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None):
-    return lax.sqrt(_var_impl(a, axis, dtype, ddof, keepdims, where, mean))
+def _variance_jit(name: str):
+    """jnp.`name`'s jitted body: var, or std (its root), ignoring NaNs in their nan forms."""
+    ignore_nan, root = name.startswith("nan"), name.endswith("std")
+
+    def fn(a, axis=None, dtype=None, ddof=0, keepdims=False, where=None, mean=None):
+        # JAX's nanvar casts to an integer `dtype` first, where no element is NaN any more.
+        if ignore_nan and (
+            dtype is None or dtypes.issubdtype(dtypes.canonicalize_dtype(dtype), np.inexact)
+        ):
+            a, where = _replace_nan(a, 0), _not_nan(a, where)
+        out = _var_impl(a, axis, dtype, ddof, keepdims, where, mean, nanvar=ignore_nan)
+        return lax.sqrt(out) if root else out
+
+    fn.__name__ = name
+    return _eager(fn, static_argnames=_STATIC)
+
+
+_VARIANCES = {name: _variance_jit(name) for name in ("var", "std", "nanvar", "nanstd")}
 
 
 def _static_ddof(ddof: Any, name: str) -> Any:
@@ -508,10 +564,6 @@ def _ddof_or_correction(ddof: Any, correction: Any, name: str) -> Any:
     return correction
 
 
-_var = _eager(_var_impl, static_argnames=_STATIC)
-_std = _eager(_std_impl, static_argnames=_STATIC)
-
-
 def var(
     a: Any,
     axis: Any = None,
@@ -526,10 +578,7 @@ def var(
 ) -> Any:
     """Variance over `axis`, dividing by N - ddof (or N - correction)."""
     ddof = _ddof_or_correction(ddof, correction, "var")
-    _check_where(where, "var", a)
-    _check_out(out, "var", axis)
-    ddof = _static_ddof(ddof, "var")
-    return _var(a, axis, dtype, ddof, keepdims, where, mean)
+    return variance("var", a, axis, dtype, out, ddof, keepdims, where, mean)
 
 
 def std(
@@ -546,14 +595,35 @@ def std(
 ) -> Any:
     """Standard deviation over `axis`: sqrt of `var`."""
     ddof = _ddof_or_correction(ddof, correction, "std")
-    _check_where(where, "std", a)
-    _check_out(out, "std", axis)
-    ddof = _static_ddof(ddof, "std")
-    if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):  # JAX's check and class
-        raise ValueError(
-            f"jnp.std: dtype must be inexact, got {np.dtype(dtype).name}{mlir.where_suffix()}"
-        )
-    return _std(a, axis, dtype, ddof, keepdims, where, mean)
+    return variance("std", a, axis, dtype, out, ddof, keepdims, where, mean)
+
+
+def variance(
+    name: str,
+    a: Any,
+    axis: Any,
+    dtype: Any,
+    out: Any,
+    ddof: Any,
+    keepdims: bool,
+    where: Any,
+    mean: Any,
+) -> Any:
+    """jnp.`name` (var, std, nanvar or nanstd) once its signature is read: the checks (in
+    JAX's order), then the jitted body."""
+    ignore_nan = _check_moment_args(name, a, axis, out, where)
+    ddof = _static_ddof(ddof, name)
+    if name.endswith("std") and dtype is not None:
+        # JAX's checks and classes: std's ValueError, nanstd's TypeError (its sqrt of an integer
+        # variance) after it checks the dtype.
+        given = dtypes.check_user_dtype(dtype, name) if ignore_nan else dtype
+        if not dtypes.issubdtype(given, np.inexact):
+            error = TypeError if ignore_nan else ValueError
+            raise error(
+                f"jnp.{name}: dtype must be inexact, got {np.dtype(dtype).name}"
+                f"{mlir.where_suffix()}"
+            )
+    return _VARIANCES[name](a, axis, dtype, ddof, keepdims, where, mean)
 
 
 def _arg_extremum(name: str, lax_fn):
