@@ -23,20 +23,23 @@ def check_callable(name: str, value: Any, what: str) -> Callable:
     return value
 
 
-def int_arg(value: Any, what: str, name: str) -> int:
-    """`value` as a Python int, else TypeError naming the argument."""
+def int_arg(value: Any, what: str, name: str, expected: str = "an integer") -> int:
+    """`value` as a Python int, else TypeError: "`name`: `what` must be `expected`, ..."."""
     try:
         return operator.index(value)
     except TypeError as error:
         if type(error) is not TypeError:  # a tracer's concretization error says more
             raise
         raise TypeError(
-            f"{name}: {what} must be an integer, got {value!r}{mlir.where_suffix()}"
+            f"{name}: {what} must be {expected}, got {value!r}{mlir.where_suffix()}"
         ) from None
 
 
-def int_sequence(values: Any, what: str, name: str) -> tuple[int, ...]:
-    """`values` as a tuple of Python ints, else TypeError naming the argument."""
+def int_sequence(
+    values: Any, what: str, name: str, expected: str = "a sequence of integers"
+) -> tuple[int, ...]:
+    """`values` as a tuple of Python ints, else TypeError: "`name`: `what` must be `expected`,
+    ..."."""
     try:
         if isinstance(values, (str, bytes, bytearray)) or not hasattr(values, "__iter__"):
             raise TypeError
@@ -47,7 +50,7 @@ def int_sequence(values: Any, what: str, name: str) -> tuple[int, ...]:
         if type(error) is not TypeError:  # a tracer's concretization error says more
             raise
         raise TypeError(
-            f"{name}: {what} must be a sequence of integers, got {values!r}{mlir.where_suffix()}"
+            f"{name}: {what} must be {expected}, got {values!r}{mlir.where_suffix()}"
         ) from None
 
 
@@ -101,17 +104,16 @@ def axes_arg(
     ndim: int,
     name: str,
     *,
+    convert: Callable[[Any, str, str], tuple[int, ...]] = int_or_int_sequence,
+    repeated: str | None = None,
     what: str = "axis",
     array: str = DIMENSION,
-    convert: Callable[[Any, str, str], tuple[int, ...]] = int_or_int_sequence,
     negative: bool = True,
-    repeated: str | None = None,
-    sort: bool = False,
 ) -> tuple[int, ...]:
     """`axes` read by `convert` (its TypeError names `what`), each one through axis_arg.
 
     `repeated`, where given, is the ValueError's message for an axis named twice, formatted with
-    `name`, `axes` (the axes as given, as a tuple) and `given` (as given). `sort` sorts them.
+    `name`, `axes` (the axes as given, as a tuple) and `given` (as given).
     """
     values = convert(axes, what, name)
     result = tuple(
@@ -121,7 +123,7 @@ def axes_arg(
     if repeated is not None and len(set(result)) != len(result):
         message = repeated.format(name=name, axes=tuple(axes), given=axes)
         raise ValueError(f"{message}{mlir.where_suffix()}")
-    return tuple(sorted(result)) if sort else result
+    return result
 
 
 def sequence(values: Any, what: str, name: str) -> list[Any]:

@@ -8,7 +8,6 @@ that is no monoid makes a generic reduce (_reduce_generic.py).
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Sequence
 from typing import Any
@@ -49,16 +48,21 @@ from stablax._src.lax._shapes import (
 )
 from stablax._src.op_rules import batch_rules, def_op
 
-# A reduction's axes, sorted; lax takes no negative axes, as JAX (XLA's rule).
-_normalize_axes = functools.partial(
-    axes_arg,
-    what="axes",
-    array=RANK,
-    convert=int_sequence,
-    negative=False,
-    repeated="{name}: duplicate axes in {axes}",
-    sort=True,
-)
+
+def _normalize_axes(axes: Sequence[int], ndim: int, name: str) -> tuple[int, ...]:
+    # Sorted; lax takes no negative axes, as JAX (XLA's rule).
+    repeated = "{name}: duplicate axes in {axes}"
+    result = axes_arg(
+        axes,
+        ndim,
+        name,
+        convert=int_sequence,
+        repeated=repeated,
+        what="axes",
+        array=RANK,
+        negative=False,
+    )
+    return tuple(sorted(result))
 
 
 # --- the reduce op -----------------------------------------------------------------------------
