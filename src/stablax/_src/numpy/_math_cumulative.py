@@ -20,7 +20,7 @@ from stablax._src.numpy._promotion import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
-from stablax._src.numpy._reductions import _axes, _check_out, _sum_dtype, single_axis
+from stablax._src.numpy._reductions_common import _axes, _check_out, _sum_dtype, single_axis
 from stablax._src.numpy._ufuncs import _mod
 
 _STATIC = ("axis", "dtype", "include_initial", "n", "edge_order")

@@ -1,5 +1,6 @@
 """Reductions that ignore NaN: nansum, nanprod, nanmax, nanmin, nanargmax, nanargmin, nanmean,
-nanvar, nanstd (nanmedian and the nan-quantiles live with the quantiles in `_statistics`)."""
+nanvar, nanstd (the last three written once with mean, var and std in `_reductions`; nanmedian
+and the nan-quantiles live with the quantiles in `_statistics`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,14 @@ from stablax._src import dtypes, lax
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy import _reductions as red
 from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._reductions_common import (
+    _STATIC,
+    _check_out,
+    _check_where,
+    _is_inexact,
+    _replace_nan,
+)
 from stablax._src.numpy._statistics import nanmedian, nanpercentile, nanquantile
-
-_STATIC = red._STATIC
 
 
 def nansum(
@@ -26,7 +32,7 @@ def nansum(
 ) -> Any:
     """Sum treating NaN as zero."""
     _check_dtype_and_where(dtype, where, "nansum", a)
-    red._check_out(out, "nansum")
+    _check_out(out, "nansum")
     return _nansum(a, axis, dtype, keepdims, initial, where)
 
 
@@ -34,12 +40,12 @@ def _check_dtype_and_where(dtype: Any, where: Any, name: str, a: Any) -> None:
     # JAX's order: the dtype, then `a` as an array and where's dtype, before the axis.
     if dtype is not None:
         dtypes.check_user_dtype(dtype, name)
-    red._check_where(where, name, a)
+    _check_where(where, name, a)
 
 
 def _nan_filled(name: str, reduce_fn, fill: int):
     def fn(a, axis=None, dtype=None, keepdims=False, initial=None, where=None):
-        return reduce_fn(red._replace_nan(a, fill), axis, dtype, keepdims, initial, where, True)
+        return reduce_fn(_replace_nan(a, fill), axis, dtype, keepdims, initial, where, True)
 
     fn.__name__ = name
     return _eager(fn, static_argnames=_STATIC)
@@ -60,16 +66,16 @@ def nanprod(
 ) -> Any:
     """Product treating NaN as one."""
     _check_dtype_and_where(dtype, where, "nanprod", a)
-    red._check_out(out, "nanprod")
+    _check_out(out, "nanprod")
     return _nanprod(a, axis, dtype, keepdims, initial, where)
 
 
 def _nan_extremum(name: str, reduce_fn, sign: int):
     def fn(a, axis=None, keepdims=False, initial=None, where=None):
         a = asarray(a)
-        if not red._is_inexact(a):
+        if not _is_inexact(a):
             return reduce_fn(a, axis, keepdims, initial, where)
-        out = reduce_fn(red._replace_nan(a, sign * np.inf), axis, keepdims, initial, where)
+        out = reduce_fn(_replace_nan(a, sign * np.inf), axis, keepdims, initial, where)
         all_nan = red._all(lax.ne(a, a), axis, keepdims, where)
         if initial is None:
             return lax.select(all_nan, lax.full_like(out, np.nan), out)
@@ -92,8 +98,8 @@ def nanmax(
     where: Any = None,
 ) -> Any:
     """Largest non-NaN element over `axis` (NaN where all are NaN)."""
-    red._check_where(where, "nanmax", a)
-    red._check_out(out, "nanmax")
+    _check_where(where, "nanmax", a)
+    _check_out(out, "nanmax")
     return _nanmax(a, axis, keepdims, initial, where)
 
 
@@ -106,21 +112,21 @@ def nanmin(
     where: Any = None,
 ) -> Any:
     """Smallest non-NaN element over `axis` (NaN where all are NaN)."""
-    red._check_where(where, "nanmin", a)
-    red._check_out(out, "nanmin")
+    _check_where(where, "nanmin", a)
+    _check_out(out, "nanmin")
     return _nanmin(a, axis, keepdims, initial, where)
 
 
 def _nan_arg_extremum(name: str, arg_fn, sign: int):
     def fn(a, axis=None, keepdims=False):
         a = asarray(a)
-        if not red._is_inexact(a):
+        if not _is_inexact(a):
             return arg_fn(a, axis, keepdims)
         if a.aval.dtype.kind == "c" and a.aval.size == 0:
             # JAX compares no complex elements here: an empty result is an empty index array
             # (an empty axis still raises ValueError); non-empty complex input is a TypeError.
             return arg_fn(lax.real(a), axis, keepdims)
-        index = arg_fn(red._replace_nan(a, sign * np.inf), axis, keepdims)
+        index = arg_fn(_replace_nan(a, sign * np.inf), axis, keepdims)
         all_nan = red._all(lax.ne(a, a), axis, keepdims)
         return lax.select(all_nan, lax.full_like(index, -1), index)
 
@@ -136,7 +142,7 @@ def nanargmax(
     a: Any, axis: int | None = None, out: Any = None, keepdims: bool | None = None
 ) -> Any:
     """Index of the largest non-NaN element (-1 where all are NaN)."""
-    red._check_out(out, "nanargmax")
+    _check_out(out, "nanargmax")
     return _nanargmax(a, axis, bool(keepdims))
 
 
@@ -144,7 +150,7 @@ def nanargmin(
     a: Any, axis: int | None = None, out: Any = None, keepdims: bool | None = None
 ) -> Any:
     """Index of the smallest non-NaN element (-1 where all are NaN)."""
-    red._check_out(out, "nanargmin")
+    _check_out(out, "nanargmin")
     return _nanargmin(a, axis, bool(keepdims))
 
 

@@ -15,7 +15,7 @@ from stablax._src.numpy._promotion import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
-from stablax._src.numpy._reductions import _axes, _keepdims_shape
+from stablax._src.numpy._reductions_common import _axes, _keepdims_shape
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 _STATIC = ("axis", "method", "keepdims", "ignore_nan", "returned", "rowvar", "bias", "ddof")

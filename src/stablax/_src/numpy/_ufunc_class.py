@@ -18,10 +18,10 @@ from stablax._src.avals import aval_of
 from stablax._src.jit import ShapeDtypeStruct
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import check_callable
-from stablax._src.numpy import _reductions
+from stablax._src.numpy import _math_cumulative, _reductions
 from stablax._src.numpy._creation import arange, asarray, full
 from stablax._src.numpy._promotion import check_arraylike, promote_dtypes_inexact
-from stablax._src.numpy._reductions import _axes
+from stablax._src.numpy._reductions_common import _axes, _finish, _masked, _with_initial
 from stablax._src.numpy._shape import (
     broadcast_to,
     concatenate,
@@ -379,9 +379,9 @@ def _bitwise_reduce(
         a = lax.convert_element_type(a, target)
         axes = _axes(axis, a.ndim, name)
         fill = np.array(identity).astype(target)
-        out = lax_reduce(_reductions._masked(a, where, fill, name), axes)
-        out = _reductions._with_initial(out, initial, combine, name)
-        return _reductions._finish(out, a.shape, axes, keepdims)
+        out = lax_reduce(_masked(a, where, fill, name), axes)
+        out = _with_initial(out, initial, combine, name)
+        return _finish(out, a.shape, axes, keepdims)
 
     return _eager(fn, static_argnames=("axis", "dtype", "keepdims"))
 
@@ -432,8 +432,6 @@ def _scatter_at(method: str, via_int32: bool = False) -> Callable[..., Any]:
 
 def _cumulative(name: str) -> Callable[..., Any]:
     def fn(a, axis=0, dtype=None):
-        from stablax._src.numpy import _math_cumulative
-
         return getattr(_math_cumulative, name)(a, axis=axis, dtype=dtype)
 
     return fn
