@@ -13,9 +13,11 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
+from stablax._src.api import device_put
 from stablax._src.lax._argcheck import axes_arg, axis_arg, int_sequence, sequence
 from stablax._src.lax._fft import FftType
 from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._ufuncs import true_divide
 
 _NORMS = (None, "backward", "ortho", "forward")
 
@@ -387,8 +389,6 @@ def _frequencies(k: np.ndarray, n: int, d: Any, dtype: Any, device: Any, cast_ba
     if not dtypes.issubdtype(dtype, np.inexact) and not cast_back:
         if dtype == np.bool_:
             raise TypeError("jnp.fft.rfftfreq: dtype must be numeric, got bool (as JAX's arange)")
-        from stablax._src.numpy._ufuncs import true_divide
-
         out = true_divide(asarray(k.astype(dtype)), asarray(d * n, dtype=dtype))
         return _place(out, device)
     work = dtypes.to_inexact_dtype(dtype)  # JAX's: float32 for uint16, so 1/(4e-5) rounds to 25000
@@ -405,8 +405,6 @@ def _frequencies(k: np.ndarray, n: int, d: Any, dtype: Any, device: Any, cast_ba
 def _place(out: Any, device: Any) -> Any:
     if device is None:
         return out
-    from stablax._src.api import device_put
-
     return device_put(out, device)
 
 

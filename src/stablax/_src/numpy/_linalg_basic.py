@@ -12,9 +12,10 @@ from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import axis_arg, int_arg, int_or_int_sequence
 from stablax._src.lax._dot import canonicalize_precision
+from stablax._src.numpy import _ufuncs as uf
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, check_out_none, promote_dtypes
-from stablax._src.numpy._shape import broadcast_to, moveaxis
+from stablax._src.numpy._shape import broadcast_to, moveaxis, stack
 
 
 def _operands(a, b, preferred_element_type):
@@ -239,7 +240,6 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         raise ValueError(
             "jnp.cross: incompatible dimensions for cross product (dimension must be 2 or 3)"
         )
-    from stablax._src.numpy import _ufuncs as uf
 
     def comp(x, i):
         if i >= x.aval.shape[-1]:
@@ -253,8 +253,6 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         return z
     x = uf.subtract(uf.multiply(a1, b2), uf.multiply(a2, b1))
     y = uf.subtract(uf.multiply(a2, b0), uf.multiply(a0, b2))
-    from stablax._src.numpy._shape import stack
-
     return moveaxis(stack([x, y, z], -1), -1, axisc)
 
 

@@ -20,6 +20,7 @@ from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, promote_dtypes
 from stablax._src.numpy._sorting import (
     _flat_nonzero_positions,
+    argsort,
     concrete_value,
     index_dtype,
     searchsorted,
@@ -530,8 +531,6 @@ def _index_at(x: Any, i: int) -> Any:
 
 def _first_index(array: Any, values: Any) -> Any:
     # Index of the first occurrence of each value: searchsorted in the stably sorted array.
-    from stablax._src.numpy._sorting import argsort
-
     if array.aval.shape[0] == 0:  # nothing to find: every slot is padding, set by the caller
         return lax.full(values.aval.shape, 0, index_dtype())
     order = argsort(array)

@@ -12,10 +12,12 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.lax._argcheck import axis_arg
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._creation import arange, asarray
 from stablax._src.numpy._promotion import broadcast_to_shape
 from stablax._src.numpy._shape import concatenate, moveaxis, ravel, reshape
 from stablax._src.numpy._shape_split import atleast_1d, atleast_2d, atleast_3d
+from stablax._src.numpy._sorting import sort
+from stablax._src.numpy._ufuncs import clip, where
 
 
 def take_static(x: Any, indices: np.ndarray, axis: int) -> Any:
@@ -214,10 +216,6 @@ def _is_integer_index_array(obj: Any) -> bool:
 def _delete_unique(arr: Any, obj: Any, axis: int) -> Any:
     """JAX's jit-compatible delete of unique indices, which may be traced: the kept positions
     are computed, not a host mask, so the result has `n - obj.size` entries along `axis`."""
-    from stablax._src.numpy._creation import arange
-    from stablax._src.numpy._sorting import sort
-    from stablax._src.numpy._ufuncs import clip, where
-
     n = arr.aval.shape[axis]
     positions = ravel(asarray(obj))
     positions = sort(clip(where(positions < 0, positions + n, positions), 0, n))

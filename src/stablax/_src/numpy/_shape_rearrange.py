@@ -19,6 +19,7 @@ from stablax._src.numpy._shape import (
     transpose,
 )
 from stablax._src.numpy._shape_join import take_static
+from stablax._src.numpy._sorting import concrete_value
 
 
 def flip(m: Any, axis: Any = None) -> Any:
@@ -249,8 +250,6 @@ def resize(a: Any, new_shape: Any) -> Any:
 
 def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
     """Drops leading ('f') and/or trailing ('b') zeros along the axes; needs concrete values."""
-    from stablax._src.numpy._sorting import concrete_value
-
     a = asarray(filt)
     if not isinstance(trim, str):
         raise TypeError(
