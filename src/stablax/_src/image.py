@@ -18,6 +18,7 @@ from stablax._src import dtypes, lax
 from stablax._src.jit import jit
 from stablax._src.lax._argcheck import RANK, axis_arg
 from stablax._src.numpy import _ufuncs as ufuncs
+from stablax._src.numpy import _ufuncs_division as division
 from stablax._src.numpy._creation import arange, asarray, zeros
 from stablax._src.numpy._einsum import einsum
 from stablax._src.numpy._indexing_funcs import take
@@ -80,7 +81,7 @@ def _lanczos(radius: float) -> Callable[[Any], Any]:
     def kernel(x: Any) -> Any:
         y = radius * ufuncs.sin(np.pi * x) * ufuncs.sin(np.pi * x / radius)
         # y / (pi x)^2 away from 0, its limit 1 near 0
-        safe = ufuncs.divide(y, ufuncs.where(x != 0, np.pi**2 * x**2, 1))
+        safe = division.divide(y, ufuncs.where(x != 0, np.pi**2 * x**2, 1))
         return ufuncs.where(x > radius, 0.0, ufuncs.where(x > 1e-3, safe, 1))
 
     return kernel

@@ -159,7 +159,20 @@ from stablax._src.numpy._shape_split import (
     vsplit,
 )
 from stablax._src.numpy._ufuncs import *  # noqa: F403
-from stablax._src.numpy._ufuncs import abs, divmod, pow, round
+from stablax._src.numpy._ufuncs import abs, round
+from stablax._src.numpy._ufuncs_division import (
+    divide,
+    divmod,
+    floor_divide,
+    fmod,
+    mod,
+    pow,
+    power,
+    reciprocal,
+    remainder,
+    square,
+    true_divide,
+)
 
 promote_types = _dtypes.promote_types
 result_type = _dtypes.result_type

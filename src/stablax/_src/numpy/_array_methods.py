@@ -22,6 +22,7 @@ from stablax._src.numpy import (
     _sorting,
     _ufuncs,
 )
+from stablax._src.numpy import _ufuncs_division as division
 
 _OPERAND_TYPES = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
 
@@ -86,16 +87,16 @@ _METHODS: dict[str, Any] = {
     "__rsub__": _binary_operator(_ufuncs.subtract, True),
     "__mul__": _binary_operator(_ufuncs.multiply),
     "__rmul__": _binary_operator(_ufuncs.multiply, True),
-    "__truediv__": _binary_operator(_ufuncs.true_divide),
-    "__rtruediv__": _binary_operator(_ufuncs.true_divide, True),
-    "__floordiv__": _binary_operator(_ufuncs.floor_divide),
-    "__rfloordiv__": _binary_operator(_ufuncs.floor_divide, True),
-    "__mod__": _binary_operator(_ufuncs.remainder),
-    "__rmod__": _binary_operator(_ufuncs.remainder, True),
-    "__divmod__": _binary_operator(_ufuncs.divmod),
-    "__rdivmod__": _binary_operator(_ufuncs.divmod, True),
-    "__pow__": _binary_operator(_ufuncs.power),
-    "__rpow__": _binary_operator(_ufuncs.power, True),
+    "__truediv__": _binary_operator(division.true_divide),
+    "__rtruediv__": _binary_operator(division.true_divide, True),
+    "__floordiv__": _binary_operator(division.floor_divide),
+    "__rfloordiv__": _binary_operator(division.floor_divide, True),
+    "__mod__": _binary_operator(division.remainder),
+    "__rmod__": _binary_operator(division.remainder, True),
+    "__divmod__": _binary_operator(division.divmod),
+    "__rdivmod__": _binary_operator(division.divmod, True),
+    "__pow__": _binary_operator(division.power),
+    "__rpow__": _binary_operator(division.power, True),
     "__matmul__": _binary_operator(_linalg_basic.matmul),
     "__rmatmul__": _binary_operator(_linalg_basic.matmul, True),
     "__and__": _binary_operator(_ufuncs.bitwise_and),

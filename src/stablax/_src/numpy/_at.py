@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src.core import Tracer
-from stablax._src.numpy import _indexing, _ufuncs
+from stablax._src.numpy import _indexing
+from stablax._src.numpy import _ufuncs_division as division
+from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._indexing_gather import apply_impl, gather_impl, scatter_impl
 
 
@@ -107,8 +109,6 @@ class _IndexUpdateRef:
         _check_sharding(out_sharding)
         x = self.array
         if not hasattr(x, "aval"):
-            from stablax._src.numpy._creation import asarray
-
             x = asarray(x)
         shape = x.aval.shape
         tokens, operands = _indexing.parse_index(self.index, shape)
@@ -153,14 +153,14 @@ class _IndexUpdateRef:
         x = _asarray(self.array)
         ones = lax.full(x.aval.shape, 1, x.aval.dtype)
         divisor = _IndexUpdateRef(ones, self.index).multiply(values, **kwargs)
-        return _ufuncs.true_divide(x, divisor)
+        return division.true_divide(x, divisor)
 
     def power(self, values: Any, **kwargs: Any) -> Any:
         """Pure `x[idx] **= values`; repeated indices multiply their exponents."""
         x = _asarray(self.array)
         ones = lax.full(x.aval.shape, 1, x.aval.dtype)
         exponent = _IndexUpdateRef(ones, self.index).multiply(values, **kwargs)
-        return _ufuncs.power(x, exponent)
+        return division.power(x, exponent)
 
     def min(self, values: Any, **kwargs: Any) -> Any:
         """Pure `x[idx] = minimum(x[idx], values)`; repeated indices all take part."""
@@ -205,8 +205,6 @@ def _mode_key(mode: Any) -> Any:
 def _asarray(x: Any) -> Any:
     if hasattr(x, "aval"):
         return x
-    from stablax._src.numpy._creation import asarray
-
     return asarray(x)
 
 
@@ -216,8 +214,6 @@ def _as_update(x: Any, values: Any) -> Any:
     x = _asarray(x)
     target = x.aval.dtype
     if isinstance(values, (list, tuple)):
-        from stablax._src.numpy._creation import asarray
-
         values = asarray(values)
     source = dtypes.result_type(values)
     if source != target and dtypes.result_type(values, target) != target:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import lax
+from stablax._src.numpy._ufuncs_division import sign_bit
 
 Parts = tuple[Any, Any]  # (real part, imaginary part), real arrays of one shape and dtype
 
@@ -28,14 +29,8 @@ def _where(mask: Any, new: Parts, old: Parts) -> Parts:
     return lax.select(mask, new[0], old[0]), lax.select(mask, new[1], old[1])
 
 
-def _signbit(x: Any) -> Any:
-    from stablax._src.numpy._ufuncs import sign_bit
-
-    return sign_bit(x)
-
-
 def _copysign(magnitude: Any, sign_of: Any) -> Any:
-    return lax.select(_signbit(sign_of), lax.neg(lax.abs(magnitude)), lax.abs(magnitude))
+    return lax.select(sign_bit(sign_of), lax.neg(lax.abs(magnitude)), lax.abs(magnitude))
 
 
 def _is_nan(x: Any) -> Any:
@@ -236,8 +231,8 @@ def complex_function(name: str, z: Any) -> Any:
     included."""
     kernel, symmetry, special = _FUNCTIONS[name]
     a, b = lax.real(z), lax.imag(z)
-    flip_b = _signbit(b)
-    flip_a = _signbit(a) if symmetry != "conj" else None
+    flip_b = sign_bit(b)
+    flip_a = sign_bit(a) if symmetry != "conj" else None
     ra = lax.abs(a) if flip_a is not None else a
     rb = lax.abs(b)
     w = lax.complex(ra, rb)

@@ -9,12 +9,14 @@ from typing import Any
 import numpy as np
 from stablax._src import core, dtypes, lax, runtime
 from stablax._src import ir as mlir
+from stablax._src.api import device_put
 from stablax._src.array import Array, from_host
 from stablax._src.core import Tracer
 from stablax._src.dispatch import weak_scalar
 from stablax._src.dlpack import from_dlpack
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import int_arg
+from stablax._src.numpy import _ufuncs_division as division
 from stablax._src.numpy._promotion import check_arraylike
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 
@@ -185,8 +187,6 @@ def _on_device(x: Any, device: Any, name: str) -> Any:
     _check_device(device, name)
     if device is None or core.trace_state.stack:
         return x
-    from stablax._src.api import device_put
-
     return device_put(x, device)
 
 
@@ -403,7 +403,7 @@ def linspace(
     div = (num - 1) if endpoint else num
     nan = lax.full((), np.nan, compute)
     if num > 1:
-        step = uf.divide(uf.subtract(stop_a, start_a), asarray(div, compute))
+        step = division.divide(uf.subtract(stop_a, start_a), asarray(div, compute))
         # As JAX: start*(1-t) + stop*t recovers both ends exactly, an infinite end included
         # (start + i*step is NaN from an infinite start on).
         real = dtypes.finfo(compute).dtype

@@ -12,6 +12,7 @@ from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.lax._argcheck import check_callable, int_or_int_sequence, int_sequence
 from stablax._src.numpy import _ufuncs
+from stablax._src.numpy import _ufuncs_division as division
 from stablax._src.numpy._creation import asarray, linspace
 from stablax._src.numpy._promotion import check_arraylike
 from stablax._src.numpy._shape import moveaxis, reshape
@@ -49,7 +50,7 @@ def logspace(
     base = asarray(base, compute)
     if base.aval.ndim:
         base = moveaxis(reshape(base, base.aval.shape + (1,)), -1, axis)
-    out = _ufuncs.power(base, exponents)
+    out = division.power(base, exponents)
     return _cast(out, dtype)
 
 

@@ -24,6 +24,7 @@ from stablax._src.lax._argcheck import (
     sequence,
 )
 from stablax._src.numpy import _shape, _ufuncs
+from stablax._src.numpy import _ufuncs_division as division
 from stablax._src.numpy._creation import asarray, ones, zeros
 from stablax._src.numpy._promotion import check_arraylike
 from stablax._src.numpy._sorting import nonzero
@@ -53,7 +54,7 @@ def _mode_and_indices(name: str, indices: Any, size: int, mode: str | None) -> t
     if mode == "clip":
         return indices, "clip"
     if mode == "wrap":
-        return _ufuncs.remainder(indices, size), "promise_in_bounds"
+        return division.remainder(indices, size), "promise_in_bounds"
     if mode == "raise":
         raise NotImplementedError(f"The 'raise' mode to jnp.{name} is not supported.")
     raise ValueError(f"jnp.{name}: invalid mode {mode!r}; expected 'fill', 'clip' or 'wrap'")
@@ -243,7 +244,7 @@ def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:
     if vals.aval.size == 0:  # as JAX, even where nothing is to be placed
         raise ValueError(f"jnp.place: cannot place values from an empty array{mlir.where_suffix()}")
     order = lax.sub(lax.cumsum(lax.convert_element_type(mask, np.int32)), 1)
-    picked = take(vals, _ufuncs.remainder(order, vals.aval.size), mode="clip")
+    picked = take(vals, division.remainder(order, vals.aval.size), mode="clip")
     flat = _ufuncs.where(mask, picked, _shape.ravel(arr))
     flat = lax.convert_element_type(flat, arr.aval.dtype, weak_type=arr.aval.weak_type)
     return _shape.reshape(flat, arr.aval.shape)  # arr's dtype and weak type, as JAX's scatter
@@ -385,7 +386,7 @@ def choose(a: Any, choices: Any, out: None = None, mode: str = "raise") -> Any:
         if np.any((concrete < 0) | (concrete >= n)):
             raise ValueError("invalid entry in choice array")
     elif mode == "wrap":
-        a = _ufuncs.remainder(a, n)
+        a = division.remainder(a, n)
     elif mode == "clip":
         a = _ufuncs.clip(a, 0, n - 1)
     else:
@@ -525,8 +526,8 @@ def unravel_index(indices: Any, shape: Sequence[int]) -> tuple[Any, ...]:
     flat = _ufuncs.clip(wrapped, 0, max(size - 1, 0))
     coords = []
     for d in reversed(shape):
-        coords.append(lax.convert_element_type(_ufuncs.remainder(flat, d), dtype, weak_type=weak))
-        flat = _ufuncs.floor_divide(flat, d)
+        coords.append(lax.convert_element_type(division.remainder(flat, d), dtype, weak_type=weak))
+        flat = division.floor_divide(flat, d)
     return tuple(reversed(coords))
 
 
@@ -576,7 +577,7 @@ def ravel_multi_index(
             if np.any((concrete < 0) | (concrete >= d)):
                 raise ValueError("invalid entry in coordinates array")
     elif mode == "wrap":
-        coords = [_ufuncs.remainder(c, d) for c, d in zip(coords, dims, strict=True)]
+        coords = [division.remainder(c, d) for c, d in zip(coords, dims, strict=True)]
     elif mode == "clip":
         coords = [_ufuncs.clip(c, 0, d - 1) for c, d in zip(coords, dims, strict=True)]
     elif mode != "ignore":

@@ -18,6 +18,7 @@ from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import RANK, axes_arg, axis_arg, int_sequence
 from stablax._src.numpy import _reductions as red
 from stablax._src.numpy import _ufuncs as uf
+from stablax._src.numpy import _ufuncs_division as division
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._linalg import inv, matrices, solve, svd
 from stablax._src.numpy._linalg_basic import cross as cross_
@@ -51,8 +52,8 @@ def _vector_norm(x, axes, keepdims, ord):  # noqa: A002 (NumPy's name)
     if isinstance(ord, str):
         raise ValueError(f"jnp.linalg.norm: invalid order {ord!r} for vectors{mlir.where_suffix()}")
     p = float(ord)
-    powered = uf.power(magnitude, p)
-    return uf.power(red.sum(powered, axis=axes, keepdims=keepdims), 1.0 / p)
+    powered = division.power(magnitude, p)
+    return division.power(red.sum(powered, axis=axes, keepdims=keepdims), 1.0 / p)
 
 
 def _matrix_norm(x, axes, keepdims, ord):  # noqa: A002
@@ -149,8 +150,8 @@ def vector_norm(
     if isinstance(ord, str):
         raise ValueError(f"jnp.linalg.vector_norm: invalid order {ord!r} for a vector norm")
     magnitude = uf.abs(x)
-    out = red.sum(uf.power(magnitude, float(ord)), axis=axis, keepdims=keepdims)
-    return uf.power(out, 1.0 / float(ord))
+    out = red.sum(division.power(magnitude, float(ord)), axis=axis, keepdims=keepdims)
+    return division.power(out, 1.0 / float(ord))
 
 
 def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:  # noqa: A002
@@ -170,7 +171,7 @@ def _cond_impl(x, p=None):
     if p in (None, 2, -2):
         s = svd(x, compute_uv=False)
         first, last = lax.index_in_dim(s, 0, -1, False), lax.index_in_dim(s, -1, -1, False)
-        r = uf.divide(first, last) if p != -2 else uf.divide(last, first)
+        r = division.divide(first, last) if p != -2 else division.divide(last, first)
     else:
         r = uf.multiply(norm(x, ord=p, axis=(-2, -1)), norm(inv(x), ord=p, axis=(-2, -1)))
     # A singular matrix has an infinite condition number, not a NaN.

@@ -12,6 +12,7 @@ from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import int_arg
 from stablax._src.numpy import _ufuncs
+from stablax._src.numpy import _ufuncs_division as division
 from stablax._src.numpy._creation import asarray
 from stablax._src.numpy._promotion import (
     broadcast_shapes,
@@ -21,7 +22,7 @@ from stablax._src.numpy._promotion import (
     promote_dtypes_inexact,
 )
 from stablax._src.numpy._reductions_common import _axes, _check_out, _sum_dtype, single_axis
-from stablax._src.numpy._ufuncs import _mod
+from stablax._src.numpy._ufuncs_division import _mod
 
 _STATIC = ("axis", "dtype", "include_initial", "n", "edge_order")
 
@@ -387,8 +388,8 @@ def _unwrap_impl(p, discont=None, axis=-1, period=2 * math.pi):
         return p
     if p.aval.shape[axis] == 1:
         return lax.convert_element_type(p, p.aval.dtype, weak_type=False)  # strong, as JAX
-    half = _ufuncs.floor_divide(period, 2) if p.aval.dtype.kind in "iub" else lax.div(period, 2.0)
-    discont = _ufuncs.true_divide(period, 2) if discont is None else discont
+    half = division.floor_divide(period, 2) if p.aval.dtype.kind in "iub" else lax.div(period, 2.0)
+    discont = division.true_divide(period, 2) if discont is None else discont
     later, earlier = _shifted_pair(p, axis)
     dd = lax.sub(later, earlier)
     shape = dd.aval.shape

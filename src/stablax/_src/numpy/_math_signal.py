@@ -16,7 +16,9 @@ from stablax._src.numpy._promotion import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
-from stablax._src.numpy._ufuncs import _mod, _to_bool
+from stablax._src.numpy._sorting import searchsorted
+from stablax._src.numpy._ufuncs import _to_bool
+from stablax._src.numpy._ufuncs_division import _mod
 
 _MODES = ("full", "same", "valid")
 
@@ -113,8 +115,6 @@ def correlate(
 def _searchsorted_right(xp: Any, x: Any) -> Any:
     """JAX's binary search: the same segment as JAX even where xp is not sorted (a count of
     xp <= x gives another one there)."""
-    from stablax._src.numpy._sorting import searchsorted
-
     flat = lax.reshape(x, (x.aval.size,))
     return lax.convert_element_type(searchsorted(xp, flat, side="right"), np.int32)
 

@@ -16,11 +16,13 @@ from stablax._src.dispatch import weak_scalar
 from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy import _ufuncs
+from stablax._src.numpy import _ufuncs_division as division
 from stablax._src.numpy._promotion import (
     check_arraylike,
     check_out_none,
     promote_args,
     promote_args_inexact,
+    promote_args_shapes_only,
     promote_dtypes,
     promote_dtypes_inexact,
 )
@@ -74,7 +76,7 @@ def signbit(x):
         return lax.full_like(x, False, dtype=np.bool_)
     if dtypes.issubdtype(dtype, np.signedinteger):
         return lax.lt(x, lax.full_like(x, 0, dtype=x.aval.dtype))  # strongly typed, as JAX
-    return _ufuncs.sign_bit(x)
+    return division.sign_bit(x)
 
 
 @_eager
@@ -83,7 +85,7 @@ def copysign(x1, x2):
     x1, x2 = promote_args_inexact("copysign", x1, x2)
     _reject_complex("copysign", x1)
     magnitude = lax.abs(x1)
-    return lax.select(_ufuncs.sign_bit(x2), lax.neg(magnitude), magnitude)
+    return lax.select(division.sign_bit(x2), lax.neg(magnitude), magnitude)
 
 
 @_eager
@@ -301,7 +303,7 @@ def ldexp(x1, x2):
         info = dtypes.iinfo(x2_dtype)
         low, high = max(-limit, int(info.min)), min(limit, int(info.max))
         x2 = lax.clamp(np.asarray(low, x2_dtype), x2, np.asarray(high, x2_dtype))
-    x1, x2 = _ufuncs.promote_args_shapes_only("ldexp", x1, lax.convert_element_type(x2, np.int32))
+    x1, x2 = promote_args_shapes_only("ldexp", x1, lax.convert_element_type(x2, np.int32))
     # Opaque to XLA: with a constant x2 it would fold the three factors into one power of two,
     # which overflows (0 * inf is NaN) or underflows where the stepwise product does not.
     n = lax.optimization_barrier(x2)
@@ -374,7 +376,7 @@ def _logaddexp_impl(x1: Any, x2: Any, log1p_of_exp, period: float = 2 * math.pi)
         imag = lax.sub(
             lax.imag(out),
             lax.mul(
-                _ufuncs.floor_divide(lax.add(lax.imag(out), half), _const(half, period)),
+                division.floor_divide(lax.add(lax.imag(out), half), _const(half, period)),
                 _const(half, period),
             ),
         )

@@ -182,6 +182,12 @@ def promote_args_numeric(name: str, *args: Any) -> list[Any]:
     return _broadcast_args(name, args)
 
 
+def promote_args_shapes_only(name: str, *args: Any) -> list[Any]:
+    """The operands broadcast to one shape, their dtypes as they are."""
+    shape = broadcast_shapes(name, *[a.aval.shape for a in args])
+    return [broadcast_to_shape(a, shape) for a in args]
+
+
 def promote_args_inexact(name: str, *args: Any) -> list[Any]:
     check_arraylike(name, *args)
     args = promote_dtypes_inexact(*args)
