@@ -259,11 +259,12 @@ _LAZY_FAMILIES = {
     ),
     "_math_bits": "packbits unpackbits",
     "_math_compare": "allclose array_equal array_equiv isclose",
+    "_math_floats": "frexp ldexp modf rint spacing",
     "_math_signal": "convolve correlate interp select",
     "_math_ufuncs": (
-        "angle bitwise_count copysign deg2rad degrees fabs float_power fmax fmin frexp gcd "
-        "heaviside hypot i0 iscomplex isneginf isposinf isreal lcm ldexp logaddexp logaddexp2 modf "
-        "nan_to_num rad2deg radians rint signbit sinc spacing"
+        "angle bitwise_count copysign deg2rad degrees fabs float_power fmax fmin gcd heaviside "
+        "hypot i0 iscomplex isneginf isposinf isreal lcm logaddexp logaddexp2 nan_to_num rad2deg "
+        "radians signbit sinc"
     ),
     "_nanfuncs": "nanargmax nanargmin nanmax nanmean nanmin nanprod nanstd nansum nanvar",
     "_polynomial": (
