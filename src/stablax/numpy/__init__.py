@@ -251,11 +251,13 @@ _LAZY_FAMILIES = {
         "intersect1d isin setdiff1d setxor1d union1d unique unique_all unique_counts "
         "unique_inverse unique_values"
     ),
+    "_index_arrays": (
+        "diag_indices diag_indices_from ix_ mask_indices ravel_multi_index tril_indices "
+        "tril_indices_from triu_indices triu_indices_from unravel_index"
+    ),
     "_index_tricks": "c_ index_exp mgrid ogrid r_ s_",
     "_indexing_funcs": (
-        "choose compress diag_indices diag_indices_from extract fill_diagonal ix_ mask_indices "
-        "place put put_along_axis ravel_multi_index take take_along_axis tril_indices "
-        "tril_indices_from triu_indices triu_indices_from unravel_index"
+        "choose compress extract fill_diagonal place put put_along_axis take take_along_axis"
     ),
     "_math_bits": "packbits unpackbits",
     "_math_compare": "allclose array_equal array_equiv isclose",
