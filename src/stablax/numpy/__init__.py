@@ -247,10 +247,8 @@ _LAZY_FAMILIES = {
     "_einsum": "einsum einsum_path",
     "_vectorize": "vectorize",
     "_histogram": "bincount digitize histogram histogram2d histogram_bin_edges histogramdd",
-    "_setops": (
-        "intersect1d isin setdiff1d setxor1d union1d unique unique_all unique_counts "
-        "unique_inverse unique_values"
-    ),
+    "_setops": "intersect1d isin setdiff1d setxor1d union1d",
+    "_unique": "unique unique_all unique_counts unique_inverse unique_values",
     "_index_arrays": (
         "diag_indices diag_indices_from ix_ mask_indices ravel_multi_index tril_indices "
         "tril_indices_from triu_indices triu_indices_from unravel_index"
