@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 
 import numpy as np
@@ -9,6 +10,8 @@ import pytest
 
 import stablax
 import stablax.numpy as jnp
+from stablax._src.dtype_promotion import parse_dtype
+from stablax._src.lax._argcheck import RANK, axes_arg, axis_arg, int_sequence
 
 _TO_32 = {
     np.dtype(np.float64): np.float32,
@@ -320,3 +323,47 @@ def test_floor_divide_and_mod_on_infinities_and_signed_zeros(dtype):
             (want == got) & (np.signbit(want) == np.signbit(got))
         )
         assert same.all(), list(zip(a[~same], b[~same], want[~same], got[~same], strict=True))
+
+
+# --- the shared argument checks every layer reads axes and dtypes with ------------------------
+
+
+def test_axis_arg_keeps_each_callers_wording():
+    assert axis_arg(-1, 3, "jnp.f") == 2
+    with pytest.raises(
+        ValueError, match=r"^jnp\.f: axis 3 is out of bounds for array of dimension 3"
+    ):
+        axis_arg(3, 3, "jnp.f")
+    with pytest.raises(ValueError, match=r"^lax\.sort: dimension -4 is .* an array of rank 3 \(at"):
+        axis_arg(-4, 3, "lax.sort", what="dimension", array=RANK)
+    with pytest.raises(ValueError, match=r"rank 2 \(lax axes are not negative\)"):
+        axis_arg(-1, 2, "lax.reduce_sum", array=RANK, negative=False)
+    with pytest.raises(ValueError, match=r"^random\.choice: axis 2 is .* dimension 2$"):
+        axis_arg(2, 2, "random.choice", located=False)
+    with pytest.raises(TypeError, match=r"^jnp\.f: axis must be an integer, got 1\.5"):
+        axis_arg(1.5, 3, "jnp.f")
+    with pytest.raises(TypeError, match=r"^'float' object cannot be interpreted as an integer$"):
+        axis_arg(1.5, 3, "jnp.f", convert=operator.index)
+
+
+def test_axes_arg_reads_the_sequence_then_each_axis():
+    assert axes_arg(1, 3, "jnp.f") == (1,)
+    assert axes_arg([2, -3], 3, "jnp.f") == (2, 0)
+    assert axes_arg([0, 0], 3, "jnp.f") == (0, 0)  # no `repeated` message: repeats pass
+    with pytest.raises(ValueError, match=r"^jnp\.f: duplicate value in 'axis': \[0, -3\]"):
+        axes_arg([0, -3], 3, "jnp.f", repeated="{name}: duplicate value in 'axis': {given}")
+    with pytest.raises(ValueError, match=r"^lax\.g: repeated axis in dimensions \(1, 1\)"):
+        axes_arg([1, 1], 3, "lax.g", repeated="{name}: repeated axis in dimensions {axes}")
+    with pytest.raises(TypeError, match=r"^lax\.g: axes must be a sequence of integers, got 1"):
+        axes_arg(1, 3, "lax.g", what="axes", convert=int_sequence)
+
+
+def test_parse_dtype_is_the_one_reading_of_a_dtype():
+    assert parse_dtype("int8", "f") == np.int8
+    assert parse_dtype(np.dtype(object), "f", unsupported=None) == np.dtype(object)
+    with pytest.raises(TypeError, match=r"^f: cannot interpret 'bogus' as a dtype$"):
+        parse_dtype("bogus", "f")
+    with pytest.raises(TypeError, match=r"^f: dtype object is not supported; stablax arrays"):
+        parse_dtype(object, "f")
+    with pytest.raises(TypeError, match=r"^result_type: cannot determine the dtype of 'x'"):
+        jnp.result_type("x")
