@@ -13,6 +13,7 @@ import stablax
 import stablax.numpy as jnp
 from stablax import lax
 from stablax._src import core
+from stablax._src.avals import ShapedArray
 from stablax._src.interpreters.interpret import body, interpret
 from stablax._src.op_rules import op_key
 
@@ -294,7 +295,7 @@ def _traced(fun, *avals):
     ],
 )
 def test_reinterpretation_reproduces_constructs(fun):
-    traced = _traced(fun, core.ShapedArray((3,), np.float32))
+    traced = _traced(fun, ShapedArray((3,), np.float32))
     again = core.trace_to_func(lambda *xs: interpret(traced, xs), traced.in_avals)
     assert again.text() == traced.text()
     keys = {op_key(op) for op in body(traced)[1]}
