@@ -114,6 +114,23 @@ FUNCTION_LEVEL: dict[tuple[str, str], str] = {
         "a cycle: a batched custom_jvp/custom_vjp call runs the user's rules under vmap, and vmap "
         "is built on these batching rules"
     ),
+    ("stablax._src.numpy._array_api", "stablax.numpy"): (
+        "a cycle: an array's __array_namespace__ is the public stablax.numpy, which is built "
+        "from this layer"
+    ),
+    ("stablax._src.numpy._array_methods", "stablax._src.numpy._indexing_funcs"): (
+        "import time: the family of jnp.take loads on first use of x.take"
+    ),
+    ("stablax._src.numpy._asarray", "stablax._src.numpy._shape"): (
+        "a cycle: jnp.array of nested lists holding traced values stacks them, and jnp.stack "
+        "converts its operands with asarray"
+    ),
+    ("stablax._src.numpy._ufunc_class", "stablax._src.numpy._vectorize"): (
+        "import time: jnp.vectorize's family loads on first use, not with jnp.ufunc"
+    ),
+    ("stablax._src.numpy._ufunc_class", "stablax._src.numpy._math_ufuncs"): (
+        "import time: the family of logaddexp loads on first use, not with jnp.ufunc"
+    ),
     ("stablax._src.random.matrix", "stablax.numpy.linalg"): (
         "import time: jnp.linalg loads on first use, and stablax.random does not load it"
     ),

@@ -35,7 +35,6 @@ if _typing.TYPE_CHECKING:  # loaded on first use: see __getattr__ below
         typing,
     )
 from stablax._compat.finder import install_as_jax
-from stablax._src import numpy as _numpy_methods  # noqa: F401  (attaches Array operators)
 
 # Exceptions leaving a public function lose stablax's internal frames (traceback_util.py).
 from stablax._src import traceback_util as _traceback_util
@@ -80,6 +79,7 @@ from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.interpreters.custom_vjp import custom_vjp
 from stablax._src.interpreters.remat_policies import checkpoint_policies
 from stablax._src.jit import ShapeDtypeStruct, jit
+from stablax._src.numpy import _array_methods  # noqa: F401  (attaches Array operators)
 from stablax._src.refs import Ref, empty_ref, free_ref, freeze, memory, new_ref
 from stablax._src.runtime import Device
 from stablax._src.transforms.ad_forward import jvp, linearize

@@ -19,7 +19,8 @@ from stablax._src.jit import jit
 from stablax._src.lax._argcheck import RANK, axis_arg
 from stablax._src.numpy import _ufuncs as ufuncs
 from stablax._src.numpy import _ufuncs_division as division
-from stablax._src.numpy._creation import arange, asarray, zeros
+from stablax._src.numpy._asarray import asarray
+from stablax._src.numpy._creation import arange, zeros
 from stablax._src.numpy._einsum import einsum
 from stablax._src.numpy._indexing_funcs import take
 from stablax._src.numpy._promotion import promote_dtypes_inexact

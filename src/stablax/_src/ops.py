@@ -13,7 +13,8 @@ import numpy as np
 
 from stablax._src import dtypes, lax, runtime
 from stablax._src.numpy import _reductions
-from stablax._src.numpy._creation import arange, asarray, full
+from stablax._src.numpy._asarray import asarray
+from stablax._src.numpy._creation import arange, full
 from stablax._src.numpy._sorting import concrete_value
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from stablax._src import core
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.lax._shapes import full
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 
 
 class MemorySpace(enum.Enum):

@@ -23,10 +23,9 @@ from stablax._src.numpy._array_api import (
     bitwise_right_shift,
     isdtype,
 )
+from stablax._src.numpy._asarray import array, asarray
 from stablax._src.numpy._creation import (
     arange,
-    array,
-    asarray,
     copy,
     empty,
     empty_like,

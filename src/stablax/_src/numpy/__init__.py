@@ -1,3 +1,1 @@
-"""The implementation of stablax.numpy; importing it attaches operators to Array and Tracer."""
-
-from stablax._src.numpy import _array_methods  # noqa: F401
+"""The implementation of stablax.numpy (_array_methods gives Array and Tracer their methods)."""

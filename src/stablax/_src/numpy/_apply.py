@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from stablax._src.lax._argcheck import check_callable, int_or_int_sequence
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._shape import expand_dims
 from stablax._src.transforms.vmap_api import vmap
 

@@ -6,8 +6,11 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes, lax
+from stablax._src.api import device_put
+from stablax._src.api import devices as _devices
 from stablax._src.numpy import _ufuncs
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
+from stablax._src.numpy._creation import copy as _copy
 
 __array_api_version__ = "2024.12"
 _API_VERSIONS = ("2024.12",)
@@ -67,12 +70,8 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = False, device: Any = None) -> 
         dtype = dtypes.default_float_dtype()
     out = lax.convert_element_type(x, dtypes.check_user_dtype(dtype, "jnp.astype", warn=True))
     if copy and out is x:
-        from stablax._src.numpy._creation import copy as _copy
-
         out = _copy(out)
     if device is not None:
-        from stablax._src.api import device_put
-
         out = device_put(out, device)
     return out
 
@@ -89,9 +88,7 @@ class ArrayNamespaceInfo:
         return None  # arrays go where the default backend puts them
 
     def devices(self) -> list[Any]:
-        from stablax._src.api import devices
-
-        return [None, *devices()]
+        return [None, *_devices()]
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype]:
         return {

@@ -19,7 +19,7 @@ from stablax._src import dtypes, lax
 from stablax._src.core import Tracer
 from stablax._src.numpy import _indexing
 from stablax._src.numpy import _ufuncs_division as division
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._indexing_gather import apply_impl, gather_impl, scatter_impl
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 from stablax._src import dtypes
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 
 
 def frombuffer(buffer: Any, dtype: Any = float, count: int = -1, offset: int = 0) -> Any:

@@ -13,9 +13,11 @@ from stablax._src.core import Tracer
 from stablax._src.lax._argcheck import check_callable, int_or_int_sequence, int_sequence
 from stablax._src.numpy import _ufuncs
 from stablax._src.numpy import _ufuncs_division as division
-from stablax._src.numpy._creation import asarray, linspace
+from stablax._src.numpy._asarray import asarray
+from stablax._src.numpy._creation import linspace
 from stablax._src.numpy._promotion import check_arraylike
 from stablax._src.numpy._shape import moveaxis, reshape
+from stablax._src.transforms.vmap_api import vmap
 
 
 def _out_dtype(dtype: Any, name: str) -> np.dtype | None:
@@ -154,8 +156,6 @@ def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float
 
     As in JAX, `function` is vectorised with `vmap`, so it sees scalar indices of `dtype`.
     """
-    from stablax._src.transforms.vmap_api import vmap
-
     check_callable("jnp.fromfunction", function, "function")
     shape = int_or_int_sequence(shape, "shape", "jnp.fromfunction")
     if any(n < 0 for n in shape):  # JAX's arange gives no indices; NumPy refuses them too

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax, runtime
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import promote_dtypes
 from stablax._src.numpy._shape_diag import diagonal
 

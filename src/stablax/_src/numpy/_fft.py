@@ -16,7 +16,7 @@ from stablax._src import ir as mlir
 from stablax._src.api import device_put
 from stablax._src.lax._argcheck import axes_arg, axis_arg, int_sequence, sequence
 from stablax._src.lax._fft import FftType
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._ufuncs_division import true_divide
 
 _NORMS = (None, "backward", "ortho", "forward")

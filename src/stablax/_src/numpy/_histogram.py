@@ -16,7 +16,8 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.lax._argcheck import int_arg
-from stablax._src.numpy._creation import asarray, linspace
+from stablax._src.numpy._asarray import asarray
+from stablax._src.numpy._creation import linspace
 from stablax._src.numpy._promotion import promote_dtypes, promote_dtypes_inexact
 from stablax._src.numpy._sorting import (
     concrete_value,

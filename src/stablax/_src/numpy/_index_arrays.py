@@ -16,7 +16,8 @@ from stablax._src.dtype_promotion import result_type
 from stablax._src.lax._argcheck import check_callable, int_or_int_sequence, sequence
 from stablax._src.numpy import _shape, _ufuncs
 from stablax._src.numpy import _ufuncs_division as division
-from stablax._src.numpy._creation import asarray, ones, zeros
+from stablax._src.numpy._asarray import asarray
+from stablax._src.numpy._creation import ones, zeros
 from stablax._src.numpy._indexing_funcs import _check_int_indices, _concrete_or_none
 from stablax._src.numpy._promotion import check_arraylike
 from stablax._src.numpy._sorting import nonzero

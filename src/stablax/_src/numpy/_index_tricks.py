@@ -11,7 +11,9 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes
 from stablax._src.numpy import _shape
-from stablax._src.numpy._creation import arange, asarray, linspace
+from stablax._src.numpy._asarray import asarray
+from stablax._src.numpy._creation import arange, linspace
+from stablax._src.numpy._shape import concatenate
 
 # Index expressions are plain Python tuples: NumPy's helpers are exactly right.
 index_exp = np.index_exp
@@ -60,8 +62,6 @@ class _Concatenator:
         self.defaults = (axis, ndmin, trans1d)
 
     def __getitem__(self, key: Any) -> Any:
-        from stablax._src.numpy._shape import concatenate
-
         key = key if isinstance(key, tuple) else (key,)
         axis, ndmin, trans1d = self.defaults
         pieces = []

@@ -17,7 +17,7 @@ from stablax._src.lax._argcheck import (
 )
 from stablax._src.numpy import _shape, _ufuncs
 from stablax._src.numpy import _ufuncs_division as division
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import check_arraylike
 
 

@@ -16,7 +16,17 @@ from stablax._src import ir as mlir
 from stablax._src.avals import aval_of
 from stablax._src.config import config
 from stablax._src.dispatch import weak_scalar
-from stablax._src.numpy._indexing import ADVANCED, operand_sizes
+from stablax._src.numpy._indexing import (
+    ADVANCED,
+    DynamicSlice,
+    dynamic_slice_starts,
+    is_eager,
+    operand_sizes,
+    parse_index,
+    prewrap_static,
+    run_eagerly,
+)
+from stablax._src.numpy._promotion import broadcast_to_shape
 
 # --- basic indexing: slice, reverse, dynamic_slice ---------------------------------------------
 
@@ -239,8 +249,6 @@ def make_plan(x: Any, tokens: tuple, operands: list) -> Plan:
 
 
 def _broadcast_to(value: Any, shape: tuple[int, ...]) -> Any:
-    from stablax._src.numpy._promotion import broadcast_to_shape
-
     return broadcast_to_shape(value, shape)
 
 
@@ -380,3 +388,64 @@ def _broadcast_updates(updates: Any, shape: tuple[int, ...]) -> Any:
             f"{shape}{mlir.where_suffix()}"
         )
     return _broadcast_to(updates, shape)
+
+
+# --- x[idx] ------------------------------------------------------------------------------------
+
+
+def getitem(x: Any, idx: Any) -> Any:
+    """`x[idx]` with NumPy's indexing rules, as JAX implements them.
+
+    Basic indices (integers, slices with any step, None, Ellipsis) lower to `stablehlo.slice`
+    (after a `reverse` for negative steps) and a reshape, or a `dynamic_slice` for traced
+    integers. Advanced indices (integer arrays and lists, boolean masks, boolean scalars) lower to
+    one `stablehlo.gather`; several of them broadcast together, and their dimensions go first
+    when they are separated by a slice, None or Ellipsis (NumPy's rule).
+
+    Out-of-bounds indices do not raise: as in JAX, a retrieval clamps every index into
+    [0, size - 1] (negative indices first count from the end). Use `x.at[idx].get(mode="fill",
+    fill_value=...)` to get a fill value for out-of-bounds positions instead. Boolean masks need
+    concrete values (not under `jit`): `NonConcreteBooleanIndexError` says what to use instead.
+    """
+    if isinstance(idx, DynamicSlice) or (
+        isinstance(idx, tuple) and any(isinstance(i, DynamicSlice) for i in idx)
+    ):
+        x, idx = _apply_dynamic_slices(x, idx)
+    shape = x.aval.shape
+    tokens, operands = parse_index(idx, shape)
+    sizes = operand_sizes(tokens, shape)
+    if all(t[0] == "sep" or t == ("slice", 0, n, 1) for t, n in zip(tokens, sizes, strict=True)):
+        return x  # x[...], x[:], x[()]: the array itself, as in JAX
+    if is_eager(x, operands):
+        tokens, operands = prewrap_static(tokens, operands, shape)
+        tokens, operands = dynamic_slice_starts(tokens, operands, shape)
+        key = ("getitem", tokens)
+        return run_eagerly(key, _GetItem(tokens), x, *operands)
+    return gather_impl(x, tokens, operands)
+
+
+def _apply_dynamic_slices(x: Any, idx: Any) -> tuple[Any, Any]:
+    # Each DynamicSlice becomes a lax.dynamic_slice of its dimension and then ":" (or "::stride").
+    items = list(idx) if isinstance(idx, tuple) else [idx]
+    for position, item in enumerate(items):
+        if not isinstance(item, DynamicSlice):
+            continue
+        if any(not isinstance(i, (int, slice, DynamicSlice)) for i in items[:position]):
+            raise NotImplementedError(
+                "ds(...) indices must follow only integers and slices in an index"
+            )
+        length = (item.size - 1) * item.stride + 1 if item.size else 0
+        x = lax.dynamic_slice_in_dim(x, item.start, length, axis=position)
+        items[position] = slice(None, None, item.stride or None)
+    return x, tuple(items)
+
+
+class _GetItem:
+    """The jitted body of an eager `x[idx]`: the static structure is bound, operands are args."""
+
+    def __init__(self, tokens: tuple, **params: Any) -> None:
+        self.tokens, self.params = tokens, params
+        self.__name__ = "getitem"
+
+    def __call__(self, x: Any, *operands: Any) -> Any:
+        return gather_impl(x, self.tokens, list(operands), **self.params)

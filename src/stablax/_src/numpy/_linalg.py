@@ -18,8 +18,9 @@ from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _linalg as ll
 from stablax._src.lax import _linalg_util as u
+from stablax._src.lax._linalg_reductions import geqrf
 from stablax._src.lax._reductions import reduce_prod, reduce_sum
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import (
     broadcast_shapes,
     broadcast_to_shape,
@@ -266,8 +267,6 @@ def _slogdet_impl(a, method=None):
 def _slogdet_qr_parts(a):
     """slogdet from Householder QR (no row pivoting, which batches well on TPUs): |det| is the
     product of R's diagonal, and each reflection actually made (tau != 0) flips the sign."""
-    from stablax._src.lax._linalg_reductions import geqrf
-
     factors, taus = geqrf(a)
     diagonal = u.diagonal(factors)
     axis = (len(u.shape(diagonal)) - 1,)

@@ -13,7 +13,7 @@ from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import axis_arg, int_arg, int_or_int_sequence
 from stablax._src.lax._dot import canonicalize_precision
 from stablax._src.numpy import _ufuncs as uf
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, check_out_none, promote_dtypes
 from stablax._src.numpy._shape import broadcast_to, moveaxis, stack
 

@@ -19,7 +19,7 @@ from stablax._src.lax._argcheck import RANK, axes_arg, axis_arg, int_sequence
 from stablax._src.numpy import _reductions as red
 from stablax._src.numpy import _ufuncs as uf
 from stablax._src.numpy import _ufuncs_division as division
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._linalg import inv, matrices, solve, svd
 from stablax._src.numpy._linalg_basic import cross as cross_
 from stablax._src.numpy._linalg_basic import matmul

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src.jit import jit as _eager
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._reductions_common import single_axis
 
 _ORDERS = ("big", "little")

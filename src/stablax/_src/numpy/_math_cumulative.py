@@ -13,7 +13,7 @@ from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import int_arg
 from stablax._src.numpy import _ufuncs
 from stablax._src.numpy import _ufuncs_division as division
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import (
     broadcast_shapes,
     broadcast_to_shape,

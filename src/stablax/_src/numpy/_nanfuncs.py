@@ -10,7 +10,7 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy import _reductions as red
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._reductions_common import (
     _STATIC,
     _check_out,

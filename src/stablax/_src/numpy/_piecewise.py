@@ -9,7 +9,7 @@ import numpy as np
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.avals import aval_of
-from stablax._src.numpy import _creation
+from stablax._src.numpy import _asarray
 from stablax._src.transforms.vmap_api import vmap
 
 
@@ -20,9 +20,9 @@ def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: 
     Each element picks its function through a `lax.switch` under vmap (a select of the
     branches' values), as jnp.piecewise does in JAX.
     """
-    x = _creation.asarray(x)
+    x = _asarray.asarray(x)
     dtype = aval_of(x).dtype
-    conds = _creation.asarray(condlist, dtype=np.bool_)
+    conds = _asarray.asarray(condlist, dtype=np.bool_)
     if aval_of(conds).ndim == 0 or aval_of(conds).ndim == aval_of(x).ndim == 0:
         conds = lax.reshape(conds, (1, *aval_of(conds).shape))
     nc, nf = aval_of(conds).shape[0], len(funclist)

@@ -10,7 +10,8 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
+from stablax._src.numpy._linalg import eigvals, inv, lstsq
 from stablax._src.numpy._math_signal import convolve
 from stablax._src.numpy._promotion import promote_dtypes, promote_dtypes_inexact
 from stablax._src.numpy._sorting import concrete_value
@@ -231,8 +232,6 @@ def poly(seq_of_zeros):
     if zeros.aval.ndim == 0:  # one root, as NumPy
         zeros = lax.reshape(zeros, (1,))
     if zeros.aval.ndim == 2 and zeros.aval.shape[0] == zeros.aval.shape[1] and zeros.aval.shape[0]:
-        from stablax._src.numpy._linalg import eigvals
-
         zeros = eigvals(zeros)
     elif zeros.aval.ndim != 1:
         raise ValueError(
@@ -260,8 +259,6 @@ def _full_convolution(a: Any, b: Any) -> Any:
 
 
 def _companion_roots(p: Any) -> Any:
-    from stablax._src.numpy._linalg import eigvals
-
     n = p.aval.shape[0] - 1
     if n < 1:
         dtype = p.aval.dtype  # no roots: the complex type of p's precision (complex64 below)
@@ -319,8 +316,6 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:  # no
 
 
 def _polyfit_impl(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    from stablax._src.numpy._linalg import inv, lstsq
-
     x, y = asarray(x), asarray(y)
     if deg < 0:
         raise ValueError(f"jnp.polyfit: expected deg >= 0{mlir.where_suffix()}")

@@ -12,6 +12,7 @@ from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.config import config
 from stablax._src.dispatch import check_python_int, weak_scalar
 from stablax._src.lax._elementwise_common import aval_or_none
+from stablax._src.numpy._asarray import asarray
 
 
 def check_arraylike(name: str, *args: Any) -> None:
@@ -76,8 +77,6 @@ def _as_operand(x: Any) -> Any:
     if dtypes.is_python_scalar(x):  # weakly typed, except bools (as in JAX)
         return weak_scalar(x, dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
     if aval_or_none(x) is None:
-        from stablax._src.numpy._creation import asarray
-
         return asarray(x)
     return x
 
@@ -99,8 +98,6 @@ def _convert(x: Any, dtype: np.dtype, weak: bool) -> Any:
     if dtypes.is_python_scalar(x):
         return weak_scalar(x, dtype, weak_type=weak)
     if isinstance(x, (np.ndarray, np.generic, list, tuple)):
-        from stablax._src.numpy._creation import asarray
-
         x = asarray(x)
     aval = aval_of(x)
     if aval.dtype == dtype and aval.weak_type == weak:

@@ -12,7 +12,7 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._reduce_bodies import identity_element
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import broadcast_to_shape, check_arraylike
 from stablax._src.numpy._reductions_common import (
     _STATIC,

@@ -12,7 +12,7 @@ from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.errors import ConcretizationTypeError
 from stablax._src.lax._argcheck import axes_arg, int_arg, int_sequence
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, check_arraylike
 
 _STATIC = ("axis", "dtype", "keepdims", "ddof", "correction", "promote_integers")

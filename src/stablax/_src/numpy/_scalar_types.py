@@ -11,6 +11,7 @@ from typing import Any
 import ml_dtypes
 
 import numpy as np
+from stablax._src.numpy._asarray import asarray
 
 
 class _ScalarMeta(type):
@@ -30,8 +31,6 @@ class _ScalarMeta(type):
         return not cls == other
 
     def __call__(cls, x: Any) -> Any:
-        from stablax._src.numpy._creation import asarray
-
         return asarray(x, dtype=cls.dtype)
 
     def __instancecheck__(cls, instance: Any) -> bool:

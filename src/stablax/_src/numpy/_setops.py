@@ -12,7 +12,7 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.jit import jit as _eager
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import promote_dtypes
 from stablax._src.numpy._sorting import (
     _flat_nonzero_positions,

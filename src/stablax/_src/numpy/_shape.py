@@ -13,7 +13,7 @@ from stablax._src import ir as mlir
 from stablax._src.avals import aval_of
 from stablax._src.jit import jit
 from stablax._src.lax._argcheck import axis_arg, int_or_int_sequence
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import (
     broadcast_shapes,
     broadcast_to_shape,

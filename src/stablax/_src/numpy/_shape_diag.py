@@ -10,7 +10,8 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.lax._argcheck import axis_arg, int_arg
 from stablax._src.numpy import _reductions
-from stablax._src.numpy._creation import asarray, diagonal_offset
+from stablax._src.numpy._asarray import asarray
+from stablax._src.numpy._creation import diagonal_offset
 from stablax._src.numpy._shape import moveaxis, ravel
 
 

@@ -12,7 +12,8 @@ from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.lax._argcheck import axis_arg
-from stablax._src.numpy._creation import arange, asarray
+from stablax._src.numpy._asarray import asarray
+from stablax._src.numpy._creation import arange
 from stablax._src.numpy._promotion import broadcast_to_shape
 from stablax._src.numpy._shape import concatenate, moveaxis, ravel, reshape
 from stablax._src.numpy._shape_split import atleast_1d, atleast_2d, atleast_3d

@@ -14,10 +14,11 @@ import numpy as np
 from stablax._src import dtypes, lax
 from stablax._src.core import Tracer
 from stablax._src.numpy import _reductions, _ufuncs
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import broadcast_to_shape
 from stablax._src.numpy._shape import concatenate, moveaxis
 from stablax._src.numpy._shape_join import take_static
+from stablax._src.transforms.vmap_api import vmap
 
 _MODES = (
     "constant edge linear_ramp maximum mean median minimum reflect symmetric wrap empty"
@@ -184,8 +185,6 @@ def _pad_ramp(x: Any, axis: int, before: int, after: int, ends: tuple) -> Any:
 
 
 def _pad_callable(x: Any, widths: list, fn: Callable, kwargs: dict) -> Any:
-    from stablax._src.transforms.vmap_api import vmap
-
     x = _pad_all(x, widths, "constant", {"constant_values": 0})
     for axis, (before, after) in enumerate(widths):
         moved = moveaxis(x, axis, -1)

@@ -10,7 +10,7 @@ from stablax._src import dtypes, lax, runtime
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer
 from stablax._src.lax._argcheck import axes_arg, axis_arg, int_or_int_sequence, int_sequence
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._shape import (
     concatenate,
     moveaxis,

@@ -10,7 +10,7 @@ from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.core import Tracer
 from stablax._src.lax._argcheck import axis_arg
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 
 
 def _split_points(sections: Any, size: int, name: str, *, equal: bool) -> list[int]:

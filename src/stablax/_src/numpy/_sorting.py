@@ -17,7 +17,7 @@ from stablax._src import ir as mlir
 from stablax._src.core import ConcretizationTypeError, Tracer
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import axis_arg, sequence
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import promote_dtypes
 
 # --- shared helpers (also used by set operations and histograms) -------------------------------

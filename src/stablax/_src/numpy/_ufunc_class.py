@@ -19,7 +19,8 @@ from stablax._src.jit import ShapeDtypeStruct
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._argcheck import check_callable
 from stablax._src.numpy import _math_cumulative, _reductions
-from stablax._src.numpy._creation import arange, asarray, full
+from stablax._src.numpy._asarray import asarray
+from stablax._src.numpy._creation import arange, full
 from stablax._src.numpy._promotion import check_arraylike, promote_dtypes_inexact
 from stablax._src.numpy._reductions_common import _axes, _finish, _masked, _with_initial
 from stablax._src.numpy._shape import (

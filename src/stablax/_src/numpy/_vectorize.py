@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from stablax._src import lax
 from stablax._src.lax._argcheck import check_callable, sequence
-from stablax._src.numpy._creation import asarray
+from stablax._src.numpy._asarray import asarray
 from stablax._src.transforms.vmap_api import vmap
 
 _DIMS = r"\((?:\w+(?:,\w+)*)?\)"
