@@ -106,7 +106,7 @@ def _other(name: str, shape_rule: Any, lowering: Any = None, **rules: Any) -> No
     def_op(name, shape_rule, lowering, batch=elementwise_batch_rule(name), **rules)
 
 
-# --- unary ops: zero derivative (rounding, bit manipulation), linear, then the others ---------
+# --- unary ops: zero derivative (rounding, bit manipulation), linear, then the others ----------
 
 _unary("sign", differentiable=False)
 _unary("floor", differentiable=False)

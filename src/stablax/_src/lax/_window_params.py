@@ -140,7 +140,7 @@ def reduce_window_shape_tuple(
     return tuple(shape)
 
 
-# --- reduce_window's window ------------------------------------------------------------------
+# --- reduce_window's window --------------------------------------------------------------------
 
 
 def window_shape_rule(x: ShapedArray, params: dict[str, Any]) -> tuple[int, ...]:
