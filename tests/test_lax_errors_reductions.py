@@ -308,7 +308,7 @@ DECODER_CASES = {
 @pytest.mark.parametrize("name", list(DECODER_CASES))
 def test_decoders_invert_lowerings(name, x64):
     from stablax._src import core, dispatch
-    from stablax._src.transforms import interpret
+    from stablax._src.interpreters import interpret
 
     op_name, args, params = DECODER_CASES[name]
     avals = [jax.numpy.asarray(a).aval for a in args]

@@ -106,6 +106,10 @@ LAYERS = [
 
 # (importing module, imported module) -> why the import is inside a function.
 FUNCTION_LEVEL: dict[tuple[str, str], str] = {
+    ("stablax._src.lax._cumulative", "stablax._src.lax._windowed"): (
+        "import time: reduce_window is a family loaded on first use, the cumulative ops are "
+        "not; the first one emitted loads the rules of its reduce_window"
+    ),
     ("stablax._compat.finder", "stablax._compat.top"): (
         "a cycle: the `jax` alias is built from the whole stablax namespace, and `stablax` "
         "offers install_as_jax from this module"

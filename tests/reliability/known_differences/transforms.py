@@ -39,8 +39,8 @@ def _vmap_rank_broadcast(call, ours, theirs, difference) -> bool:
 
 def _zero_derivative(call, ours, theirs, difference) -> bool:
     """grad of nextafter (and spacing, built on it): stablax differentiates it as piecewise
-    constant (zero derivative, as floor and round; chlo.next_after is in
-    lax._elementwise_ad.ZERO_DERIVATIVE); JAX has no differentiation rule for it."""
+    constant (zero derivative, as floor and round: its row in lax/_elementwise_ops.py says
+    differentiable=False); JAX has no differentiation rule for it."""
     return (
         call["mode"] == "grad"
         and call["fn"] in ("jnp.nextafter", "lax.nextafter", "jnp.spacing")

@@ -57,9 +57,8 @@ from stablax._src.lax._slicing import (
     dynamic_update_slice_in_dim,
 )
 from stablax._src.lax._cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
-from stablax._src.lax import _elementwise_ad
+from stablax._src.lax import _elementwise_ops  # registers the elementwise ops
 from stablax._src.interpreters.ad import stop_gradient
-from stablax._src.lax import _batch_rules  # registers batching rules
 from stablax._src.lax._parallel import (
     all_gather,
     axis_index,

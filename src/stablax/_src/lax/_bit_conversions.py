@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dtypes, op_rules
+from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
@@ -45,13 +45,6 @@ def _bitcast_rule(x: ShapedArray, *, new_dtype: np.dtype) -> ShapedArray:
     return ShapedArray(shape, new_dtype, False)
 
 
-def_op(
-    "stablehlo.bitcast_convert",
-    _bitcast_rule,
-    decode=lambda op: {"new_dtype": result_aval(op).dtype},
-)
-
-
 def _bitcast_batch(values, dims, *, axis_size, new_dtype):
     (x,), (d,) = values, dims
     aval = aval_of(x)
@@ -60,7 +53,13 @@ def _bitcast_batch(values, dims, *, axis_size, new_dtype):
     return bind("stablehlo.bitcast_convert", x, new_dtype=new_dtype), d
 
 
-op_rules.batch_rules["stablehlo.bitcast_convert"] = _bitcast_batch
+def_op(
+    "stablehlo.bitcast_convert",
+    _bitcast_rule,
+    decode=lambda op: {"new_dtype": result_aval(op).dtype},
+    batch=_bitcast_batch,
+    differentiable=False,
+)
 
 
 def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
@@ -124,8 +123,8 @@ def_op(
     # As in JAX: linear, the tangent and cotangent rounded the same way.
     jvp=linear_jvp("stablehlo.reduce_precision"),
     transpose=lambda ct, x, **params: [bind("stablehlo.reduce_precision", ct, **params)],
+    batch=same_bdim_batch("stablehlo.reduce_precision"),
 )
-op_rules.batch_rules["stablehlo.reduce_precision"] = same_bdim_batch("stablehlo.reduce_precision")
 
 
 def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:

@@ -17,8 +17,7 @@ from stablax._src.avals import aval_of
 from stablax._src.dispatch import bind
 from stablax._src.lax._argcheck import int_arg
 from stablax._src.lax._elementwise_common import NUMBER, check_dtype
-from stablax._src.lax._reduce_bodies import identity_element
-from stablax._src.lax._reductions import init_operand
+from stablax._src.lax._reduce_monoids import identity_element, init_operand
 from stablax._src.lax._shapes import convert_element_type
 
 # --- the ops -----------------------------------------------------------------------------------

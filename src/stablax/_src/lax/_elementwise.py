@@ -1,6 +1,7 @@
 """Elementwise binary arithmetic and bitwise ops (one BINARY_OPS row each), comparisons, select
-and clamp, and the ops composed from other elementwise ops: sign, conj, exp2, square, reciprocal,
-integer_pow. Unary rows are in _elementwise_unary.py, dtype groups in _elementwise_common.py."""
+and clamp with their shape rules and lowerings, and the ops composed from other elementwise ops:
+sign, conj, exp2, square, reciprocal, integer_pow. Unary ops are in _elementwise_unary.py, dtype
+groups in _elementwise_common.py, the registration of them all in _elementwise_ops.py."""
 
 from __future__ import annotations
 
@@ -31,12 +32,13 @@ from stablax._src.lax._elementwise_common import (
     operand_aval,
 )
 from stablax._src.lax._elementwise_unary import exp, imag, neg, real, unary
-from stablax._src.op_rules import def_op, generic_lowering
+from stablax._src.lax._shapes import convert_element_type, full_like
+from stablax._src.op_rules import generic_lowering
 
 # --- binary ops --------------------------------------------------------------------------------
 
 
-def _binary_rule(opname: str, groups: tuple, result_dtype=None):
+def binary_rule(opname: str, groups: tuple, result_dtype=None):
     def rule(x: ShapedArray, y: ShapedArray) -> ShapedArray:
         if x.dtype != y.dtype:
             raise TypeError(
@@ -52,6 +54,9 @@ def _binary_rule(opname: str, groups: tuple, result_dtype=None):
         return ShapedArray(x.shape, dt, x.weak_type and y.weak_type)
 
     return rule
+
+
+_binary_rule = binary_rule  # the name _special.py imports
 
 
 BINARY_OPS: dict[str, tuple[str, tuple]] = {
@@ -88,7 +93,7 @@ def _splat(value: Any, aval: ShapedArray) -> Any:
     return op.result
 
 
-def _integer_division_lowering(name: str):
+def integer_division_lowering(name: str):
     # Integer x / 0 and x % 0 are -1 (all bits set) and x at run time, but XLA's constant folder
     # dies with SIGFPE on them: divide by a divisor with its zeros replaced by one, then select.
     def lower(operands, in_avals, out_avals):
@@ -97,9 +102,9 @@ def _integer_division_lowering(name: str):
         if not dtypes.issubdtype(aval.dtype, np.integer):
             return generic_lowering(name)(operands, in_avals, out_avals)
         mask_aval = ShapedArray(aval.shape, np.bool_, False)
-        is_zero = _compare_lowering(
-            [y, _splat(0, aval)], [aval, aval], [mask_aval], direction="EQ"
-        )[0]
+        is_zero = compare_lowering([y, _splat(0, aval)], [aval, aval], [mask_aval], direction="EQ")[
+            0
+        ]
         safe = mlir.emit("stablehlo.select", [is_zero, _splat(1, aval), y], [y.type]).result
         quotient = mlir.emit(name, [x, safe], [y.type]).result
         all_ones = np.asarray(-1).astype(aval.dtype)
@@ -107,11 +112,6 @@ def _integer_division_lowering(name: str):
         return list(mlir.emit("stablehlo.select", [is_zero, at_zero, quotient], [y.type]).results)
 
     return lower
-
-
-for _name, (_op, _groups) in BINARY_OPS.items():
-    _lowering = _integer_division_lowering(_op) if _name in ("div", "rem") else None
-    def_op(_op, _binary_rule(_name, _groups), _lowering)
 
 
 def _binary(opname: str, x: Any, y: Any) -> Any:
@@ -137,8 +137,6 @@ def mul(x, y, *, out_dtype=None):
     as JAX lowers it; the product has that dtype.
     """
     if out_dtype is not None:
-        from stablax._src.lax._shapes import convert_element_type
-
         out_dtype = dtypes.check_user_dtype(out_dtype, "lax.mul")
         x, y = convert_element_type(x, out_dtype), convert_element_type(y, out_dtype)
     return _binary("mul", x, y)
@@ -161,8 +159,6 @@ def pow(x, y):  # noqa: A001 (lax.pow is JAX's public name)
     x_dtype, y_dtype = operand_aval(x).dtype, operand_aval(y).dtype
     check_dtype("pow", x_dtype, INEXACT)
     if dtypes.issubdtype(y_dtype, np.integer):
-        from stablax._src.lax._shapes import convert_element_type
-
         y = convert_element_type(y, x_dtype, weak_type=operand_aval(y).weak_type)
     elif y_dtype != x_dtype:
         raise TypeError(
@@ -261,7 +257,7 @@ _COMPLEX_PARTS = (
 )
 
 
-def _complex_rule(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+def complex_rule(x: ShapedArray, y: ShapedArray) -> ShapedArray:
     for part in (x, y):  # each operand's dtype first, as JAX's rule checks them
         check_dtype("complex", part.dtype, _COMPLEX_PARTS)
     if x.dtype != y.dtype or x.shape != y.shape:
@@ -271,9 +267,6 @@ def _complex_rule(x: ShapedArray, y: ShapedArray) -> ShapedArray:
         )
     dt = np.complex64 if x.dtype == np.float32 else np.complex128
     return ShapedArray(x.shape, dt, x.weak_type and y.weak_type)
-
-
-def_op("stablehlo.complex", _complex_rule)
 
 
 def complex(x, y):  # noqa: A001
@@ -294,8 +287,6 @@ def integer_pow(x, y: int):
             f"{y}){mlir.where_suffix()}"
         )
     if y == 0:
-        from stablax._src.lax._shapes import full_like
-
         return full_like(x, 1)
     acc = None
     base = x
@@ -307,8 +298,6 @@ def integer_pow(x, y: int):
         if n:
             base = mul(base, base)
     if y < 0:
-        from stablax._src.lax._shapes import full_like
-
         acc = div(full_like(acc, 1), acc)
     return acc
 
@@ -323,13 +312,13 @@ _COMPARISON_NAMES = {v: k for k, v in COMPARISONS.items()}
 _ORDERED = (BOOL, INT, FLOAT)
 
 
-def _compare_rule(x: ShapedArray, y: ShapedArray, *, direction: str) -> ShapedArray:
+def compare_rule(x: ShapedArray, y: ShapedArray, *, direction: str) -> ShapedArray:
     name = _COMPARISON_NAMES[direction]
-    _binary_rule(name, ANY if direction in ("EQ", "NE") else _ORDERED)(x, y)
+    binary_rule(name, ANY if direction in ("EQ", "NE") else _ORDERED)(x, y)
     return ShapedArray(x.shape, np.bool_, x.weak_type and y.weak_type)  # as JAX's naryops
 
 
-def _compare_lowering(operands, in_avals, out_avals, *, direction):
+def compare_lowering(operands, in_avals, out_avals, *, direction):
     dt = in_avals[0].dtype
     if dt.kind == "c" or is_float(dt):
         compare_type = "FLOAT"
@@ -349,7 +338,10 @@ def _compare_lowering(operands, in_avals, out_avals, *, direction):
     return list(op.results)
 
 
-def_op("stablehlo.compare", _compare_rule, _compare_lowering)
+def decode_compare(op: Any) -> dict[str, Any]:
+    """The inverse of compare_lowering."""
+    direction = mlir.stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"])
+    return {"direction": direction.value}
 
 
 def _compare(name: str, x: Any, y: Any) -> Any:
@@ -389,7 +381,7 @@ def ge(x, y):
 # --- select and clamp --------------------------------------------------------------------------
 
 
-def _select_rule(pred: ShapedArray, on_true: ShapedArray, on_false: ShapedArray) -> ShapedArray:
+def select_rule(pred: ShapedArray, on_true: ShapedArray, on_false: ShapedArray) -> ShapedArray:
     if pred.dtype != np.bool_:
         raise TypeError(
             f"lax.select: predicate must be boolean, got {pred.dtype.name}{mlir.where_suffix()}"
@@ -405,10 +397,6 @@ def _select_rule(pred: ShapedArray, on_true: ShapedArray, on_false: ShapedArray)
             f"shape {on_true.shape}.{mlir.where_suffix()}"
         )
     return ShapedArray(on_true.shape, on_true.dtype, on_false.weak_type and on_true.weak_type)
-
-
-# Operands in StableHLO's order: (pred, on_true, on_false).
-def_op("stablehlo.select", _select_rule)
 
 
 def _selector_dtype(opname: str, x: Any) -> np.dtype:
@@ -471,7 +459,7 @@ def select_n(which, *cases):
     return bind("stablehlo.select", lt(which, np.asarray(mid, which_dtype)), low, high)
 
 
-def _clamp_rule(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray:
+def clamp_rule(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray:
     for bound, name in ((lo, "min"), (hi, "max")):
         if bound.dtype != x.dtype:
             raise TypeError(
@@ -485,9 +473,6 @@ def _clamp_rule(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray
             )
     check_dtype("clamp", x.dtype, (BOOL, INT, FLOAT))
     return x
-
-
-def_op("stablehlo.clamp", _clamp_rule)
 
 
 def clamp(min, x, max):  # noqa: A002 (JAX's parameter names)
@@ -508,8 +493,6 @@ def sign(x):
     """Elementwise sign: -1, 0 or 1 (`stablehlo.sign`; unsigned integers: x != 0, as JAX)."""
     dtype = getattr(x, "dtype", None)
     if dtype is not None and dtypes.issubdtype(dtype, np.unsignedinteger):  # uint4 too
-        from stablax._src.lax._shapes import convert_element_type, full_like
-
         return convert_element_type(ne(x, full_like(x, 0)), dtype)
     return unary("sign", x)
 
@@ -529,8 +512,6 @@ def conj(x):
     dt = aval.dtype if aval is not None else dtypes.dtype_of(x)
     check_dtype("conj", dt, _CONJ_DTYPES)
     if dt.kind != "c":  # a real operand becomes complex (weak if it was), as in JAX
-        from stablax._src.lax._shapes import convert_element_type
-
         complex_dtype = np.complex128 if dt == np.float64 else np.complex64
         return convert_element_type(x, complex_dtype, weak_type=operand_aval(x).weak_type)
     return complex(real(x), neg(imag(x)))

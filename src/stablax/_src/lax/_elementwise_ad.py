@@ -1,19 +1,18 @@
-"""Derivative rules of the elementwise family, one row per op, written with lax functions.
+"""Derivative rules of the elementwise family, written with lax functions: the jvps and
+transposes that take more than a line (the rows of _elementwise_ops.py carry the others).
 
-Unary rows give the tangent from (t, x, y) with y the primal output; binary rows give one
-function per operand. Linear ops also get a transpose rule. Ops listed in ZERO_DERIVATIVE have
-zero derivative wherever defined (rounding, comparisons, bit manipulation), as in JAX.
+A unary derivative gives the tangent from (t, x, y) with y the primal output.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from stablax._src import dispatch, dtypes, op_rules
+from stablax._src import dispatch, dtypes
 from stablax._src import ir as mlir
+from stablax._src.interpreters.ad import is_undefined
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax._bessel import bessel_i0e
@@ -33,73 +32,20 @@ from stablax._src.lax._elementwise import (
     square,
     sub,
 )
-from stablax._src.lax._elementwise_unary import (
-    cos,
-    cosh,
-    digamma,
-    exp,
-    imag,
-    neg,
-    real,
-    rsqrt,
-    sin,
-    sinh,
-)
-from stablax._src.lax._shapes import full_like
+from stablax._src.lax._elementwise_unary import imag, neg, real
+from stablax._src.lax._shapes import broadcast_in_dim, full_like
 
 
-def _one_minus_square(x):
+def one_minus_square(x):
     return sub(full_like(x, 1), square(x))
 
 
-# MLIR op -> d(op)(x)·t given (t, x, y)
-UNARY_JVPS = {
-    "stablehlo.exponential": lambda t, x, y: mul(t, y),
-    "stablehlo.log": lambda t, x, y: div(t, x),
-    "stablehlo.log_plus_one": lambda t, x, y: div(t, add(x, full_like(x, 1))),
-    "stablehlo.exponential_minus_one": lambda t, x, y: mul(t, add(y, full_like(y, 1))),
-    "stablehlo.tanh": lambda t, x, y: _tanh_jvp(t, y),
-    "stablehlo.logistic": lambda t, x, y: mul(t, mul(y, sub(full_like(y, 1), y))),
-    "stablehlo.sine": lambda t, x, y: mul(t, cos(x)),
-    "stablehlo.cosine": lambda t, x, y: neg(mul(t, sin(x))),
-    "stablehlo.tan": lambda t, x, y: mul(t, add(full_like(y, 1), square(y))),
-    "stablehlo.sqrt": lambda t, x, y: div(t, mul(y, full_like(y, 2))),
-    "stablehlo.rsqrt": lambda t, x, y: mul(t, mul(div(y, x), full_like(y, -0.5))),
-    "stablehlo.cbrt": lambda t, x, y: mul(t, div(integer_pow(y, -2), full_like(y, 3))),
-    "stablehlo.abs": lambda t, x, y: _abs_jvp(t, x, y),
-    "stablehlo.negate": lambda t, x, y: neg(t),
-    "chlo.asin": lambda t, x, y: mul(t, rsqrt(_one_minus_square(x))),
-    "chlo.acos": lambda t, x, y: neg(mul(t, rsqrt(_one_minus_square(x)))),
-    "chlo.atan": lambda t, x, y: div(t, add(full_like(x, 1), square(x))),
-    "chlo.sinh": lambda t, x, y: mul(t, cosh(x)),
-    "chlo.cosh": lambda t, x, y: mul(t, sinh(x)),
-    "chlo.asinh": lambda t, x, y: mul(t, rsqrt(add(square(x), full_like(x, 1)))),
-    # x**2 - 1 as JAX: at x = -1 it is +0, so the slope is +inf (not (x-1)(x+1)'s -0 and -inf)
-    "chlo.acosh": lambda t, x, y: mul(t, rsqrt(sub(square(x), full_like(x, 1)))),
-    "chlo.atanh": lambda t, x, y: div(t, _one_minus_square(x)),
-    "chlo.erf": lambda t, x, y: mul(
-        t, mul(full_like(x, 2 / math.sqrt(math.pi)), exp(neg(square(x))))
-    ),
-    "chlo.erfc": lambda t, x, y: mul(
-        t, mul(full_like(x, -2 / math.sqrt(math.pi)), exp(neg(square(x))))
-    ),
-    "chlo.erf_inv": lambda t, x, y: mul(
-        t, mul(full_like(x, math.sqrt(math.pi) / 2), exp(square(y)))
-    ),
-    "chlo.lgamma": lambda t, x, y: mul(t, digamma(x)),
-    "chlo.digamma": lambda t, x, y: mul(t, ew.polygamma(full_like(x, 1), x)),
-    "chlo.bessel_i1e": lambda t, x, y: mul(t, _bessel_i1e_derivative(x, y)),
-    "stablehlo.real": lambda t, x, y: real(t),
-    "stablehlo.imag": lambda t, x, y: imag(t),
-}
-
-
-def _tanh_jvp(t, y):
+def tanh_jvp(t, y):
     # (t + t*y) * (1 - y): this association transposes to JAX's rounding exactly.
     return mul(add(t, mul(t, y)), sub(full_like(y, 1), y))
 
 
-def _bessel_i1e_derivative(x, y):
+def bessel_i1e_derivative(x, y):
     # i0e(x) - i1e(x) (sign(x) + 1/x), whose limit at 0 is 1/2. Within eps of 0 that limit is
     # accurate to O(x) and 1/x could overflow (float32 subnormals), so the limit is used there.
     eps = float(dtypes.finfo(mlir_dtype(x)).eps)
@@ -109,7 +55,7 @@ def _bessel_i1e_derivative(x, y):
     return select(not_tiny, derivative, full_like(x, 0.5))
 
 
-def _abs_jvp(t, x, y):
+def abs_jvp(t, x, y):
     if mlir_dtype(x).kind == "c":
         # d|z| = Re(conj(z) dz) / |z|, with 0 at z = 0
         safe = select(eq(y, full_like(y, 0)), full_like(y, 1), y)
@@ -122,22 +68,15 @@ def mlir_dtype(x: Any) -> np.dtype:
     return x.aval.dtype
 
 
-def _make_unary_jvp(op_name, derivative):
+def unary_jvp(op_name, derivative):
+    """The jvp rule of a unary op whose tangent is derivative(t, x, y)."""
+
     def jvp(primals, tangents, **params):  # params: the op's `accuracy`, if any
         (x,), (t,) = primals, tangents
         y = dispatch.bind(op_name, x, **params)
         return y, derivative(t, x, y)
 
     return jvp
-
-
-for _op, _derivative in UNARY_JVPS.items():
-    op_rules.jvp_rules[_op] = _make_unary_jvp(_op, _derivative)
-
-# Linear unary ops and their transposes.
-op_rules.transpose_rules["stablehlo.negate"] = lambda ct, x: [neg(ct)]
-op_rules.transpose_rules["stablehlo.real"] = lambda ct, x: [complex(ct, full_like(ct, 0))]
-op_rules.transpose_rules["stablehlo.imag"] = lambda ct, x: [complex(full_like(ct, 0), neg(ct))]
 
 
 # --- binary ------------------------------------------------------------------------------------
@@ -147,7 +86,7 @@ def _zero_if_none(t, like):
     return full_like(like, 0) if t is None else t
 
 
-def _max_min_jvp(op_name):
+def max_min_jvp(op_name):
     # Ties split the tangent evenly, as JAX does. The weight is written as JAX writes it,
     # select(x == out, 1, 0) / select(y == out, 2, 1): the divide makes XLA compute the weight
     # once and share it instead of duplicating it into every consumer fusion.
@@ -168,7 +107,7 @@ def _max_min_jvp(op_name):
     return jvp
 
 
-def _mul_jvp(primals, tangents):
+def mul_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     out = mul(x, y)
@@ -178,7 +117,7 @@ def _mul_jvp(primals, tangents):
     return out, _sum(terms)
 
 
-def _div_jvp(primals, tangents):
+def div_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     out = div(x, y)
@@ -190,7 +129,7 @@ def _div_jvp(primals, tangents):
     return out, _sum(terms)
 
 
-def _rem_jvp(primals, tangents):
+def rem_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     out = ew.rem(x, y)
@@ -199,7 +138,7 @@ def _rem_jvp(primals, tangents):
     return out, _sum(terms)
 
 
-def _pow_jvp(primals, tangents):
+def pow_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     out = ew.pow(x, y)
@@ -218,7 +157,7 @@ def _pow_jvp(primals, tangents):
     return out, _sum(terms)
 
 
-def _atan2_jvp(primals, tangents):
+def atan2_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     out = atan2(x, y)
@@ -238,7 +177,7 @@ def _sum(terms):
     return result
 
 
-def _linear_binary_jvp(op_name, sign_y=1):
+def linear_binary_jvp(op_name, sign_y=1):
     def jvp(primals, tangents):
         x, y = primals
         tx, ty = tangents
@@ -251,30 +190,13 @@ def _linear_binary_jvp(op_name, sign_y=1):
     return jvp
 
 
-def _complex_jvp(primals, tangents):
+def complex_jvp(primals, tangents):
     x, y = primals
     tx, ty = tangents
     return complex(x, y), complex(_zero_if_none(tx, x), _zero_if_none(ty, y))
 
 
-op_rules.jvp_rules.update(
-    {
-        "stablehlo.add": _linear_binary_jvp("stablehlo.add"),
-        "stablehlo.subtract": _linear_binary_jvp("stablehlo.subtract", -1),
-        "stablehlo.multiply": _mul_jvp,
-        "stablehlo.divide": _div_jvp,
-        "stablehlo.remainder": _rem_jvp,
-        "stablehlo.power": _pow_jvp,
-        "stablehlo.maximum": _max_min_jvp("stablehlo.maximum"),
-        "stablehlo.minimum": _max_min_jvp("stablehlo.minimum"),
-        "stablehlo.atan2": _atan2_jvp,
-        "stablehlo.complex": _complex_jvp,
-        "chlo.polygamma": lambda primals, tangents: _polygamma_jvp(primals, tangents),
-    }
-)
-
-
-def _polygamma_jvp(primals, tangents):
+def polygamma_jvp(primals, tangents):
     m, x = primals
     tm, tx = tangents
     if tm is not None:  # the order m is an integer-valued parameter, as JAX says
@@ -287,51 +209,34 @@ def _polygamma_jvp(primals, tangents):
     return out, mul(tx, ew.polygamma(add(m, full_like(m, 1)), x))
 
 
-def _transpose_add(ct, x, y):
-    return [ct if _undefined(x) else None, ct if _undefined(y) else None]
+def transpose_add(ct, x, y):
+    return [ct if is_undefined(x) else None, ct if is_undefined(y) else None]
 
 
-def _transpose_sub(ct, x, y):
-    return [ct if _undefined(x) else None, neg(ct) if _undefined(y) else None]
+def transpose_sub(ct, x, y):
+    return [ct if is_undefined(x) else None, neg(ct) if is_undefined(y) else None]
 
 
-def _transpose_mul(ct, x, y):
-    if _undefined(x) and _undefined(y):
+def transpose_mul(ct, x, y):
+    if is_undefined(x) and is_undefined(y):
         raise ValueError("[transpose] mul is not linear in both operands at once")
-    return [mul(ct, y) if _undefined(x) else None, mul(x, ct) if _undefined(y) else None]
+    return [mul(ct, y) if is_undefined(x) else None, mul(x, ct) if is_undefined(y) else None]
 
 
-def _transpose_div(ct, x, y):
-    if _undefined(y):
+def transpose_div(ct, x, y):
+    if is_undefined(y):
         raise ValueError("[transpose] div is only linear in its numerator")
     return [div(ct, y), None]
 
 
-def _transpose_complex(ct, x, y):
-    return [real(ct) if _undefined(x) else None, imag(neg(ct)) if _undefined(y) else None]
+def transpose_complex(ct, x, y):
+    return [real(ct) if is_undefined(x) else None, imag(neg(ct)) if is_undefined(y) else None]
 
 
-def _undefined(x) -> bool:
-    from stablax._src.interpreters.ad import is_undefined
-
-    return is_undefined(x)
+# --- select and clamp -------------------------------------------------------------------------
 
 
-op_rules.transpose_rules.update(
-    {
-        "stablehlo.add": _transpose_add,
-        "stablehlo.subtract": _transpose_sub,
-        "stablehlo.multiply": _transpose_mul,
-        "stablehlo.divide": _transpose_div,
-        "stablehlo.complex": _transpose_complex,
-    }
-)
-
-
-# --- select, clamp, convert --------------------------------------------------------------------
-
-
-def _select_jvp(primals, tangents):
+def select_jvp(primals, tangents):
     pred, on_true, on_false = primals
     _, t_true, t_false = tangents
     out = select(pred, on_true, on_false)
@@ -340,16 +245,16 @@ def _select_jvp(primals, tangents):
     return out, select(pred, _zero_if_none(t_true, on_true), _zero_if_none(t_false, on_false))
 
 
-def _select_transpose(ct, pred, on_true, on_false):
+def select_transpose(ct, pred, on_true, on_false):
     zeros = full_like(ct, 0)
     return [
         None,
-        select(pred, ct, zeros) if _undefined(on_true) else None,
-        select(pred, zeros, ct) if _undefined(on_false) else None,
+        select(pred, ct, zeros) if is_undefined(on_true) else None,
+        select(pred, zeros, ct) if is_undefined(on_false) else None,
     ]
 
 
-def _clamp_jvp(primals, tangents):
+def clamp_jvp(primals, tangents):
     lo, x, hi = primals
     t_lo, t_x, t_hi = tangents
     out = ew.clamp(lo, x, hi)
@@ -369,47 +274,6 @@ def _clamp_jvp(primals, tangents):
 
 
 def _broadcast_like(v, x):
-    from stablax._src.lax._shapes import broadcast_in_dim
-
     if v.aval.shape == x.aval.shape:
         return v
     return broadcast_in_dim(v, x.aval.shape, ())
-
-
-op_rules.jvp_rules["stablehlo.select"] = _select_jvp
-op_rules.transpose_rules["stablehlo.select"] = _select_transpose
-op_rules.jvp_rules["stablehlo.clamp"] = _clamp_jvp
-
-ZERO_DERIVATIVE = (
-    "stablehlo.sign",
-    "stablehlo.floor",
-    "stablehlo.ceil",
-    "stablehlo.round_nearest_afz",
-    "stablehlo.round_nearest_even",
-    "stablehlo.is_finite",
-    "stablehlo.not",
-    "stablehlo.popcnt",
-    "stablehlo.count_leading_zeros",
-    "stablehlo.compare",
-    "stablehlo.and",
-    "stablehlo.or",
-    "stablehlo.xor",
-    "stablehlo.shift_left",
-    "stablehlo.shift_right_logical",
-    "stablehlo.shift_right_arithmetic",
-    "chlo.mulhi",
-    "chlo.next_after",
-    "stablehlo.bitcast_convert",
-    "stablehlo.iota",
-)
-op_rules.not_differentiable.update(ZERO_DERIVATIVE)
-
-# --- parameter decoders ------------------------------------------------------------------------
-
-
-def _decode_compare(op, owner=None):
-    direction = mlir.stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"])
-    return {"direction": direction.value}
-
-
-op_rules.param_decoders["stablehlo.compare"] = _decode_compare

@@ -12,7 +12,8 @@ import numpy as np
 from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import weak_scalar
+from stablax._src.dispatch import to_array, weak_scalar
+from stablax._src.interpreters.batching import broadcast_in_dim
 
 # --- dtype groups ------------------------------------------------------------------------------
 
@@ -89,8 +90,6 @@ def _prepare(opname: str, *operands: Any) -> list[Any]:
     for x, aval in zip(operands, avals, strict=True):
         if aval is None and not isinstance(x, (np.ndarray, np.generic)):
             if not dtypes.is_python_scalar(x):
-                from stablax._src.dispatch import to_array
-
                 x = to_array(x)
             else:
                 x = _scalar_operand(x, array_dtypes)
@@ -98,8 +97,8 @@ def _prepare(opname: str, *operands: Any) -> list[Any]:
     shapes = [np.shape(x) if aval_or_none(x) is None else x.aval.shape for x in prepared]
     if len(set(shapes)) > 1:
         target = _broadcast_equal_rank(opname, shapes)
-        from stablax._src.lax._shapes import broadcast_in_dim
-
+        # The op itself (not lax.broadcast_in_dim, which sits above this module): the target
+        # differs from the operand's shape, and the operand is an array already.
         prepared = [
             x
             if shape == target

@@ -1,6 +1,7 @@
 """Unary elementwise ops: the UNARY_OPS table of one-to-one StableHLO/CHLO ops with one wrapper
-per row, and round. `sign` is a row here, but its wrapper lives in _elementwise.py: for unsigned
-integers it is a comparison.
+per row, their shape rule and accuracy attribute, and round (registered in _elementwise_ops.py).
+`sign` is a row here, but its wrapper lives in _elementwise.py: for unsigned integers it is a
+comparison.
 """
 
 from __future__ import annotations
@@ -25,10 +26,9 @@ from stablax._src.lax._elementwise_common import (
     _prepare,
     check_dtype,
 )
-from stablax._src.op_rules import def_op
 
 
-def _unary_rule(opname: str, groups: tuple, result_dtype=None):
+def unary_rule(opname: str, groups: tuple, result_dtype=None):
     def rule(x: ShapedArray, accuracy: Any = None) -> ShapedArray:
         check_dtype(opname, x.dtype, groups)
         if opname == "bessel_i1e" and x.dtype.itemsize < 2:
@@ -107,7 +107,7 @@ def _accuracy_attribute(accuracy: Any) -> Any:
     )
 
 
-def _accuracy_lowering(name: str):
+def accuracy_lowering(name: str):
     # The op with a `result_accuracy` attribute when an accuracy is asked for.
     def lower(operands, in_avals, out_avals, accuracy=None):
         attrs = None if accuracy is None else {"result_accuracy": _accuracy_attribute(accuracy)}
@@ -116,21 +116,13 @@ def _accuracy_lowering(name: str):
     return lower
 
 
-def _accuracy_decode(op: Any) -> dict[str, Any]:
+def accuracy_decode(op: Any) -> dict[str, Any]:
     if "result_accuracy" not in op.attributes:
         return {}
     attr = stablehlo.ResultAccuracyAttr(op.attributes["result_accuracy"])
     if attr.mode == "TOLERANCE":
         return {"accuracy": Tolerance(atol=attr.atol, rtol=attr.rtol, ulps=attr.ulps)}
     return {"accuracy": AccuracyMode[attr.mode]}
-
-
-for _name, (_op, _groups, _result) in UNARY_OPS.items():
-    if _name in WITH_ACCURACY:
-        def_op(_op, _unary_rule(_name, _groups, _result), _accuracy_lowering(_op),
-               decode=_accuracy_decode)  # fmt: skip
-    else:
-        def_op(_op, _unary_rule(_name, _groups, _result))
 
 
 def unary(opname: str, x: Any, accuracy: Any = None) -> Any:
@@ -340,10 +332,6 @@ def round(x, rounding_method: int = 0):  # noqa: A001 (lax.round is JAX's public
 class RoundingMethod:
     AWAY_FROM_ZERO = 0
     TO_NEAREST_EVEN = 1
-
-
-def_op("stablehlo.round_nearest_afz", _unary_rule("round", (FLOAT,)))
-def_op("stablehlo.round_nearest_even", _unary_rule("round", (FLOAT,)))
 
 
 # sign's wrapper is in _elementwise.py.

@@ -1,6 +1,6 @@
 """Region bodies of the reduce-like ops (reduce, reduce_window, sort, cumulative reductions):
-the monoids and their identity elements, emitting a body into a region and reading an emitted
-one back, and the readers of the integer attributes these ops carry."""
+emitting a body into a region and reading an emitted one back, and the readers of the integer
+attributes these ops carry. The monoids themselves are in _reduce_monoids.py."""
 
 from __future__ import annotations
 
@@ -8,48 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.core import Tracer, current_trace, to_tracer
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
-from stablax._src.lax._elementwise_common import ANY, INT_OR_BOOL
-
-# computation -> (body op, accepted dtypes)
-MONOIDS: dict[str, tuple[str, tuple]] = {
-    "add": ("stablehlo.add", ANY),
-    "mul": ("stablehlo.multiply", ANY),
-    "max": ("stablehlo.maximum", ANY),
-    "min": ("stablehlo.minimum", ANY),
-    "and": ("stablehlo.and", INT_OR_BOOL),
-    "or": ("stablehlo.or", INT_OR_BOOL),
-    "xor": ("stablehlo.xor", INT_OR_BOOL),
-}
-
-
-def identity_element(computation: str, dtype: np.dtype) -> np.ndarray:
-    """The value that leaves the reduction unchanged (0 for add, -inf/min int for max, ...)."""
-    dtype = np.dtype(dtype)
-    if computation in ("add", "or", "xor"):
-        return np.zeros((), dtype)
-    if computation == "mul":
-        return np.ones((), dtype)
-    if computation == "and":
-        return np.asarray(True if dtype == np.bool_ else -1).astype(dtype)
-    is_max = computation == "max"
-    if dtype == np.bool_:
-        return np.asarray(not is_max, dtype)
-    if dtypes.KIND.get(dtype) in ("i", "u"):  # int4's numpy kind is "V"
-        info = dtypes.iinfo(dtype)
-        return np.asarray(info.min if is_max else info.max, dtype)
-    infinity = np.asarray(-np.inf if is_max else np.inf, dtype)
-    if np.isinf(infinity):
-        return infinity
-    # A float without infinities (float8_e4m3fn and kin): its most extreme finite value, as JAX.
-    info = dtypes.finfo(dtype)
-    return np.asarray(info.min if is_max else info.max, dtype)
+from stablax._src.lax._reduce_monoids import MONOIDS
+from stablax._src.lax._reduce_monoids import identity_element as identity_element  # for jnp
 
 
 def emit_region_body(block: ir.Block, body: Any) -> None:

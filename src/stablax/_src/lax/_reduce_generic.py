@@ -24,10 +24,13 @@ from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.core import Tracer
 from stablax._src.dispatch import bind
 from stablax._src.interpreters import control_flow as cf
+from stablax._src.interpreters.ad import jvp_traced
 from stablax._src.interpreters.interpret import interpret
 from stablax._src.ir import ir
 from stablax._src.lax._argcheck import check_callable
-from stablax._src.lax._shapes import broadcast_in_dim, reshape, transpose
+from stablax._src.lax._shapes import batch_at, broadcast_in_dim, full, reshape, transpose
+from stablax._src.lax._slice_pad import pad, slice_in_dim
+from stablax._src.staging import run_staged
 
 GENERIC_ATTRIBUTE = "stablax.generic_body"
 
@@ -141,8 +144,6 @@ def bind_generic(key: str, operands: Sequence[Any], **params: Any) -> list[Any]:
     """Binds a generic reduction; eagerly, as one program staged from the values (its params
     hold a function, so no one-op executable is cached for it)."""
     if core.current_trace() is None:
-        from stablax._src.staging import run_staged
-
         return run_staged(lambda *v: cf.bind_construct(key, v, **params), list(operands))
     return cf.bind_construct(key, operands, **params)
 
@@ -199,8 +200,6 @@ def reduce_batch(values, dims, *, axis_size, computation, axes):
             f"[vmap] lax.reduce with a batched initial value and a general computation is not "
             f"implemented (as in JAX){mlir.where_suffix()}"
         )
-    from stablax._src.lax._reductions import batch_at
-
     arrays = [batch_at(x, d, 0, axis_size) for x, d in zip(values[:k], dims[:k], strict=True)]
     outs = bind(
         "stablehlo.reduce",
@@ -218,17 +217,13 @@ def reduce_batch(values, dims, *, axis_size, computation, axes):
 
 def elementwise(fn: Any, size: int, primals, tangents):
     """The JVP of the scalar body `fn` applied elementwise to flat (size,) arrays."""
-    from stablax._src.transforms import ad
-
     batched, _, captured = cf.batched_body(
         fn, [True] * len(primals), [True] * len(fn.out_avals), size
     )
-    return ad.jvp_traced(batched, [*primals, *captured], [*tangents, *([None] * len(captured))])
+    return jvp_traced(batched, [*primals, *captured], [*tangents, *([None] * len(captured))])
 
 
 def reduce_jvp(primals, tangents, *, computation, axes):
-    from stablax._src.lax._slice_pad import pad
-
     k = len(primals) // 2
     xs, inits = list(primals[:k]), list(primals[k:])
     txs, t_inits = list(tangents[:k]), tangents[k:]
@@ -274,12 +269,8 @@ def reduce_jvp(primals, tangents, *, computation, axes):
 
 
 def _slice_rows(x: Any, start: int, stop: int) -> Any:
-    from stablax._src.lax._slice_pad import slice_in_dim
-
     return slice_in_dim(x, start, stop, axis=0)
 
 
 def _zero_of(t: Any) -> Any:
-    from stablax._src.lax._shapes import full
-
     return full((), 0, aval_of(t).dtype)

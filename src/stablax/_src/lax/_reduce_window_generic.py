@@ -13,9 +13,19 @@ from __future__ import annotations
 from typing import Any
 
 from stablax._src import ir as mlir
+from stablax._src import tree_util
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.interpreters import control_flow as cf
+from stablax._src.interpreters.ad import (
+    instantiate,
+    is_differentiable_dtype,
+    jvp_traced,
+    tangent_aval,
+    zeros_like_aval,
+)
 from stablax._src.lax import _reduce_generic as generic
+from stablax._src.lax._shapes import batch_at
+from stablax._src.lax._window_params import window_attributes, window_shape_rule, with_batch_window
 
 WINDOW = "stablehlo.reduce_window"
 
@@ -53,8 +63,6 @@ def traced_computation(flat_operands, flat_inits, computation, tree) -> Any:
 
 def reduce_window_generic(flat_operands, flat_inits, fn, tree, window_params) -> Any:
     """The generic path of `lax.reduce_window` (window params already normalized)."""
-    from stablax._src import tree_util
-
     outs = generic.bind_generic(
         WINDOW, [*flat_operands, *flat_inits], computation=fn, **window_params
     )
@@ -65,8 +73,6 @@ def reduce_window_generic(flat_operands, flat_inits, fn, tree, window_params) ->
 
 
 def rule(*avals: ShapedArray, computation: Any, **window_params):
-    from stablax._src.lax._windowed import window_shape_rule
-
     k = len(avals) // 2
     operands, inits = avals[:k], avals[k:]
     check_inits(operands, inits)
@@ -82,8 +88,6 @@ def rule(*avals: ShapedArray, computation: Any, **window_params):
 
 
 def lowering(operands, in_avals, out_avals, *, computation, **window_params):
-    from stablax._src.lax._windowed import window_attributes
-
     op = mlir.emit(
         WINDOW,
         operands,
@@ -96,9 +100,6 @@ def lowering(operands, in_avals, out_avals, *, computation, **window_params):
 
 
 def batch(values, dims, *, axis_size, computation, **window_params):
-    from stablax._src.lax._reductions import batch_at
-    from stablax._src.lax._windowed import _with_batch_window
-
     k = len(values) // 2
     if any(d is not None for d in dims[k:]):
         raise NotImplementedError(
@@ -106,14 +107,12 @@ def batch(values, dims, *, axis_size, computation, **window_params):
             f"{mlir.where_suffix()}"
         )
     arrays = [batch_at(x, d, 0, axis_size) for x, d in zip(values[:k], dims[:k], strict=True)]
-    params = _with_batch_window(dict(window_params), 0)
+    params = with_batch_window(dict(window_params), 0)
     outs = cf.bind_construct(WINDOW, [*arrays, *values[k:]], computation=computation, **params)
     return outs, [0] * len(outs)
 
 
 def jvp(primals, tangents, *, computation, **window_params):
-    from stablax._src.transforms import ad
-
     k = len(primals) // 2
     xs, inits = list(primals[:k]), list(primals[k:])
     if any(t is not None for t in tangents[k:]):  # JAX's class
@@ -121,7 +120,7 @@ def jvp(primals, tangents, *, computation, **window_params):
             f"reduce_window jvp does not support non-zero init_value_tangent{mlir.where_suffix()}"
         )
     mask = [
-        t is not None and ad.is_differentiable_dtype(aval_of(x).dtype)
+        t is not None and is_differentiable_dtype(aval_of(x).dtype)
         for x, t in zip(xs, tangents[:k], strict=True)
     ]
     while True:
@@ -129,9 +128,9 @@ def jvp(primals, tangents, *, computation, **window_params):
         if out_mask == mask:
             break
         mask = [a or b for a, b in zip(mask, out_mask, strict=True)]
-    t_avals = [ad.tangent_aval(aval_of(x)) for x, m in zip(xs, mask, strict=True) if m]
-    txs = [ad.instantiate(t, a) for t, a in zip(_masked(tangents[:k], mask), t_avals, strict=True)]
-    t_inits = [ad.zeros_like_aval(ShapedArray((), a.dtype)) for a in t_avals]
+    t_avals = [tangent_aval(aval_of(x)) for x, m in zip(xs, mask, strict=True) if m]
+    txs = [instantiate(t, a) for t, a in zip(_masked(tangents[:k], mask), t_avals, strict=True)]
+    t_inits = [zeros_like_aval(ShapedArray((), a.dtype)) for a in t_avals]
     outs = None
     if cf.is_split_mode():  # the primal outputs from the primal function (see while's jvp)
         outs = cf.bind_construct(WINDOW, primals, computation=computation, **window_params)
@@ -149,20 +148,18 @@ def _masked(values, mask):
 def _jvp_body(fn: Any, mask: list[bool]):
     """(left primals, left tangents, right primals, right tangents) -> (primals, tangents), the
     tangents kept where `mask`; and which outputs have tangents."""
-    from stablax._src.transforms import ad
-
     k = len(mask)
     avals = fn.in_avals[:k]
-    t_avals = [ad.tangent_aval(a) for a in _masked(avals, mask)]
+    t_avals = [tangent_aval(a) for a in _masked(avals, mask)]
     n_t = len(t_avals)
     box: dict[str, Any] = {}
 
     def body(*args):
         pl, tl, pr, tr = cf.split(args, k, n_t, k)[:4]
         tangents = [*cf.scatter_mask(tl, mask), *cf.scatter_mask(tr, mask)]
-        outs, touts = ad.jvp_traced(fn, [*pl, *pr], tangents)
+        outs, touts = jvp_traced(fn, [*pl, *pr], tangents)
         box["mask"] = [t is not None for t in touts]
-        live = [ad.instantiate(t, a) for t, a in zip(_masked(touts, mask), t_avals, strict=True)]
+        live = [instantiate(t, a) for t, a in zip(_masked(touts, mask), t_avals, strict=True)]
         return [*outs, *live]
 
     new, captured = cf.trace_body(body, [*avals, *t_avals, *avals, *t_avals])

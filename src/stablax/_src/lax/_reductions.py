@@ -1,9 +1,10 @@
-"""Reductions over axes: sum, prod, max, min, and, or, xor, and argmax/argmin (`stablehlo.reduce`).
+"""Reductions over axes: `stablehlo.reduce` and its rules, argmax/argmin and `lax.reduce`.
 
 One op, `stablehlo.reduce`, with a `computation` parameter naming its region body; its decoder
-reads the body back. Monoid bodies are one binary op on scalars; argmax/argmin reduce (values,
-indices) pairs with a comparator body (the bodies themselves: _reduce_bodies.py). A computation
-that is no monoid makes a generic reduce (_reduce_generic.py).
+reads the body back. Monoid bodies are one binary op on scalars (reduce_sum & co and their shape
+rule: _reduce_monoids.py); argmax/argmin reduce (values, indices) pairs with a comparator body
+(the bodies themselves: _reduce_bodies.py). A computation that is no monoid makes a generic
+reduce (_reduce_generic.py).
 """
 
 from __future__ import annotations
@@ -12,112 +13,58 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from stablax._src import dtypes, runtime, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
-from stablax._src.config import config
 from stablax._src.core import Tracer
-from stablax._src.dispatch import bind, weak_scalar
+from stablax._src.dispatch import bind
+from stablax._src.interpreters.ad import is_undefined
 from stablax._src.lax import _elementwise as ew
-from stablax._src.lax._argcheck import RANK, axes_arg, int_arg, int_sequence
-from stablax._src.lax._elementwise_common import (
-    BOOL,
-    FLOAT,
-    INT,
-    NUMBER,
-    check_dtype,
-)
+from stablax._src.lax import _reduce_generic as generic
+from stablax._src.lax._argcheck import int_arg
 from stablax._src.lax._reduce_bodies import (
-    MONOIDS,
     computation_of,
     emit_monoid_body,
     emit_region_body,
-    identity_element,
     int_tuple,
 )
+from stablax._src.lax._reduce_monoids import (
+    ARG_REDUCTIONS,
+    MONOIDS,
+    identity_element,
+    init_operand,
+    named_reduce_rule,
+    normalize_axes,
+    reduce_and,
+    reduce_max,
+    reduce_min,
+    reduce_monoid,
+    reduce_or,
+    reduce_prod,
+    reduce_sum,
+    reduce_xor,
+)
 from stablax._src.lax._shapes import (
+    batch_at,
     broadcast_in_dim,
     broadcasted_iota,
     convert_element_type,
     full,
     reshape,
     transpose,
+    zeros,
 )
-from stablax._src.op_rules import batch_rules, def_op
-
-
-def _normalize_axes(axes: Sequence[int], ndim: int, name: str) -> tuple[int, ...]:
-    # Sorted; lax takes no negative axes, as JAX (XLA's rule).
-    repeated = "{name}: duplicate axes in {axes}"
-    result = axes_arg(
-        axes,
-        ndim,
-        name,
-        convert=int_sequence,
-        repeated=repeated,
-        what="axes",
-        array=RANK,
-        negative=False,
-    )
-    return tuple(sorted(result))
-
+from stablax._src.op_rules import def_op
 
 # --- the reduce op -----------------------------------------------------------------------------
-
-# Operands are (*arrays, *init_values), mirroring the emitted `stablehlo.reduce` one to one so that
-# rewrites re-bind it positionally. Monoids reduce one array; argmax/argmin reduce two, (values,
-# indices), and return both: the public functions keep the indices (XLA drops the rest).
-ARG_REDUCTIONS = ("argmax", "argmin")
 
 
 def _reduce_rule(*args: ShapedArray, computation: Any, axes: tuple[int, ...]) -> Any:
     if not isinstance(computation, str):  # a traced body: _reduce_generic.py
-        return _generic().reduce_rule(*args, computation=computation, axes=axes)
-    where = mlir.where_suffix()
-    operands, inits = args[: len(args) // 2], args[len(args) // 2 :]
-    opname = computation if computation in ARG_REDUCTIONS else f"reduce_{computation}"
-    for x, init in zip(operands, inits, strict=True):
-        if init.shape != () or init.dtype != x.dtype:
-            raise TypeError(
-                f"lax.{opname}: init values must be scalars of the operands' dtypes, got "
-                f"{init.str_short()} for {x.str_short()}{where}"
-            )
-    if computation in ARG_REDUCTIONS:
-        return _arg_reduce_rule(*operands, computation=computation, axes=axes)
-    (x,) = operands
-    check_dtype(opname, x.dtype, MONOIDS[computation][1])
-    shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    # As JAX: sums, products, max and min keep a weak type; the logical reductions do not.
-    weak = x.weak_type and computation in ("add", "mul", "max", "min")
-    return ShapedArray(shape, x.dtype, weak)
-
-
-def _arg_reduce_rule(
-    x: ShapedArray, indices: ShapedArray, *, computation: str, axes: tuple[int, ...]
-) -> tuple[ShapedArray, ShapedArray]:
-    where = mlir.where_suffix()
-    check_dtype(computation, x.dtype, (BOOL, INT, FLOAT))
-    if indices.dtype.kind not in "iu":
-        raise TypeError(
-            f"lax.{computation}: index_dtype must be an integer type, got "
-            f"{indices.dtype.name}{where}"
-        )
-    if indices.shape != x.shape or len(axes) != 1:
-        raise TypeError(
-            f"lax.{computation}: indices {indices.str_short()} must match the operand "
-            f"{x.str_short()} and one axis is reduced, got axes {axes}{where}"
-        )
-    (axis,) = axes
-    if x.shape[axis] == 0:
-        raise ValueError(
-            f"lax.{computation} requires a non-empty reduced dimension, got "
-            f"{x.str_short()} with axis {axis}{where}"
-        )
-    shape = tuple(d for i, d in enumerate(x.shape) if i != axis)
-    return ShapedArray(shape, x.dtype, False), ShapedArray(shape, indices.dtype)
+        return generic.reduce_rule(*args, computation=computation, axes=axes)
+    return named_reduce_rule(*args, computation=computation, axes=axes)
 
 
 def _reduce_lowering(operands, in_avals, out_avals, *, computation, axes):
@@ -129,7 +76,7 @@ def _reduce_lowering(operands, in_avals, out_avals, *, computation, axes):
         regions=1,
     )
     if not isinstance(computation, str):  # a generic body: the traced computation
-        _generic().emit_body(op, computation, in_avals)
+        generic.emit_body(op, computation, in_avals)
         return list(op.results)
     scalars = [mlir.tensor_type((), a.dtype) for a in in_avals[: len(in_avals) // 2]]
     block = op.regions[0].blocks.append(*scalars, *scalars)
@@ -161,16 +108,9 @@ def _arg_reduce_body(computation: str, is_float: bool):
     return body
 
 
-def _generic():
-    from stablax._src.lax import _reduce_generic
-
-    return _reduce_generic
-
-
 def decode_computation(op: Any, owner: Any) -> Any:
     """The `computation` of an emitted reduce/reduce_window: a monoid's or special body's name,
     or, for a generic body (or one no pattern recognises), the region read back as a function."""
-    generic = _generic()
     if generic.is_generic(op):
         return generic.decode_body(op, owner)
     try:
@@ -191,8 +131,7 @@ def _reduce_decode(op: Any, owner: Any) -> dict[str, Any]:
 
 def zeros_like(x: Any) -> Any:
     """A strongly typed zero array of `x`'s shape and dtype (a tangent's instantiated zero)."""
-    aval = aval_of(x)
-    return full(aval.shape, 0, aval.dtype)
+    return zeros(aval_of(x))
 
 
 def expand_reduced(y: Any, shape: Sequence[int], axes: Sequence[int]) -> Any:
@@ -206,10 +145,10 @@ def chooser_tangent(x: Any, y: Any, tx: Any, axes: Sequence[int], init: Any = No
     # value that wins counts as a chosen element with a zero tangent.
     shape, dtype = aval_of(x).shape, aval_of(x).dtype
     chosen = convert_element_type(ew.eq(x, expand_reduced(y, shape, axes)), dtype)
-    count = _reduce("add", chosen, axes)
+    count = reduce_monoid("add", chosen, axes)
     if init is not None:
         count = ew.add(count, convert_element_type(ew.eq(y, init), dtype))
-    return ew.div(_reduce("add", ew.mul(tx, chosen), axes), count)
+    return ew.div(reduce_monoid("add", ew.mul(tx, chosen), axes), count)
 
 
 def exclusive_products(x: Any, axes: Sequence[int]) -> Any:
@@ -231,7 +170,7 @@ def exclusive_products(x: Any, axes: Sequence[int]) -> Any:
     )
     others = ew.select(diagonal, full(table_shape, 1, aval.dtype), table)
     grouped = reshape(
-        _reduce("mul", others, (rank + 1,)), (*kept_shape, *(aval.shape[d] for d in axes))
+        reduce_monoid("mul", others, (rank + 1,)), (*kept_shape, *(aval.shape[d] for d in axes))
     )
     inverse = np.argsort((*kept, *axes))
     return transpose(grouped, tuple(int(i) for i in inverse))
@@ -239,7 +178,7 @@ def exclusive_products(x: Any, axes: Sequence[int]) -> Any:
 
 def _reduce_jvp(primals, tangents, *, computation, axes):
     if not isinstance(computation, str):
-        return _generic().reduce_jvp(primals, tangents, computation=computation, axes=axes)
+        return generic.reduce_jvp(primals, tangents, computation=computation, axes=axes)
     outs = bind("stablehlo.reduce", *primals, computation=computation, axes=axes)
     half = len(primals) // 2
     (x, init), (tx, t_init) = primals[::half][:2], tangents[::half][:2]
@@ -251,10 +190,10 @@ def _reduce_jvp(primals, tangents, *, computation, axes):
         terms = []
         if tx is not None:
             terms.append(
-                ew.mul(_reduce("add", ew.mul(tx, exclusive_products(x, axes)), axes), init)
+                ew.mul(reduce_monoid("add", ew.mul(tx, exclusive_products(x, axes)), axes), init)
             )
         if t_init is not None:
-            terms.append(ew.mul(t_init, _reduce("mul", x, axes)))
+            terms.append(ew.mul(t_init, reduce_monoid("mul", x, axes)))
         return outs, terms[0] if len(terms) == 1 else ew.add(*terms)
     if computation in ARG_REDUCTIONS:  # indices have no derivative; the values are a max/min
         return outs, (None if tx is None else chooser_tangent(x, outs[0], tx, axes), None)
@@ -272,115 +211,8 @@ def _reduce_transpose(ct, *operands, computation, axes):
     if is_undefined(x):
         ct_x = expand_reduced(ct, x.aval.shape, axes)
     if is_undefined(init):
-        ct_init = _reduce("add", ct, tuple(range(aval_of(ct).ndim)))
+        ct_init = reduce_monoid("add", ct, tuple(range(aval_of(ct).ndim)))
     return [ct_x, ct_init]
-
-
-def is_undefined(x: Any) -> bool:
-    from stablax._src.interpreters.ad import is_undefined as undefined
-
-    return undefined(x)
-
-
-def_op(
-    "stablehlo.reduce",
-    _reduce_rule,
-    _reduce_lowering,
-    decode=_reduce_decode,
-    decode_reads_owner=True,
-    jvp=_reduce_jvp,
-    transpose=_reduce_transpose,
-)
-
-
-def init_operand(init_value: Any, dtype: np.dtype) -> Any:
-    """A concrete init value as a scalar of `dtype`; traced ones are left to the shape rules."""
-    if isinstance(init_value, Tracer):
-        return init_value
-    with np.errstate(all="ignore"):
-        value = np.asarray(init_value).astype(dtype)
-    return weak_scalar(value.item(), dtype, weak_type=False) if value.shape == () else value
-
-
-def _reduce(computation: str, operand: Any, axes: Sequence[int], init: Any = None) -> Any:
-    aval = aval_of(operand)
-    if computation in MONOIDS:  # the dtype before the axes, in JAX's order
-        check_dtype(f"reduce_{computation}", aval.dtype, MONOIDS[computation][1])
-    logical = computation in ("and", "or", "xor")
-    if logical and aval.dtype != np.bool_ and dtypes.itemsize_bits(aval.dtype) < 8:
-        # JAX's logical reductions take bool and the 8- to 64-bit integers only.
-        raise TypeError(
-            f"lax.reduce_{computation}: logical reductions take bool or 8- to 64-bit integer "
-            f"operands, got {aval.dtype.name}{mlir.where_suffix()}"
-        )
-    axes = _normalize_axes(axes, aval.ndim, f"lax.reduce_{computation}")
-    if init is None:
-        init = identity_element(computation, aval.dtype)
-        if not axes and hasattr(operand, "aval"):
-            _reduce_rule(
-                aval, aval.update(shape=(), weak_type=False), computation=computation, axes=axes
-            )
-            return operand
-    init = init_operand(init, aval.dtype)
-    return bind("stablehlo.reduce", operand, init, computation=computation, axes=axes)
-
-
-def _check_reducible(name: str, operand: Any, axes: Sequence[int]) -> None:
-    # JAX's order: an operand that is no array at all, then the axes, then a boolean dtype.
-    dtype = aval_of(operand).dtype
-    if dtype != np.bool_:
-        check_dtype(name, dtype, NUMBER)
-    _normalize_axes(axes, aval_of(operand).ndim, f"lax.{name}")
-    check_dtype(name, dtype, NUMBER)
-
-
-def reduce_sum(operand: Any, axes: Sequence[int], *, out_sharding: Any = None) -> Any:
-    """Sum over `axes` (`stablehlo.reduce` with an add body).
-
-    `out_sharding`: None, or a sharding on stablax's one device.
-    """
-    runtime.check_sharding(out_sharding, "lax.reduce_sum")
-    if not config.jax_allow_f16_reductions and aval_of(operand).dtype in _HALF:
-        raise TypeError(
-            f"lax.reduce_sum of {aval_of(operand).dtype.name} with "
-            f"jax_allow_f16_reductions=False{mlir.where_suffix()}"
-        )
-    _check_reducible("reduce_sum", operand, axes)
-    return _reduce("add", operand, axes)
-
-
-_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
-
-
-def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
-    """Product over `axes` (`stablehlo.reduce` with a multiply body)."""
-    _check_reducible("reduce_prod", operand, axes)
-    return _reduce("mul", operand, axes)
-
-
-def reduce_max(operand: Any, axes: Sequence[int]) -> Any:
-    """Maximum over `axes` (`stablehlo.reduce` with a maximum body)."""
-    return _reduce("max", operand, axes)
-
-
-def reduce_min(operand: Any, axes: Sequence[int]) -> Any:
-    """Minimum over `axes` (`stablehlo.reduce` with a minimum body)."""
-    return _reduce("min", operand, axes)
-
-
-def reduce_and(operand: Any, axes: Sequence[int]) -> Any:
-    """Logical/bitwise AND over `axes`."""
-    return _reduce("and", operand, axes)
-
-
-def reduce_or(operand: Any, axes: Sequence[int]) -> Any:
-    """Logical/bitwise OR over `axes`."""
-    return _reduce("or", operand, axes)
-
-
-def reduce_xor(operand: Any, axes: Sequence[int]) -> Any:
-    """Logical/bitwise XOR over `axes`."""
-    return _reduce("xor", operand, axes)
 
 
 def argmax(operand: Any, axis: int, index_dtype: Any) -> Any:
@@ -412,7 +244,7 @@ def _arg_reduce(computation: str, operand: Any, axis: int, index_dtype: Any) -> 
     # JAX's order: the dtype is read, then the axis and its size checked, then the dtype's kind.
     index_dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(index_dtype, computation))
     axis = int_arg(axis, "axis", f"lax.{computation}")  # one axis (a tuple is no axis)
-    (axis,) = _normalize_axes((axis,), aval.ndim, f"lax.{computation}")
+    (axis,) = normalize_axes((axis,), aval.ndim, f"lax.{computation}")
     if aval.shape[axis] == 0:
         raise ValueError(
             f"lax.{computation} requires a non-empty reduced dimension, got "
@@ -503,7 +335,6 @@ def reduce(
       The reduction, without the reduced axes: an array for a monoid of one array, else a
       pytree in the structure `computation` returns.
     """
-    generic = _generic()
     flat_operands, flat_inits, tree = generic.flatten_args("reduce", operands, init_values)
     name = monoid_name(computation) if len(flat_operands) == 1 else None
     if name is not None:
@@ -518,7 +349,7 @@ def reduce(
     fn, out_tree = generic.trace_computation("reduce", computation, init_avals, tree)
     generic.check_inits("reduce", operand_avals, init_avals)
     generic.check_outputs("reduce", fn, init_avals)
-    dims = _normalize_axes(dimensions, operand_avals[0].ndim, "lax.reduce")
+    dims = normalize_axes(dimensions, operand_avals[0].ndim, "lax.reduce")
     runtime.check_sharding(out_sharding, "lax.reduce")
     name = generic.monoid_of(fn) if len(flat_operands) == 1 else None
     if name is not None:
@@ -529,8 +360,8 @@ def reduce(
 
 
 def _monoid_reduce(name: str, operand: Any, init: Any, dimensions: Sequence[int]) -> Any:
-    dims = _normalize_axes(dimensions, aval_of(operand).ndim, "lax.reduce")
-    result = _reduce(name, operand, dims, init)
+    dims = normalize_axes(dimensions, aval_of(operand).ndim, "lax.reduce")
+    result = reduce_monoid(name, operand, dims, init)
     # As JAX: weakly typed only when both the operand and the init value are.
     weak = aval_of(operand).weak_type and aval_of(init).weak_type
     if aval_of(result).weak_type != weak:
@@ -541,21 +372,9 @@ def _monoid_reduce(name: str, operand: Any, init: Any, dimensions: Sequence[int]
 # --- batching ----------------------------------------------------------------------------------
 
 
-def batch_at(x: Any, bdim: int | None, dst: int, axis_size: int) -> Any:
-    """x with its batch dimension at `dst`, broadcasting an unbatched x (shared by the rules of
-    multi-operand ops, which need one batch position for all operands)."""
-    from stablax._src.interpreters.batching import moveaxis
-
-    if bdim is not None:
-        return moveaxis(x, bdim, dst)
-    shape = list(aval_of(x).shape)
-    shape.insert(dst, axis_size)
-    return broadcast_in_dim(x, shape, [d for d in range(len(shape)) if d != dst])
-
-
 def _reduce_batch(values, dims, *, axis_size, computation, axes):
     if not isinstance(computation, str):
-        return _generic().reduce_batch(
+        return generic.reduce_batch(
             values, dims, axis_size=axis_size, computation=computation, axes=axes
         )
     half = len(values) // 2
@@ -589,7 +408,16 @@ def _reduce_batch_init(values, dims, axis_size, computation, axes):
 
 MONOID_COMBINE = {name: fn for fn, name in MONOID_FUNCTIONS.items()}
 
-batch_rules["stablehlo.reduce"] = _reduce_batch
+def_op(
+    "stablehlo.reduce",
+    _reduce_rule,
+    _reduce_lowering,
+    decode=_reduce_decode,
+    decode_reads_owner=True,
+    jvp=_reduce_jvp,
+    transpose=_reduce_transpose,
+    batch=_reduce_batch,
+)
 
 
 __all__ = [

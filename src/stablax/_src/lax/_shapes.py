@@ -1,6 +1,6 @@
 """The core layout ops the rest of lax is built from: convert_element_type, broadcast_in_dim,
-reshape, transpose, iota and full; and the helpers every shape op shares (aval_of, parameter
-checks, attribute decoders, the linear jvp). Parameters are normalised to tuples of Python ints.
+reshape, transpose, iota and full; and the helpers every shape op shares (parameter checks,
+attribute decoders, the linear jvp, batch dims). Parameters are normalised to tuples of ints.
 """
 
 from __future__ import annotations
@@ -12,12 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import dtypes, op_rules, runtime
+from stablax._src import dtypes, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind, weak_scalar
 from stablax._src.interpreters.batching import moveaxis
 from stablax._src.lax._argcheck import lax_ints
+from stablax._src.lax._elementwise_common import _prepare
+from stablax._src.lax._reduce_monoids import reduce_sum
 from stablax._src.op_rules import attribute_lowering, def_op
 
 
@@ -61,6 +63,16 @@ def same_bdim_batch(name: str):
     return rule
 
 
+def batch_at(x: Any, bdim: int | None, dst: int, axis_size: int) -> Any:
+    """x with its batch dimension at `dst`, broadcasting an unbatched x (shared by the rules of
+    multi-operand ops, which need one batch position for all operands)."""
+    if bdim is not None:
+        return moveaxis(x, bdim, dst)
+    shape = list(aval_of(x).shape)
+    shape.insert(dst, axis_size)
+    return broadcast_in_dim(x, shape, [d for d in range(len(shape)) if d != dst])
+
+
 # --- convert_element_type ----------------------------------------------------------------------
 
 
@@ -86,8 +98,8 @@ def_op(
     decode=lambda op: {"new_dtype": result_aval(op).dtype, "weak_type": False},
     jvp=_convert_jvp,
     transpose=_convert_transpose,
+    batch=same_bdim_batch("stablehlo.convert"),
 )
-op_rules.batch_rules["stablehlo.convert"] = same_bdim_batch("stablehlo.convert")
 
 
 def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) -> Any:
@@ -112,17 +124,15 @@ def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) 
     old = aval.dtype
     if old == new_dtype and aval.weak_type == weak_type and hasattr(operand, "aval"):
         return operand
+    # lax.ne and lax.real, bound here: the elementwise wrappers sit above this module.
     if new_dtype == np.bool_ and old != np.bool_:
-        from stablax._src.lax._elementwise import ne
-
-        out = ne(operand, weak_scalar(0, old) if old.kind != "c" else weak_scalar(0j, old))
+        zero = weak_scalar(0, old) if old.kind != "c" else weak_scalar(0j, old)
+        out = bind("stablehlo.compare", *_prepare("ne", operand, zero), direction="NE")
         if aval_of(out).weak_type == weak_type:
             return out
         return bind("stablehlo.convert", out, new_dtype=new_dtype, weak_type=bool(weak_type))
     if old.kind == "c" and new_dtype.kind != "c":
-        from stablax._src.lax._elementwise_unary import real
-
-        operand = real(operand)
+        operand = bind("stablehlo.real", *_prepare("real", operand))
     return bind("stablehlo.convert", operand, new_dtype=new_dtype, weak_type=bool(weak_type))
 
 
@@ -163,6 +173,20 @@ def _broadcast_in_dim_decode(op: Any) -> dict[str, Any]:
     }
 
 
+def _broadcast_in_dim_batch(values, dims, *, axis_size, shape, broadcast_dimensions):
+    x = moveaxis(values[0], dims[0], 0)
+    target = (0, *(d + 1 for d in broadcast_dimensions))
+    return broadcast_in_dim(x, (axis_size, *shape), target), 0
+
+
+def _unbroadcast(ct: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
+    """Sums `ct` over the dimensions a broadcast created or stretched, back to `shape`."""
+    out_shape = aval_of(ct).shape
+    summed = [d for d in range(len(out_shape)) if d not in broadcast_dimensions]
+    summed += [d for i, d in enumerate(broadcast_dimensions) if shape[i] == 1 and out_shape[d] != 1]
+    return reshape(reduce_sum(ct, summed), shape)
+
+
 def_op(
     "stablehlo.broadcast_in_dim",
     _broadcast_in_dim_rule,
@@ -175,26 +199,8 @@ def_op(
     transpose=lambda ct, x, *, shape, broadcast_dimensions: [
         _unbroadcast(ct, x.aval.shape, broadcast_dimensions)
     ],
+    batch=_broadcast_in_dim_batch,
 )
-
-
-def _broadcast_in_dim_batch(values, dims, *, axis_size, shape, broadcast_dimensions):
-    x = moveaxis(values[0], dims[0], 0)
-    target = (0, *(d + 1 for d in broadcast_dimensions))
-    return broadcast_in_dim(x, (axis_size, *shape), target), 0
-
-
-op_rules.batch_rules["stablehlo.broadcast_in_dim"] = _broadcast_in_dim_batch
-
-
-def _unbroadcast(ct: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
-    """Sums `ct` over the dimensions a broadcast created or stretched, back to `shape`."""
-    from stablax._src.lax._reductions import reduce_sum
-
-    out_shape = aval_of(ct).shape
-    summed = [d for d in range(len(out_shape)) if d not in broadcast_dimensions]
-    summed += [d for i, d in enumerate(broadcast_dimensions) if shape[i] == 1 and out_shape[d] != 1]
-    return reshape(reduce_sum(ct, summed), shape)
 
 
 def broadcast_in_dim(
@@ -248,11 +254,11 @@ def_op(
     decode=lambda op: {"new_sizes": result_aval(op).shape},
     jvp=linear_jvp("stablehlo.reshape"),
     transpose=lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)],
-)
-# Row-major order only survives with the batch dim first.
-op_rules.batch_rules["stablehlo.reshape"] = lambda values, dims, *, axis_size, new_sizes: (
-    reshape(moveaxis(values[0], dims[0], 0), (axis_size, *new_sizes)),
-    0,
+    # Row-major order only survives with the batch dim first.
+    batch=lambda values, dims, *, axis_size, new_sizes: (
+        reshape(moveaxis(values[0], dims[0], 0), (axis_size, *new_sizes)),
+        0,
+    ),
 )
 
 
@@ -292,6 +298,11 @@ def _transpose_rule(x: ShapedArray, *, permutation) -> ShapedArray:
     return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
 
 
+def _transpose_batch(values, dims, *, axis_size, permutation):
+    b = dims[0]  # the batch dim goes first, the others are permuted around it
+    return transpose(values[0], (b, *(p + (p >= b) for p in permutation))), 0
+
+
 def_op(
     "stablehlo.transpose",
     _transpose_rule,
@@ -299,15 +310,8 @@ def_op(
     decode=lambda op: {"permutation": i64s(op, "permutation")},
     jvp=linear_jvp("stablehlo.transpose"),
     transpose=lambda ct, x, *, permutation: [transpose(ct, np.argsort(permutation))],
+    batch=_transpose_batch,
 )
-
-
-def _transpose_batch(values, dims, *, axis_size, permutation):
-    b = dims[0]  # the batch dim goes first, the others are permuted around it
-    return transpose(values[0], (b, *(p + (p >= b) for p in permutation))), 0
-
-
-op_rules.batch_rules["stablehlo.transpose"] = _transpose_batch
 
 
 def transpose(operand: Any, permutation: Sequence[int]) -> Any:
@@ -349,11 +353,14 @@ def _iota_decode(op: Any) -> dict[str, Any]:
     return {"dtype": aval.dtype, "shape": aval.shape, "dimension": dimension}
 
 
-def_op("stablehlo.iota", _iota_rule, _iota_lowering, decode=_iota_decode)
-# No operands, so never batched: vmap emits it as it is (the rule is here for the table's sake).
-op_rules.batch_rules["stablehlo.iota"] = lambda values, dims, *, axis_size, **params: (
-    bind("stablehlo.iota", **params),
-    None,
+def_op(
+    "stablehlo.iota",
+    _iota_rule,
+    _iota_lowering,
+    decode=_iota_decode,
+    # No operands, so never batched: vmap emits it as it is (the rule is here for the table's sake).
+    batch=lambda values, dims, *, axis_size, **params: (bind("stablehlo.iota", **params), None),
+    differentiable=False,
 )
 
 
