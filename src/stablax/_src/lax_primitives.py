@@ -320,11 +320,11 @@ def _window(computation: Callable, init: Callable) -> Callable:
 
 
 def _lowest(x):
-    return L._reductions.identity_element("max", aval_of(x).dtype)
+    return L._reduce_monoids.identity_element("max", aval_of(x).dtype)
 
 
 def _highest(x):
-    return L._reductions.identity_element("min", aval_of(x).dtype)
+    return L._reduce_monoids.identity_element("min", aval_of(x).dtype)
 
 
 _def("reduce_window_sum_p", "reduce_window_sum", _window(L.add, lambda x: 0))

@@ -7,7 +7,7 @@ from stablax._src.lax._elementwise import *  # noqa: F403
 from stablax._src.lax._elementwise import complex, max, min, pow
 from stablax._src.lax._elementwise_unary import *  # noqa: F403
 from stablax._src.lax._elementwise_unary import abs, round
-from stablax._src.lax._reductions import (
+from stablax._src.lax._reduce_monoids import (
     reduce_and,
     reduce_max,
     reduce_min,

@@ -31,7 +31,7 @@ from stablax._src.lax._elementwise import (
 from stablax._src.lax._elementwise_common import FLOAT, _prepare, check_dtype
 from stablax._src.lax._elementwise_unary import abs as _abs
 from stablax._src.lax._elementwise_unary import bitwise_not, exp, lgamma, log, log1p, neg
-from stablax._src.lax._reductions import reduce_or
+from stablax._src.lax._reduce_monoids import reduce_or
 from stablax._src.lax._shapes import convert_element_type, full_like
 
 

@@ -24,7 +24,7 @@ from stablax._src.interpreters.interpret import interpret
 from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._control_flow_scan import scan
 from stablax._src.lax._elementwise import add, lt, select
-from stablax._src.lax._reductions import reduce_or
+from stablax._src.lax._reduce_monoids import reduce_or
 from stablax._src.lax._shapes import broadcast_in_dim, convert_element_type, full
 from stablax._src.staging import run_staged
 

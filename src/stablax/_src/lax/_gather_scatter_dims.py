@@ -16,7 +16,7 @@ from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.ir import ir
 from stablax._src.lax._argcheck import lax_ints
 from stablax._src.lax._elementwise import and_, ge, gt, le, lt, select
-from stablax._src.lax._reductions import reduce_and
+from stablax._src.lax._reduce_monoids import reduce_and
 from stablax._src.lax._shapes import _error as _type_error
 from stablax._src.lax._shapes import broadcast_in_dim
 

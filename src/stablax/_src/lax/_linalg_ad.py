@@ -13,7 +13,8 @@ from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _linalg_util as u
 from stablax._src.lax._linalg_markers import CHOLESKY, EIG, EIGH, LU, QR, SVD
 from stablax._src.lax._linalg_solve import lu_pivots_to_permutation, triangular_solve
-from stablax._src.lax._reductions import argmax, reduce_sum
+from stablax._src.lax._reduce_monoids import reduce_sum
+from stablax._src.lax._reductions import argmax
 from stablax._src.lax._shapes import broadcast_in_dim, broadcasted_iota, full
 from stablax._src.lax._slice_pad import concatenate, pad
 from stablax._src.lax._slice_pad import slice as lax_slice

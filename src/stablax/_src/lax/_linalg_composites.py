@@ -20,7 +20,7 @@ from stablax._src.lax import _linalg_util as u
 from stablax._src.lax._control_flow_while import fori_loop, while_loop
 from stablax._src.lax._linalg import cholesky, qr
 from stablax._src.lax._linalg_solve import triangular_solve
-from stablax._src.lax._reductions import reduce_max, reduce_sum
+from stablax._src.lax._reduce_monoids import reduce_max, reduce_sum
 from stablax._src.lax._shapes import broadcast_in_dim, broadcasted_iota, full
 from stablax._src.lax._slice_pad import concatenate
 from stablax._src.lax._slice_pad import slice as lax_slice

@@ -20,7 +20,7 @@ from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _linalg_util as u
 from stablax._src.lax._linalg_markers import decode_params
-from stablax._src.lax._reductions import reduce_and
+from stablax._src.lax._reduce_monoids import reduce_and
 from stablax._src.lax._shapes import broadcast_in_dim, full
 from stablax._src.lax._slice_pad import pad
 from stablax._src.lax._slice_pad import slice as lax_slice

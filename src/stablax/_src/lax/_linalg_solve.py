@@ -23,7 +23,7 @@ from stablax._src.lax._linalg_markers import (
     def_linalg_op,
     linalg_error,
 )
-from stablax._src.lax._reductions import reduce_sum
+from stablax._src.lax._reduce_monoids import reduce_sum
 from stablax._src.lax._reshape_axes import expand_dims, squeeze
 from stablax._src.lax._shapes import (
     broadcast_in_dim,

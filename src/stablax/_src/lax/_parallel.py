@@ -24,7 +24,7 @@ from stablax._src.interpreters.ad import jvp_not_implemented
 from stablax._src.interpreters.batching import bound_axis_size, moveaxis, rewritten_axis
 from stablax._src.ir import ir
 from stablax._src.lax._elementwise import add, div, mul
-from stablax._src.lax._reductions import reduce_max, reduce_min, reduce_sum
+from stablax._src.lax._reduce_monoids import reduce_max, reduce_min, reduce_sum
 from stablax._src.lax._shapes import (
     broadcast_in_dim,
     convert_element_type,

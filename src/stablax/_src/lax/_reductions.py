@@ -32,19 +32,11 @@ from stablax._src.lax._reduce_bodies import (
 )
 from stablax._src.lax._reduce_monoids import (
     ARG_REDUCTIONS,
-    MONOIDS,
     identity_element,
     init_operand,
     named_reduce_rule,
     normalize_axes,
-    reduce_and,
-    reduce_max,
-    reduce_min,
     reduce_monoid,
-    reduce_or,
-    reduce_prod,
-    reduce_sum,
-    reduce_xor,
 )
 from stablax._src.lax._shapes import (
     batch_at,
@@ -420,18 +412,4 @@ def_op(
 )
 
 
-__all__ = [
-    "reduce_sum",
-    "reduce_prod",
-    "reduce_max",
-    "reduce_min",
-    "reduce_and",
-    "reduce_or",
-    "reduce_xor",
-    "argmax",
-    "argmin",
-    "reduce",
-    "identity_element",
-    "emit_region_body",
-    "MONOIDS",
-]
+__all__ = ["argmax", "argmin", "reduce"]

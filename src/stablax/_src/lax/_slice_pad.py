@@ -19,7 +19,7 @@ from stablax._src.interpreters.batching import bdim_at_front
 from stablax._src.lax._argcheck import RANK, axis_arg, lax_ints, sequence
 from stablax._src.lax._elementwise import select, sub
 from stablax._src.lax._elementwise_common import _scalar_operand
-from stablax._src.lax._reductions import reduce_sum
+from stablax._src.lax._reduce_monoids import reduce_sum
 from stablax._src.lax._reshape_axes import squeeze
 from stablax._src.lax._shapes import (
     _error,

@@ -16,6 +16,7 @@ from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import bind
+from stablax._src.interpreters.ad import is_undefined
 from stablax._src.interpreters.batching import moveaxis
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
@@ -24,8 +25,8 @@ from stablax._src.lax._argcheck import RANK, axis_arg
 from stablax._src.lax._dot import dot_general
 from stablax._src.lax._elementwise_common import ANY, BOOL, FLOAT, INT, check_dtype
 from stablax._src.lax._reduce_bodies import emit_region_body
-from stablax._src.lax._reductions import batch_at, is_undefined
 from stablax._src.lax._shapes import (
+    batch_at,
     broadcast_in_dim,
     broadcasted_iota,
     convert_element_type,

@@ -47,7 +47,7 @@ from stablax._src.lax._elementwise_unary import (
     log,
     neg,
 )
-from stablax._src.lax._reductions import reduce_or
+from stablax._src.lax._reduce_monoids import reduce_or
 from stablax._src.lax._shapes import broadcast_in_dim, convert_element_type, full_like
 
 _VALUE, _GRAD_A, _SAMPLE_GRAD = "value", "grad_a", "sample_grad"

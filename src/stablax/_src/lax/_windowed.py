@@ -15,6 +15,7 @@ from stablax._src import tree_util
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.core import Tracer, current_trace
 from stablax._src.dispatch import bind
+from stablax._src.interpreters.ad import is_undefined
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _reduce_window_generic as generic
@@ -29,7 +30,6 @@ from stablax._src.lax._reductions import (
     chooser_tangent,
     decode_computation,
     exclusive_products,
-    is_undefined,
     monoid_name,
     zeros_like,
 )

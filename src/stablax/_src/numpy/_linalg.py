@@ -19,7 +19,7 @@ from stablax._src.lax import _elementwise_unary as unary
 from stablax._src.lax import _linalg as ll
 from stablax._src.lax import _linalg_util as u
 from stablax._src.lax._linalg_reductions import geqrf
-from stablax._src.lax._reductions import reduce_prod, reduce_sum
+from stablax._src.lax._reduce_monoids import reduce_prod, reduce_sum
 from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import (
     broadcast_shapes,
