@@ -3,7 +3,7 @@
 Run with a Python that has JAX installed (never imported by stablax or its tests), from the
 repository root:
     PYTHONPATH=. /work/jaxvenv/bin/python scripts/record_custom_call_sequences.py
-It writes tests/data/custom_call_sequences.json, which tests/test_custom_call_sequences.py reads.
+It writes tests/data/custom_call_sequences.json, which tests/interpreters/test_custom_call_sequences.py reads.
 """
 
 from __future__ import annotations

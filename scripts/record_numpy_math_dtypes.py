@@ -3,7 +3,7 @@
 Run with a Python that has JAX installed (never imported by stablax or its tests):
     /work/venv-jax/bin/python scripts/record_numpy_math_dtypes.py
 It writes tests/data/numpy_math_dtypes.json (jax_enable_x64 off) and numpy_math_dtypes_x64.json
-(on, with the 64-bit input types too), which tests/test_numpy_math_dtypes.py reads.
+(on, with the 64-bit input types too), which tests/numpy/test_math_dtypes.py reads.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Which user functions a custom_jvp / custom_vjp function runs, and in what order, under each
-transformation: scenarios shared by tests/test_custom_call_sequences.py (stablax) and
+transformation: scenarios shared by tests/interpreters/test_custom_call_sequences.py (stablax) and
 scripts/record_custom_call_sequences.py (JAX 0.10.2, recorded once into tests/data).
 
 Each scenario takes the library (`jax` or `stablax`) and returns (the calls made, the values

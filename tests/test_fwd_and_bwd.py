@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
+import numpy as np
 import stablax
 import stablax.numpy as jnp
-from tests.test_ad_api import close
+from tests.helpers import close
 
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((3, 4)).astype(np.float32)

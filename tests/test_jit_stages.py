@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from functools import partial
 
-import numpy as np
 import pytest
 
+import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax import stages
-from tests.test_ad_api import close
+from tests.helpers import close
 
 
 @partial(stablax.jit, static_argnums=1, donate_argnums=0)

@@ -106,7 +106,7 @@ RECORDS = [
         (F32,),
         inputs=(_beta_parameter, _beta_parameter, _probability),
         tol=2e-5,
-        differentiable=False,  # only in x (tests/test_lax_extras.py); a and b raise as in JAX
+        differentiable=False,  # only in x (tests/lax/test_extras.py); a and b raise as in JAX
         x64_dtypes=(F64,),
     ),
     OpRecord(

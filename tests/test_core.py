@@ -1,0 +1,105 @@
+"""stablax.core: JAX's `jax.core` names are stablax's real classes and working functions."""
+
+from __future__ import annotations
+
+import pytest
+
+import numpy as np
+import stablax
+import stablax.numpy as jnp
+from stablax import core
+from tests.helpers import close
+
+
+def _record(where):
+    def f(x):
+        where.append(x)
+        return x * 2
+
+    return f
+
+
+@pytest.mark.parametrize(
+    "transform",
+    [stablax.jit, stablax.grad, stablax.vmap, lambda f: stablax.jit(stablax.vmap(f))],
+    ids=["jit", "grad", "vmap", "jit_vmap"],
+)
+def test_tracers_and_avals_are_the_core_classes(transform):
+    seen = []
+    fun = _record(seen)
+    transform(lambda x: jnp.sum(fun(x)))(jnp.ones(3) if transform is not stablax.grad else 1.0)
+    (x,) = seen
+    assert isinstance(x, core.Tracer) and isinstance(x, stablax.Array)
+    assert isinstance(x.aval, core.ShapedArray) and isinstance(x.aval, core.AbstractValue)
+    assert isinstance(x._trace, core.Trace)
+    assert not isinstance(jnp.ones(2), core.Tracer)
+    assert not isinstance(np.ones(2), core.AbstractValue)
+
+
+def test_abstract_values():
+    aval = stablax.typeof(jnp.ones((2, 3), jnp.int32))
+    assert isinstance(aval, core.ShapedArray) and isinstance(aval, core.AbstractValue)
+    assert aval.shape == (2, 3) and aval.dtype == np.int32
+    assert isinstance(stablax.typeof(stablax.new_ref(jnp.zeros(2))), core.AbstractValue)
+
+
+def test_eval_context_runs_ops_while_tracing():
+    kinds = []
+
+    @stablax.jit
+    def f(x):
+        with core.eval_context():
+            table = jnp.arange(3.0) ** 2
+        kinds.append(isinstance(table, core.Tracer))
+        return x * table
+
+    close(f(jnp.ones(3)), np.arange(3.0) ** 2)
+    assert kinds == [False]
+
+
+EVAL_CASES = [
+    ("one output", lambda a, b: a * b, (2.0, np.ones(2, np.float32))),
+    (
+        "pytree out",
+        lambda a, b: {"s": a + b, "p": (a * b, b)},
+        (2.0, np.arange(2.0, dtype=np.float32)),
+    ),
+    ("matrix", lambda m: jnp.tanh(m @ m.T), (np.eye(3, dtype=np.float32) * 0.5,)),
+]
+
+
+@pytest.mark.parametrize("name,fun,args", EVAL_CASES, ids=[c[0] for c in EVAL_CASES])
+def test_eval_jaxpr_matches_the_function(name, fun, args):
+    closed = stablax.make_jaxpr(fun)(*args)
+    assert closed.consts == [] and closed.jaxpr is closed
+    got = core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    want = stablax.tree.leaves(fun(*args))
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        close(g, w)
+    # Inlined under transforms: jit, and grad through the first output.
+    jitted = stablax.jit(lambda *xs: core.eval_jaxpr(closed.jaxpr, [], *xs))(*args)
+    for g, w in zip(jitted, want, strict=True):
+        close(g, w)
+    grad = stablax.grad(lambda x0: jnp.sum(core.eval_jaxpr(closed, [], x0, *args[1:])[0]))
+    want_grad = stablax.grad(lambda x0: jnp.sum(stablax.tree.leaves(fun(x0, *args[1:]))[0]))
+    close(grad(args[0]), want_grad(args[0]))
+
+
+def test_eval_jaxpr_errors():
+    closed = stablax.make_jaxpr(lambda a: a + 1)(1.0)
+    with pytest.raises(TypeError, match="eval_jaxpr: the function takes 1"):
+        core.eval_jaxpr(closed.jaxpr, [], 1.0, 2.0)
+    with pytest.raises(TypeError, match="eval_jaxpr: expected"):
+        core.eval_jaxpr(lambda a: a, [], 1.0)
+    with pytest.raises(TypeError, match="consts"):
+        core.eval_jaxpr(closed.jaxpr, [np.ones(2)], 1.0)
+
+
+def test_dims_and_aliases():
+    assert core.max_dim(3, 4) == 4 and core.min_dim(3, 4) == 3
+    assert core.max_dim(np.int64(5), 2) == 5
+    with pytest.raises(TypeError):
+        core.max_dim(2.5, 1)
+    assert core.ParamDict == dict[str, object] or core.ParamDict.__origin__ is dict
+    assert core.ensure_compile_time_eval is stablax.ensure_compile_time_eval
