@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax import lax
@@ -75,7 +75,7 @@ def test_unexpected_tracer_error_is_a_type_error_with_a_useful_message():
     message = str(info.value)
     assert "float32[3]" in message
     assert "escape" in message
-    assert "test_tracing.py" in message
+    assert "test_core_tracing.py" in message
 
 
 def test_escaped_tracer_keeps_its_abstract_value():

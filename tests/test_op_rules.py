@@ -12,9 +12,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax.numpy as jnp
 from stablax._src import core, op_rules
 from stablax._src import lax as src_lax

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import zlib
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax.numpy as jnp
 from stablax.test_util import check_grads
 from tests.op_record import C64, C128, F32, F64, all_records

@@ -7,6 +7,7 @@ training loop, a custom pytree class, and the jit(jacfwd(jacrev(f))) Hessian.
 from __future__ import annotations
 
 import numpy as np
+
 import stablax
 import stablax.numpy as jnp
 from stablax import grad, jacfwd, jacrev, jit, tree_util

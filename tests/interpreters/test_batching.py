@@ -8,9 +8,9 @@ which ops the batched module holds (one batched op, never a loop).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax as jax
 import stablax.numpy as jnp
 from stablax import lax

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import zlib
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax as jax
 import stablax.numpy as jnp
 from tests.op_record import all_records

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from functools import partial
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax.numpy as jnp
 from stablax import grad, jit, tree_util, vmap
 

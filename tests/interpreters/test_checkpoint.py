@@ -7,9 +7,9 @@ may change.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax.ad_checkpoint import (

@@ -9,14 +9,16 @@ from __future__ import annotations
 import json
 import pathlib
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax
 from tests.custom_call_cases import ALL_SCENARIOS
 
 RECORDED = json.loads(
-    (pathlib.Path(__file__).resolve().parents[1] / "data" / "custom_call_sequences.json").read_text()
+    (
+        pathlib.Path(__file__).resolve().parents[1] / "data" / "custom_call_sequences.json"
+    ).read_text()
 )["scenarios"]
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from functools import partial
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from tests.helpers import close, live_op_count

@@ -4,10 +4,10 @@ against scipy at the precision of Cephes' series, edges, and derivatives through
 from __future__ import annotations
 
 import ml_dtypes
+import numpy as np
 import pytest
 import scipy.special as sp
 
-import numpy as np
 import stablax
 from stablax import lax
 from stablax.test_util import check_grads

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax import lax

@@ -3,9 +3,9 @@ the shapes or dtypes, and the user's line, eagerly and under jit, before MLIR se
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax as jax
 import stablax.numpy as jnp
 from stablax import lax

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pathlib
 
 import ml_dtypes
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax import lax

@@ -4,10 +4,10 @@ the reductions, and JAX's errors."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import scipy.linalg as sl
 
-import numpy as np
 import stablax
 from stablax._src.lax._linalg_reductions import geqrf
 from stablax.lax import linalg

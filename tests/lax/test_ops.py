@@ -5,9 +5,9 @@ from __future__ import annotations
 import zlib
 
 import ml_dtypes
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax as jax
 import stablax.numpy as jnp
 from tests.op_record import BF16, F16, all_records

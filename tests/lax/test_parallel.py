@@ -6,9 +6,9 @@ Expected values follow JAX 0.10.2's vmap semantics (checked against JAX itself).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax as jax
 import stablax.numpy as jnp
 from stablax import grad, jit, lax, vmap

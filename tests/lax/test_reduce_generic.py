@@ -2,9 +2,9 @@
 
 import functools
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax as jax
 import stablax.numpy as jnp
 from stablax import lax

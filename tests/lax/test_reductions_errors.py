@@ -5,9 +5,9 @@ Each error names the lax function first and the caller's file, eagerly and under
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax as jax
 from stablax import lax
 

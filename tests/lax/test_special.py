@@ -3,12 +3,12 @@ outputs, derivatives against finite differences, jit and vmap."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import scipy.special as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax import lax

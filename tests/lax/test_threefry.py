@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax import lax, random

@@ -4,10 +4,10 @@ gives elsewhere (`scipy.special.zeta` in q) still hold."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import scipy.special as sp
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax import lax

@@ -1,7 +1,7 @@
 """stablax.nn.initializers against JAX's draws recorded by scripts/record_nn_reference.py.
 
 Every initializer consumes its key exactly as JAX does, so the bits match; orthogonal matrices
-come from a QR factorisation whose last ulps depend on the CPU's LAPACK (see test_random_reference)
+come from a QR factorisation whose last ulps depend on the CPU's LAPACK (see tests/random/test_reference.py)
 and are compared within 1e-6.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import pathlib
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax
 from stablax import random
 from stablax.nn import initializers

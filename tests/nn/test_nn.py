@@ -7,10 +7,10 @@ from __future__ import annotations
 import pathlib
 
 import ml_dtypes
+import numpy as np
 import pytest
 import scipy.special as sp
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax import nn

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax.test_util import check_grads

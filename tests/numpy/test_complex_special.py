@@ -6,9 +6,9 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax.numpy as jnp
 
 _VALUES = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, math.inf, -math.inf, math.nan]

@@ -3,9 +3,9 @@ lax.fft's errors and its transposes against a dense-matrix reference."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax as jax
 import stablax.numpy as jnp
 from stablax import lax

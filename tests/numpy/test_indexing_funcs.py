@@ -3,9 +3,9 @@ against NumPy, with the values JAX 0.10.2 gives where JAX departs from NumPy."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax.test_util import check_grads

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 import scipy.special
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 

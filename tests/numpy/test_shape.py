@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax.test_util import check_grads

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax.test_util import check_grads

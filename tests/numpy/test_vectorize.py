@@ -3,9 +3,9 @@ gufunc signature, excluded arguments, and JAX's error messages."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax.numpy as jnp
 from stablax import jit
 

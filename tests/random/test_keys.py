@@ -3,9 +3,9 @@ grad of reparameterised samplers."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax import random

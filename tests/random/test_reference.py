@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import collections
 
+import numpy as np
 import pytest
 
-import numpy as np
 from tests import random_reference as ref
 
 # maxwell is the norm of normals: XLA fuses our unrolled threefry, erf_inv and the square-sum into

@@ -4,10 +4,10 @@ deterministic."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import scipy.stats as st
 
-import numpy as np
 from stablax import random
 
 N = 4000

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import collections
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax
 import stablax.numpy as jnp
 from stablax import lax, tree_util

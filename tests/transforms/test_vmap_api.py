@@ -6,9 +6,9 @@ Expected error texts are JAX 0.10.2's, read from JAX itself.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-import numpy as np
 import stablax as jax
 import stablax.numpy as jnp
 from stablax import grad, jit, vmap

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from stablax._src import dtypes, lax
 from stablax._src.api import device_put
 from stablax._src.api import devices as _devices

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from stablax._src import api, dtypes, lax
 from stablax._src.array import Array
 from stablax._src.core import Tracer

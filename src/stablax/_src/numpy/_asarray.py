@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from stablax._src import core, dtypes, lax, runtime
 from stablax._src import ir as mlir
 from stablax._src.api import device_put

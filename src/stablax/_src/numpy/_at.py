@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
 from stablax._src import dtypes, lax
 from stablax._src.core import Tracer
 from stablax._src.numpy import _indexing

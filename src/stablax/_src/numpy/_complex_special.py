@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
 from stablax._src import lax
 from stablax._src.numpy._ufuncs_division import sign_bit
 

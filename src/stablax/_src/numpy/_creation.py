@@ -7,6 +7,7 @@ import operator
 from typing import Any
 
 import numpy as np
+
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.array import Array, from_host

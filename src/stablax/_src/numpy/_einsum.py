@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from stablax._src import ir as mlir
 from stablax._src import lax, runtime
 from stablax._src.numpy._asarray import asarray

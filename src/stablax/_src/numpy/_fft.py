@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.api import device_put

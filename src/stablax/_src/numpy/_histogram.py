@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.lax._argcheck import int_arg

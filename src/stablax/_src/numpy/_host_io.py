@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from stablax._src.numpy._asarray import asarray
 
 printoptions = np.printoptions

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from stablax._src import dtypes
 from stablax._src.numpy import _shape
 from stablax._src.numpy._asarray import asarray

@@ -13,6 +13,7 @@ import operator
 from typing import Any
 
 import numpy as np
+
 from stablax._src import core, dtypes
 from stablax._src import ir as mlir
 from stablax._src.array import Array

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
+
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.avals import aval_of

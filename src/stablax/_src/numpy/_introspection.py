@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from stablax._src import dtypes
 from stablax._src.lax._argcheck import int_or_int_sequence, static_shapes
 from stablax._src.numpy._promotion import broadcast_shapes as _broadcast_shapes

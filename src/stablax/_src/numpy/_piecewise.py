@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
 from stablax._src import ir as mlir
 from stablax._src import lax
 from stablax._src.avals import aval_of

@@ -6,6 +6,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import ml_dtypes
-
 import numpy as np
+
 from stablax._src.numpy._asarray import asarray
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from stablax._src import dtypes, lax, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import aval_of

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
 from stablax._src import dtypes, lax
 from stablax._src.core import Tracer
 from stablax._src.numpy import _reductions, _ufuncs

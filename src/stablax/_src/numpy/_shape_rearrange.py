@@ -6,6 +6,7 @@ import operator
 from typing import Any
 
 import numpy as np
+
 from stablax._src import dtypes, lax, runtime
 from stablax._src import ir as mlir
 from stablax._src.core import Tracer

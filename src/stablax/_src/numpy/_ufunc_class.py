@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
 from stablax._src import dtypes, lax
 from stablax._src.api import eval_shape
 from stablax._src.avals import aval_of

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from stablax._src import dtypes, lax
 from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager

@@ -8,6 +8,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 import numpy as np
+
 from stablax._src import lax
 from stablax._src.lax._argcheck import check_callable, sequence
 from stablax._src.numpy._asarray import asarray
