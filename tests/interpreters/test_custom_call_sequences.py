@@ -15,11 +15,8 @@ import pytest
 import stablax
 from tests.custom_call_cases import ALL_SCENARIOS
 
-RECORDED = json.loads(
-    (
-        pathlib.Path(__file__).resolve().parents[1] / "data" / "custom_call_sequences.json"
-    ).read_text()
-)["scenarios"]
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
+RECORDED = json.loads((DATA / "custom_call_sequences.json").read_text())["scenarios"]
 
 
 @pytest.mark.parametrize("name", sorted(ALL_SCENARIOS))
