@@ -1,8 +1,8 @@
 """stablax.nn.initializers against JAX's draws recorded by scripts/record_nn_reference.py.
 
 Every initializer consumes its key exactly as JAX does, so the bits match; orthogonal matrices
-come from a QR factorisation whose last ulps depend on the CPU's LAPACK (see tests/random/test_reference.py)
-and are compared within 1e-6.
+come from a QR factorisation whose last ulps depend on the CPU's LAPACK (see
+tests/random/test_reference.py) and are compared within 1e-6.
 """
 
 from __future__ import annotations
