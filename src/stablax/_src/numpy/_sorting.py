@@ -43,6 +43,14 @@ def size_hint(name: str, argument: str = "size") -> str:
     )
 
 
+def nonnegative_size(size: Any, name: str) -> int:
+    """A `size=` argument (the length of a value-dependent result) as a Python int, at least 0."""
+    size = operator.index(size)
+    if size < 0:
+        raise ValueError(f"{name}: size must be nonnegative, got {size}{mlir.where_suffix()}")
+    return size
+
+
 def index_dtype() -> np.dtype:
     return dtypes.default_int_dtype()
 
