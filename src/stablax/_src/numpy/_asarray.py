@@ -61,7 +61,7 @@ def asarray(
             return from_dlpack(a)
     if dtype is not None:
         dtype = dtypes.check_user_dtype(dtype, "asarray")
-    if dtype is not None and any(leaf is None for leaf in _flatten(a)):
+    if dtype is not None and any(leaf is None for leaf in nested_leaves(a)):
         # NumPy's cast would make NaN of it, a silent wrong value. (With no dtype, NumPy's
         # object array is refused below, the TypeError the functions built on asarray keep.)
         raise ValueError(
@@ -82,7 +82,7 @@ def _check_order(order: Any, name: str) -> None:
 
 def _list_dtype(a: Any) -> np.dtype | None:
     """JAX's rule for nested lists: the result type of the elements, Python scalars weak."""
-    leaves = list(_flatten(a))
+    leaves = list(nested_leaves(a))
     if not leaves:
         return np.dtype(dtypes.default_float_dtype())
     if all(dtypes.is_python_scalar(x) for x in leaves):
@@ -90,16 +90,17 @@ def _list_dtype(a: Any) -> np.dtype | None:
     return dtypes.result_type(*[x if dtypes.is_python_scalar(x) else np.asarray(x) for x in leaves])
 
 
-def _flatten(a: Any):
+def nested_leaves(a: Any):
+    """The elements of nested lists and tuples, depth first (`a` itself if it is neither)."""
     if isinstance(a, (list, tuple)):
         for x in a:
-            yield from _flatten(x)
+            yield from nested_leaves(x)
     else:
         yield a
 
 
 def _contains_traced(a: Any) -> bool:
-    return any(isinstance(x, (Array, Tracer)) for x in _flatten(a))
+    return any(isinstance(x, (Array, Tracer)) for x in nested_leaves(a))
 
 
 def _stack_nested(a: Any, dtype: Any) -> Any:

@@ -102,24 +102,26 @@ def _prototype(a: Any, dtype: Any) -> Any:
     return asarray(a)
 
 
+def _filled_like(a: Any, fill_value: Any, dtype: Any, shape: Any, device: Any, name: str) -> Any:
+    """jnp.`name`'s array: `a`'s shape (or `shape`) and dtype (or `dtype`), filled with the
+    scalar `fill_value`, on `device`."""
+    prototype = _prototype(a, dtype)
+    shape = None if shape is None else _shape_tuple(shape)
+    return _on_device(lax.full_like(prototype, fill_value, dtype, shape), device, name)
+
+
 def zeros_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
     _check_placement(device, out_sharding, "jnp.zeros_like")
-    out = lax.full_like(
-        _prototype(a, dtype), 0, dtype, None if shape is None else _shape_tuple(shape)
-    )
-    return _on_device(out, device, "zeros_like")
+    return _filled_like(a, 0, dtype, shape, device, "zeros_like")
 
 
 def ones_like(
     a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None, out_sharding: Any = None
 ) -> Any:
     _check_placement(device, out_sharding, "jnp.ones_like")
-    out = lax.full_like(
-        _prototype(a, dtype), 1, dtype, None if shape is None else _shape_tuple(shape)
-    )
-    return _on_device(out, device, "ones_like")
+    return _filled_like(a, 1, dtype, shape, device, "ones_like")
 
 
 def empty_like(prototype: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
@@ -141,10 +143,7 @@ def full_like(
         prototype = _prototype(a, dtype)
         shape = np.shape(prototype) if shape is None else shape
         return full(shape, fill_value, prototype.dtype if dtype is None else dtype, device=device)
-    out = lax.full_like(
-        _prototype(a, dtype), fill_value, dtype, None if shape is None else _shape_tuple(shape)
-    )
-    return _on_device(out, device, "full_like")
+    return _filled_like(a, fill_value, dtype, shape, device, "full_like")
 
 
 def arange(

@@ -127,6 +127,11 @@ def _real_input(a: Any, name: str) -> Any:
     return a
 
 
+def _transform_1d(a: Any, n: int | None, axis: Any, norm: str | None, kind: str, name: str) -> Any:
+    """`_transform` along one `axis` (checked first, as JAX), to length `n` if given."""
+    return _transform(a, None if n is None else (n,), _one_axis(axis, name), norm, kind, name)
+
+
 def _transform(
     a: Any,
     s: Sequence[int] | None,
@@ -215,26 +220,24 @@ def fft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -
       axis: the axis to transform.
       norm: "backward" (default, no scaling), "ortho" (1/sqrt(n)) or "forward" (1/n).
     """
-    return _transform(a, None if n is None else (n,), _one_axis(axis, "fft"), norm, "fft", "fft")
+    return _transform_1d(a, n, axis, norm, "fft", "fft")
 
 
 def ifft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The 1-D inverse discrete Fourier transform (NumPy's `fft.ifft`); see `fft`."""
-    return _transform(a, None if n is None else (n,), _one_axis(axis, "ifft"), norm, "ifft", "ifft")
+    return _transform_1d(a, n, axis, norm, "ifft", "ifft")
 
 
 def rfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The 1-D transform of a real input: the `n // 2 + 1` non-negative frequencies
     (NumPy's `fft.rfft`); see `fft`."""
-    return _transform(a, None if n is None else (n,), _one_axis(axis, "rfft"), norm, "rfft", "rfft")
+    return _transform_1d(a, n, axis, norm, "rfft", "rfft")
 
 
 def irfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The inverse of `rfft`: a real signal of length `n` (default `2 * (m - 1)` for `m` input
     frequencies) from its half-spectrum (NumPy's `fft.irfft`)."""
-    return _transform(
-        a, None if n is None else (n,), _one_axis(axis, "irfft"), norm, "irfft", "irfft"
-    )
+    return _transform_1d(a, n, axis, norm, "irfft", "irfft")
 
 
 def fftn(
@@ -314,33 +317,18 @@ def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) 
     of length `n` (NumPy's `fft.hfft`; `irfft` of the conjugate, the other way round)."""
     a = asarray(a)  # the array first, as JAX
     _check_norm(norm)
-    return _transform(
-        lax.conj(_complex(a)),
-        None if n is None else (n,),
-        _one_axis(axis, "hfft"),
-        _SWAPPED_NORM[norm],
-        "irfft",
-        "hfft",
-    )
+    return _transform_1d(lax.conj(_complex(a)), n, axis, _SWAPPED_NORM[norm], "irfft", "hfft")
 
 
 def ihfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The inverse of `hfft` for a real signal: the conjugated half-spectrum (NumPy's
     `fft.ihfft`)."""
-    axis = _one_axis(axis, "ihfft")  # the axis first, then the array, as JAX
+    _one_axis(axis, "ihfft")  # the axis first, then the array, as JAX
     if a is None:
         raise TypeError("jnp.fft.ihfft: a must be an array, got None")
     a = asarray(a)
     _check_norm(norm)
-    spectrum = _transform(
-        a,
-        None if n is None else (n,),
-        axis,
-        _SWAPPED_NORM[norm],
-        "rfft",
-        "ihfft",
-    )
-    return lax.conj(spectrum)
+    return lax.conj(_transform_1d(a, n, axis, _SWAPPED_NORM[norm], "rfft", "ihfft"))
 
 
 def _complex(a: Any) -> Any:

@@ -20,7 +20,7 @@ from stablax._src.array import Array
 from stablax._src.core import ConcretizationTypeError, Tracer
 from stablax._src.errors import NonConcreteBooleanIndexError, TracerIntegerConversionError
 from stablax._src.jit import jit
-from stablax._src.numpy._asarray import asarray
+from stablax._src.numpy._asarray import asarray, nested_leaves
 
 # Tokens, one per item of the expanded index (a plain tuple, so plans are hashable cache keys):
 #   ("none",)                      a new axis of size 1
@@ -85,7 +85,7 @@ def _sequence_error(seq: list) -> TypeError:
 def _as_index_array(item: Any) -> Any:
     """Lists become arrays (stacked if they hold traced values); dtypes must be integer or bool."""
     if isinstance(item, list):
-        flat = list(_flatten(item))
+        flat = list(nested_leaves(item))
         if any(isinstance(v, (Array, Tracer)) for v in flat):
             item = asarray(item)
         else:
@@ -97,14 +97,6 @@ def _as_index_array(item: Any) -> Any:
             f"{dtype.name}{mlir.where_suffix()}"
         )
     return item
-
-
-def _flatten(seq: Any):
-    if isinstance(seq, (list, tuple)):
-        for s in seq:
-            yield from _flatten(s)
-    else:
-        yield seq
 
 
 def _classify(item: Any) -> tuple[str, Any]:

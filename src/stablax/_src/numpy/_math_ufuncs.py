@@ -130,22 +130,24 @@ def isneginf(x: Any, /, out: None = None) -> Any:
     return _isneginf(x)
 
 
+def _imag_test(x: Any, compare: Any, real_answer: bool) -> Any:
+    """compare(imag(x), 0) elementwise; for real dtypes, `real_answer` (as weak as x)."""
+    (x,) = promote_dtypes(x)
+    if x.aval.dtype.kind != "c":
+        return _with_weakness_of(lax.full_like(x, real_answer, dtype=np.bool_), x)
+    return compare(lax.imag(x), 0.0)
+
+
 @_eager
 def isreal(x):
     """Elementwise imag(x) == 0 (always true for real dtypes)."""
-    (x,) = promote_dtypes(x)
-    if x.aval.dtype.kind != "c":
-        return _with_weakness_of(lax.full_like(x, True, dtype=np.bool_), x)
-    return lax.eq(lax.imag(x), 0.0)
+    return _imag_test(x, lax.eq, True)
 
 
 @_eager
 def iscomplex(x):
     """Elementwise imag(x) != 0 (always false for real dtypes)."""
-    (x,) = promote_dtypes(x)
-    if x.aval.dtype.kind != "c":
-        return _with_weakness_of(lax.full_like(x, False, dtype=np.bool_), x)
-    return lax.ne(lax.imag(x), 0.0)
+    return _imag_test(x, lax.ne, False)
 
 
 def angle(z: Any, deg: bool = False) -> Any:

@@ -20,6 +20,7 @@ from stablax._src.numpy._sorting import (
     argsort,
     concrete_value,
     index_dtype,
+    nonnegative_size,
     searchsorted,
     size_hint,
     take_1d,
@@ -114,9 +115,7 @@ def _keep_distinct(
         hint = _unique_hint(f"jnp.{name}")
         prefix = int(concrete_value(kept, f"jnp.{name}", hint))
         return _unique_parts(lax.slice(ordered, (0,), (prefix,)), None, True, None, None, name)[0]
-    size = operator.index(size)
-    if size < 0:
-        raise ValueError(f"jnp.{name}: size must be nonnegative, got {size}{mlir.where_suffix()}")
+    size = nonnegative_size(size, f"jnp.{name}")
     if n == 0:
         if valid_out is not None:
             valid_out.append(lax.full((size,), False, np.bool_))
@@ -163,9 +162,7 @@ def setdiff1d(
         if isinstance(ar1, Tracer):
             concrete_value(ar1, name, size_hint(name))
     else:
-        size = operator.index(size)
-        if size < 0:
-            raise ValueError(f"{name}: size must be nonnegative, got {size}{mlir.where_suffix()}")
+        size = nonnegative_size(size, name)
     fill = asarray(0 if fill_value is None else fill_value)
     if fill.aval.ndim:
         raise ValueError(
@@ -250,11 +247,7 @@ def _intersect1d_of_unique(
         found = lax.reduce_sum(lax.convert_element_type(pairs, dtype), (0,))
         length = int(concrete_value(found, f"jnp.{name}", _unique_hint(f"jnp.{name}")))
     else:
-        length = operator.index(size)
-        if length < 0:
-            raise ValueError(
-                f"jnp.{name}: size must be nonnegative, got {length}{mlir.where_suffix()}"
-            )
+        length = nonnegative_size(size, f"jnp.{name}")
     if n < 2:  # no pairs: every slot is padding; JAX's gather of one value reads that value
         positions = lax.full((length,), 0, dtype)
         valid = lax.full((length,), False, np.bool_)

@@ -44,6 +44,14 @@ def size_hint(name: str, argument: str = "size") -> str:
     )
 
 
+def nonnegative_size(size: Any, name: str) -> int:
+    """A `size=` argument (the length of a value-dependent result) as a Python int, at least 0."""
+    size = operator.index(size)
+    if size < 0:
+        raise ValueError(f"{name}: size must be nonnegative, got {size}{mlir.where_suffix()}")
+    return size
+
+
 def index_dtype() -> np.dtype:
     return dtypes.default_int_dtype()
 
@@ -77,7 +85,9 @@ def _sort_equal(x: Any, y: Any) -> Any:
     return lax.bitwise_or(lax.eq(x, y), lax.bitwise_and(lax.ne(x, x), lax.ne(y, y)))
 
 
-def _check_sort_args(name: str, kind: Any, order: Any) -> None:
+def _checked_sort_args(name: str, a: Any, axis: Any, kind: Any, order: Any) -> Any:
+    """sort's or argsort's `a` as an array, once `kind`, `order` and a 0-d `a`'s axis are
+    checked."""
     # JAX's class (TypeError) for both: stability is asked for with `stable=`.
     if kind is not None:
         raise TypeError(
@@ -86,15 +96,24 @@ def _check_sort_args(name: str, kind: Any, order: Any) -> None:
         )
     if order is not None:
         raise TypeError(f"jnp.{name}: the 'order' argument is not supported{mlir.where_suffix()}")
+    a = asarray(a)
+    if a.aval.ndim == 0 and axis is not None:
+        raise ValueError(f"jnp.{name}: axis {axis} is out of bounds for a 0-d array")
+    return a
 
 
 # --- sort / argsort ----------------------------------------------------------------------------
 
 
-def _sort_impl(a, axis, stable, descending):
+def _sort_operand(a: Any, axis: Any, name: str) -> tuple[Any, int]:
+    """(a, axis) for sort or argsort: `a` flattened when `axis` is None, the axis checked."""
     if axis is None:
         a, axis = lax.reshape(a, (a.aval.size,)), 0
-    axis = axis_arg(axis, a.aval.ndim, "jnp.sort")
+    return a, axis_arg(axis, a.aval.ndim, f"jnp.{name}")
+
+
+def _sort_impl(a, axis, stable, descending):
+    a, axis = _sort_operand(a, axis, "sort")
     out = lax.sort(a, dimension=axis, is_stable=stable)
     # Descending is the ascending order reversed: NaNs first, as in JAX.
     return lax.rev(out, (axis,)) if descending else out
@@ -116,17 +135,12 @@ def sort(
 
     NaNs sort last (first when `descending`); complex numbers by real, then imaginary part.
     """
-    _check_sort_args("sort", kind, order)
-    a = asarray(a)
-    if a.aval.ndim == 0 and axis is not None:
-        raise ValueError(f"jnp.sort: axis {axis} is out of bounds for a 0-d array")
+    a = _checked_sort_args("sort", a, axis, kind, order)
     return _sort(a, axis=axis, stable=bool(stable), descending=bool(descending))
 
 
 def _argsort_impl(a, axis, stable, descending, dtype):
-    if axis is None:
-        a, axis = lax.reshape(a, (a.aval.size,)), 0
-    axis = axis_arg(axis, a.aval.ndim, "jnp.argsort")
+    a, axis = _sort_operand(a, axis, "argsort")
     shape = a.aval.shape
     iota = lax.broadcasted_iota(dtype, shape, axis)
     if not descending:
@@ -152,10 +166,7 @@ def argsort(
 ) -> Any:
     """The indices that sort `a` along `axis` (NumPy's `argsort`); equal elements keep their
     order when `stable`, also when `descending`."""
-    _check_sort_args("argsort", kind, order)
-    a = asarray(a)
-    if a.aval.ndim == 0 and axis is not None:
-        raise ValueError(f"jnp.argsort: axis {axis} is out of bounds for a 0-d array")
+    a = _checked_sort_args("argsort", a, axis, kind, order)
     dtype = index_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
     return _argsort(a, axis=axis, stable=bool(stable), descending=bool(descending), dtype=dtype)
 

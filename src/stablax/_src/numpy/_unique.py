@@ -4,7 +4,6 @@ jit comes from a static `size=` (with `fill_value=` for the padding), as in JAX.
 
 from __future__ import annotations
 
-import operator
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -19,6 +18,7 @@ from stablax._src.numpy._sorting import (
     _flat_nonzero_positions,
     concrete_value,
     index_dtype,
+    nonnegative_size,
     take_1d,
 )
 
@@ -163,9 +163,7 @@ def _unique_parts(ar, axis, equal_nan, size, fill_value, name):
         count = _count_distinct(ar, axis=axis, equal_nan=bool(equal_nan))
         size = int(concrete_value(count, f"jnp.{name}", _unique_hint(f"jnp.{name}")))
         fill_value = None  # every slot holds a distinct value: unused, as in JAX
-    size = operator.index(size)
-    if size < 0:
-        raise ValueError(f"jnp.{name}: size must be nonnegative, got {size}{mlir.where_suffix()}")
+    size = nonnegative_size(size, f"jnp.{name}")
     n = ar.aval.size if axis is None else ar.aval.shape[axis]
     if n == 0:
         return _empty_unique(ar, axis, size, fill_value, name)

@@ -33,14 +33,17 @@ def _symmetric_positions(m: int) -> Any:
     return lax.div(lax.add(lax.mul(n, 2.0), float(1 - m)), float(m - 1))
 
 
+def _short_window(m: int) -> Any:
+    """The window of fewer than two points, which needs no formula: empty, or the one point 1."""
+    return lax.full((max(m, 0),), 1, dtypes.default_float_dtype())
+
+
 def _cosine_window(name: str, weights: tuple[float, ...]):
     def fn(M):  # noqa: N803 (NumPy's parameter name)
         m = _length(M, name)
+        if m < 2:
+            return _short_window(m)
         dt = dtypes.default_float_dtype()
-        if m < 1:
-            return lax.full((0,), 0, dt)
-        if m == 1:
-            return lax.full((1,), 1, dt)
         x = lax.mul(_symmetric_positions(m), math.pi)
         out = lax.full((m,), weights[0], dt)
         for k, weight in enumerate(weights[1:], start=1):
@@ -64,12 +67,10 @@ hanning = _cosine_window("hanning", (0.5, 0.5))
 
 def _bartlett_impl(M):  # noqa: N803
     m = _length(M, "bartlett")
-    dt = dtypes.default_float_dtype()
-    if m < 1:
-        return lax.full((0,), 0, dt)
-    if m == 1:
-        return lax.full((1,), 1, dt)
-    return lax.sub(lax.full((m,), 1, dt), lax.abs(_symmetric_positions(m)))
+    if m < 2:
+        return _short_window(m)
+    ones = lax.full((m,), 1, dtypes.default_float_dtype())
+    return lax.sub(ones, lax.abs(_symmetric_positions(m)))
 
 
 _bartlett = _eager(_bartlett_impl, static_argnums=0)
@@ -82,11 +83,9 @@ def bartlett(M: int) -> Any:  # noqa: N803
 
 def _kaiser_impl(M, beta):  # noqa: N803
     m = _length(M, "kaiser")
+    if m < 2:
+        return _short_window(m)
     dt = dtypes.default_float_dtype()
-    if m < 1:
-        return lax.full((0,), 0, dt)
-    if m == 1:
-        return lax.full((1,), 1, dt)
     beta = asarray(beta)
     if dtypes.issubdtype(beta.aval.dtype, np.complexfloating):  # JAX's i0 refuses it
         raise ValueError(
