@@ -8,12 +8,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 
 from stablax._src import core, ir_passes, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.bodies import aval_of_value
+from stablax._src.bodies import expand_in_place
 from stablax._src.core import Tracer
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
@@ -378,19 +377,11 @@ def kernel_expansion(name: str, kernels: Mapping[str, Kernel]) -> ir_passes.Expa
     def expand(operation: Any) -> None:
         impl = _kernel(name, kernels, runtime.default_backend())
         params = decode_params(operation)
-        in_avals = [aval_of_value(v) for v in operation.operands]
-        traced = core.trace_to_func(
-            lambda *xs: impl(*xs, **params), in_avals, name=f"linalg_{name}"
-        )
-        if traced.captured:
-            raise RuntimeError(f"stablax: internal error, the {name} kernel captured values")
-        with ir.InsertionPoint(operation), operation.location:
-            values = _jax_mlir_ext.inlined_func_call(
-                traced.func_op.operation, list(operation.operands)
-            )
-        for result, value in zip(operation.results, values, strict=True):
-            result.replace_all_uses_with(value)
-        operation.erase()
+
+        def kernel(*xs):
+            return impl(*xs, **params)
+
+        expand_in_place(operation, kernel, f"linalg_{name}", f"{name} kernel")
 
     return expand
 
