@@ -1,4 +1,4 @@
-"""What runs on a module about to be compiled: marker ops are expanded or dropped.
+"""Marker ops: emitting one, and, on a module about to be compiled, expanding or dropping each.
 
 Marker ops are `stablehlo.custom_call`s to `stablax.*` targets that exist only while a function
 is being transformed (stop_gradient, the linalg decompositions, named-axis collectives). Before
