@@ -23,24 +23,23 @@ from typing import Any
 _ALIAS = "jax"
 
 
+def _exists(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a parent package is missing
+        return False
+
+
 def _target_name(fullname: str) -> str | None:
     """The stablax module that backs `fullname` (`jax...`), or None if there is none."""
     rest = fullname[len(_ALIAS) :]
     compat = "stablax._compat" + rest
-    try:
-        if importlib.util.find_spec(compat) is not None:
-            return compat
-    except ModuleNotFoundError:
-        pass
+    if _exists(compat):
+        return compat
     if rest.startswith("._src"):
         return None  # JAX's internals exist only where the compatibility package provides them
     own = "stablax" + rest
-    try:
-        if importlib.util.find_spec(own) is not None:
-            return own
-    except ModuleNotFoundError:
-        pass
-    return None
+    return own if _exists(own) else None
 
 
 class _AliasLoader(importlib.abc.Loader):

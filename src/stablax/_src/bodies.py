@@ -14,8 +14,10 @@ module never depends on anything outside itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 
 from stablax._src import core
 from stablax._src import ir as mlir
@@ -158,6 +160,21 @@ def inline(fn: Any, args: Sequence[Any]) -> list[Any]:
     for op in ops:
         _copy_op(op, env, fn.owner, trace)
     return [env[v] for v in outputs]
+
+
+def expand_in_place(operation: Any, fun: Callable, name: str, what: str) -> None:
+    """Replaces `operation` (a marker op of a module about to be compiled) by `fun`, a function
+    of lax ops traced on its operands' avals (as function `name`) and inlined in its place.
+    `fun` must capture no values; `what` names it in the internal error raised if it does."""
+    in_avals = [aval_of_value(v) for v in operation.operands]
+    traced = core.trace_to_func(fun, in_avals, name=name)
+    if traced.captured:
+        raise RuntimeError(f"stablax: internal error, the {what} captured values")
+    with ir.InsertionPoint(operation), operation.location:
+        values = _jax_mlir_ext.inlined_func_call(traced.func_op.operation, list(operation.operands))
+    for result, value in zip(operation.results, values, strict=True):
+        result.replace_all_uses_with(value)
+    operation.erase()
 
 
 def _captured_value(value: Any) -> Any:

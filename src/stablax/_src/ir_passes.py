@@ -1,4 +1,4 @@
-"""What runs on a module about to be compiled: marker ops are expanded or dropped.
+"""Marker ops: emitting one, and, on a module about to be compiled, expanding or dropping each.
 
 Marker ops are `stablehlo.custom_call`s to `stablax.*` targets that exist only while a function
 is being transformed (stop_gradient, the linalg decompositions, named-axis collectives). Before
@@ -8,9 +8,10 @@ or, with none, by its operands.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from stablax._src import ir as mlir
 from stablax._src.ir import ir
 
 MARKER_PREFIX = "stablax."
@@ -21,6 +22,34 @@ MARKER_TEXT = "custom_call @stablax."
 # (a backend kernel), or raising when the op cannot be compiled; keyed by custom-call target.
 Expansion = Callable[[Any], None]
 expansions: dict[str, Expansion] = {}
+
+
+def emit_marker(
+    target: str,
+    operands: Sequence[Any],
+    out_avals: Sequence[Any],
+    parameters: Mapping[str, ir.Attribute] | None = None,
+) -> list[Any]:
+    """Emits a marker op: a custom call to `target` (a `stablax.*` name) without side effects,
+    its `parameters` as further attributes; returns its results."""
+    attributes = {
+        "call_target_name": ir.StringAttr.get(target),
+        "has_side_effect": ir.BoolAttr.get(False),
+        **(parameters or {}),
+    }
+    op = mlir.emit(
+        "stablehlo.custom_call", operands, [mlir.aval_type(a) for a in out_avals], attributes
+    )
+    return list(op.results)
+
+
+def marker_lowering(target: str) -> Callable[..., list[Any]]:
+    """The lowering of a marker op without parameters: a custom call to `target`."""
+
+    def lower(operands, in_avals, out_avals):
+        return emit_marker(target, operands, out_avals)
+
+    return lower
 
 
 def strip_markers(module: Any) -> None:

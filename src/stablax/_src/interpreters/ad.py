@@ -28,7 +28,7 @@ from stablax._src.interpreters.interpret import (
     interpret,
     operand_values,
 )
-from stablax._src.ir import ir
+from stablax._src.ir_passes import marker_lowering
 from stablax._src.op_rules import op_key
 from stablax._src.staging import all_abstract, copy_in
 
@@ -292,26 +292,10 @@ def _identity_rule(x: ShapedArray) -> ShapedArray:
     return x
 
 
-def _marker_lowering(target: str):
-    def lower(operands, in_avals, out_avals):
-        op = mlir.emit(
-            "stablehlo.custom_call",
-            operands,
-            [mlir.aval_type(a) for a in out_avals],
-            {
-                "call_target_name": ir.StringAttr.get(target),
-                "has_side_effect": ir.BoolAttr.get(False),
-            },
-        )
-        return list(op.results)
-
-    return lower
-
-
 op_rules.def_op(
     STOP_GRADIENT,
     _identity_rule,
-    _marker_lowering("stablax.stop_gradient"),
+    marker_lowering("stablax.stop_gradient"),
     differentiable=False,
     batch=elementwise_batch_rule(STOP_GRADIENT),
 )

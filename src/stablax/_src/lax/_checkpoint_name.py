@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from stablax._src import core, dispatch, op_rules, tree_util
-from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.interpreters.remat_policies import NAME
 from stablax._src.ir import ir
+from stablax._src.ir_passes import emit_marker
 from stablax._src.primitive import Primitive
 
 
@@ -23,13 +23,9 @@ def _name_rule(x: ShapedArray, *, tag: str) -> ShapedArray:
 
 
 def _name_lowering(operands, in_avals, out_avals, *, tag):
-    attributes = {
-        "call_target_name": ir.StringAttr.get("stablax.name"),
-        "has_side_effect": ir.BoolAttr.get(False),
-        "backend_config": ir.StringAttr.get(tag),
-    }
-    op = mlir.emit("stablehlo.custom_call", operands, [mlir.aval_type(out_avals[0])], attributes)
-    return list(op.results)
+    return emit_marker(
+        "stablax.name", operands, out_avals, {"backend_config": ir.StringAttr.get(tag)}
+    )
 
 
 def _decode_name(op: Any) -> dict[str, Any]:

@@ -11,10 +11,10 @@ import numpy as np
 
 from stablax._src import core, op_rules, tree_util
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray, aval_of
+from stablax._src.avals import aval_of
 from stablax._src.core import Tracer
 from stablax._src.interpreters import control_flow as cf
-from stablax._src.interpreters.batching import batch_traced, bdim_at_front, moveaxis
+from stablax._src.interpreters.batching import bdim_at_front, moveaxis
 from stablax._src.lax._argcheck import check_callable
 from stablax._src.lax._control_flow_scan_ad import scan_jvp, scan_transpose
 from stablax._src.lax._control_flow_scan_op import (
@@ -50,9 +50,12 @@ def _scan_batch(values, dims, *, axis_size, body, length, reverse, num_carry, nu
     k_mask = [d is not None for d in kd]
     carry_mask = [d is not None for d in cd]
     while True:
-        new_body, out_mask, y_mask, captured = _batched_body(
-            body, carry_mask, x_mask, k_mask, n_c, axis_size
+        # Batched carries come out batched, ys where the body batches them; captured values
+        # become trailing consts.
+        new_body, out_mask, captured = cf.batched_body(
+            body, [*carry_mask, *x_mask, *k_mask], [*carry_mask, *[False] * n_y], axis_size
         )
+        out_mask, y_mask = out_mask[:n_c], out_mask[n_c:]
         if out_mask == carry_mask:
             break
         carry_mask = [a or b for a, b in zip(carry_mask, out_mask, strict=True)]
@@ -71,31 +74,6 @@ def _scan_batch(values, dims, *, axis_size, body, length, reverse, num_carry, nu
         *(0 if m else None for m in k_mask),
     ]
     return op_results(counter, c_out, ys, x, k), out_dims
-
-
-def _batched_body(fn, carry_mask, x_mask, k_mask, n_c, axis_size):
-    """The body with batched inputs at axis 0; carries in `carry_mask` come out batched at 0,
-    ys batched at 0 where the body batches them. Values it captures are trailing consts."""
-    masks = [*carry_mask, *x_mask, *k_mask]
-    in_avals = [
-        ShapedArray((axis_size, *a.shape), a.dtype, a.weak_type) if m else a
-        for a, m in zip(fn.in_avals, masks, strict=True)
-    ]
-    box: dict[str, Any] = {}
-
-    def batched(*args):
-        outs, out_dims = batch_traced(fn, args, [0 if m else None for m in masks], axis_size)
-        box["out_mask"] = [d is not None for d in out_dims[:n_c]]
-        box["y_mask"] = [d is not None for d in out_dims[n_c:]]
-        result = []
-        for i, (o, d) in enumerate(zip(outs, out_dims, strict=True)):
-            force = i < n_c and carry_mask[i]
-            result.append(bdim_at_front(o, d, axis_size) if d is not None or force else o)
-        return result
-
-    new_body, captured = cf.trace_body(batched, in_avals)
-    out_mask = [a or b for a, b in zip(box["out_mask"], carry_mask, strict=True)]
-    return new_body, out_mask, box["y_mask"], captured
 
 
 op_rules.def_op(

@@ -16,7 +16,11 @@ from stablax._src.interpreters.batching import moveaxis
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax._conv_dimensions import ConvDimensionNumbers, _error
-from stablax._src.lax._dot import Precision
+from stablax._src.lax._dot import (
+    decode_precision,
+    decode_preferred_element_type,
+    precision_config,
+)
 from stablax._src.lax._elementwise_common import ANY, check_dtype
 from stablax._src.lax._reduce_bodies import int_tuple, pad_pairs
 from stablax._src.lax._shapes import convert_element_type, full, reshape, transpose
@@ -190,11 +194,8 @@ def _conv_lowering(
         ),
         "feature_group_count": mlir.i64(feature_group_count),
         "batch_group_count": mlir.i64(batch_group_count),
+        **precision_config(precision),
     }
-    if precision is not None:
-        attrs["precision_config"] = ir.ArrayAttr.get(
-            [mlir.stablehlo.PrecisionAttr.get(p.value) for p in precision]
-        )
     op = mlir.emit("stablehlo.convolution", operands, [mlir.aval_type(out_avals[0])], attrs)
     return list(op.results)
 
@@ -202,14 +203,6 @@ def _conv_lowering(
 def _conv_decode(op: Any) -> dict[str, Any]:
     attrs = op.attributes
     dn = mlir.stablehlo.ConvDimensionNumbers(attrs["dimension_numbers"])
-    precision = None
-    if "precision_config" in attrs:
-        precision = tuple(
-            Precision(mlir.stablehlo.PrecisionAttr(p).value)
-            for p in ir.ArrayAttr(attrs["precision_config"])
-        )
-    lhs_dtype = mlir.dtype_of_type(op.operands[0].type)
-    out_dtype = mlir.dtype_of_type(op.results[0].type)
     return {
         "window_strides": int_tuple(attrs["window_strides"]),
         "padding": pad_pairs(attrs["padding"]),
@@ -226,8 +219,8 @@ def _conv_decode(op: Any) -> dict[str, Any]:
         ),
         "feature_group_count": ir.IntegerAttr(attrs["feature_group_count"]).value,
         "batch_group_count": ir.IntegerAttr(attrs["batch_group_count"]).value,
-        "precision": precision,
-        "preferred_element_type": None if out_dtype == lhs_dtype else out_dtype,
+        "precision": decode_precision(op),
+        "preferred_element_type": decode_preferred_element_type(op),
     }
 
 

@@ -157,12 +157,37 @@ def _dot_general_lowering(
             rhs_contracting_dimensions=list(rc),
         )
     }
-    if precision is not None:
-        attrs["precision_config"] = ir.ArrayAttr.get(
-            [mlir.stablehlo.PrecisionAttr.get(p.value) for p in precision]
-        )
+    attrs.update(precision_config(precision))
     op = mlir.emit("stablehlo.dot_general", operands, [mlir.aval_type(out_avals[0])], attrs)
     return list(op.results)
+
+
+def precision_config(precision: tuple[Precision, ...] | None) -> dict[str, ir.Attribute]:
+    """The `precision_config` attribute of a dot or a convolution: none for `precision=None`."""
+    if precision is None:
+        return {}
+    return {
+        "precision_config": ir.ArrayAttr.get(
+            [mlir.stablehlo.PrecisionAttr.get(p.value) for p in precision]
+        )
+    }
+
+
+def decode_precision(op: Any) -> tuple[Precision, ...] | None:
+    """The inverse of `precision_config`."""
+    if "precision_config" not in op.attributes:
+        return None
+    return tuple(
+        Precision(mlir.stablehlo.PrecisionAttr(a).value)
+        for a in ir.ArrayAttr(op.attributes["precision_config"])
+    )
+
+
+def decode_preferred_element_type(op: Any) -> np.dtype | None:
+    """A dot's or convolution's `preferred_element_type`: its result dtype where that is not
+    its first operand's."""
+    out_dtype = mlir.dtype_of_type(op.results[0].type)
+    return None if out_dtype == mlir.dtype_of_type(op.operands[0].type) else out_dtype
 
 
 # --- decoder, derivatives and batching ------------------------------------------------------------
@@ -174,18 +199,10 @@ def _decode_dot_general(op: Any) -> dict[str, Any]:
         (tuple(dn.lhs_contracting_dimensions), tuple(dn.rhs_contracting_dimensions)),
         (tuple(dn.lhs_batching_dimensions), tuple(dn.rhs_batching_dimensions)),
     )
-    precision = None
-    if "precision_config" in op.attributes:
-        precision = tuple(
-            Precision(mlir.stablehlo.PrecisionAttr(a).value)
-            for a in ir.ArrayAttr(op.attributes["precision_config"])
-        )
-    out_dtype = mlir.dtype_of_type(op.results[0].type)
-    in_dtype = mlir.dtype_of_type(op.operands[0].type)
     return {
         "dimension_numbers": dims,
-        "precision": precision,
-        "preferred_element_type": None if out_dtype == in_dtype else out_dtype,
+        "precision": decode_precision(op),
+        "preferred_element_type": decode_preferred_element_type(op),
     }
 
 

@@ -8,12 +8,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 
 from stablax._src import core, ir_passes, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.bodies import aval_of_value
+from stablax._src.bodies import expand_in_place
 from stablax._src.core import Tracer
 from stablax._src.ir import ir
 from stablax._src.lax import _elementwise as ew
@@ -134,6 +133,28 @@ def _cpu_lu(x):
     return [factors, ew.sub(ipiv, full(pivots.shape, 1, np.int32))]  # LAPACK counts from 1
 
 
+def geqrf_kernel(a, *, pivoting):
+    """geqrf, or geqp3 with column pivoting: LAPACK's packed QR (R on and above the diagonal, the
+    Householder reflectors below) and the reflectors' scales, then, with pivoting, the column
+    permutation (counted from 0)."""
+    *batch, m, n = u.shape(a)
+    dt, k = u.dtype(a), min(m, n)
+    taus = ShapedArray((*batch, k), dt)
+    if k == 0:
+        outs = [a, full(taus.shape, 0, dt)]
+        return outs + [full((*batch, n), 0, np.int32)] if pivoting else outs
+    if not pivoting:
+        return ffi_call(lapack_target("geqrf", dt), [a], [core_aval(a), taus], [True, True, False])
+    columns = ShapedArray((*batch, n), np.int32)
+    packed, jpvt, tau = ffi_call(
+        lapack_target("geqp3", dt),
+        [a, full(columns.shape, 0, np.int32)],
+        [core_aval(a), columns, taus],
+        [True, False, True, False, False],
+    )
+    return [packed, tau, ew.sub(jpvt, full(columns.shape, 1, np.int32))]  # geqp3 counts from 1
+
+
 def _cpu_qr(x, *, full_matrices, pivoting=False):
     *batch, m, n = u.shape(x)
     k, dt, nd = min(m, n), u.dtype(x), len(u.shape(x))
@@ -142,28 +163,13 @@ def _cpu_qr(x, *, full_matrices, pivoting=False):
     if k == 0:  # Q is the identity's first columns, R empty
         outs = [u.eye(m, dt, batch, q_cols), full((*batch, q_cols, n), 0, dt)]
         return outs + [full((*batch, n), 0, np.int32)] if pivoting else outs
-    taus = ShapedArray((*batch, k), dt)
-    if pivoting:
-        columns = ShapedArray((*batch, n), np.int32)
-        packed, jpvt, tau = ffi_call(
-            lapack_target("geqp3", dt),
-            [x, full(columns.shape, 0, np.int32)],
-            [core_aval(x), columns, taus],
-            [True, False, True, False, False],
-        )
-    else:
-        packed, tau = ffi_call(
-            lapack_target("geqrf", dt), [x], [core_aval(x), taus], [True, True, False]
-        )
+    packed, tau, *permutation = geqrf_kernel(x, pivoting=pivoting)
     r = u.triu(lax_slice(packed, (0,) * nd, (*batch, q_cols, n)))
     if q_cols > n:  # full Q of a tall matrix: pad the reflectors with columns
         reflectors = pad(packed, full((), 0, dt), [(0, 0, 0)] * (nd - 1) + [(0, q_cols - n, 0)])
     else:
         reflectors = lax_slice(packed, (0,) * nd, (*batch, m, q_cols))
-    q = householder_product_kernel(reflectors, tau)
-    if pivoting:  # geqp3 counts columns from 1
-        return [q, r, ew.sub(jpvt, full(u.shape(jpvt), 1, np.int32))]
-    return [q, r]
+    return [householder_product_kernel(reflectors, tau), r, *permutation]
 
 
 def householder_product_kernel(reflectors, taus):
@@ -378,19 +384,11 @@ def kernel_expansion(name: str, kernels: Mapping[str, Kernel]) -> ir_passes.Expa
     def expand(operation: Any) -> None:
         impl = _kernel(name, kernels, runtime.default_backend())
         params = decode_params(operation)
-        in_avals = [aval_of_value(v) for v in operation.operands]
-        traced = core.trace_to_func(
-            lambda *xs: impl(*xs, **params), in_avals, name=f"linalg_{name}"
-        )
-        if traced.captured:
-            raise RuntimeError(f"stablax: internal error, the {name} kernel captured values")
-        with ir.InsertionPoint(operation), operation.location:
-            values = _jax_mlir_ext.inlined_func_call(
-                traced.func_op.operation, list(operation.operands)
-            )
-        for result, value in zip(operation.results, values, strict=True):
-            result.replace_all_uses_with(value)
-        operation.erase()
+
+        def kernel(*xs):
+            return impl(*xs, **params)
+
+        expand_in_place(operation, kernel, f"linalg_{name}", f"{name} kernel")
 
     return expand
 

@@ -73,15 +73,10 @@ def marker_lowering(name: str):
     integer parameters travel in its `stablax.params` dictionary."""
 
     def lower(operands, in_avals, out_avals, **params):
-        attrs = {
-            "call_target_name": ir.StringAttr.get(TARGET_PREFIX + name),
-            "has_side_effect": ir.BoolAttr.get(False),
-            PARAMS_ATTRIBUTE: ir.DictAttr.get({k: _param_attribute(v) for k, v in params.items()}),
-        }
-        op = mlir.emit(
-            "stablehlo.custom_call", operands, [mlir.aval_type(a) for a in out_avals], attrs
+        attribute = ir.DictAttr.get({k: _param_attribute(v) for k, v in params.items()})
+        return ir_passes.emit_marker(
+            TARGET_PREFIX + name, operands, out_avals, {PARAMS_ATTRIBUTE: attribute}
         )
-        return list(op.results)
 
     return lower
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from stablax._src.avals import ShapedArray
-from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _linalg_util as u
 from stablax._src.lax._linalg_kernels import (
     aval_size,
     batch_info,
     core_aval,
     ffi_call,
+    geqrf_kernel,
     householder_product_kernel,
     info_ok,
     kernel_expansion,
@@ -122,27 +122,8 @@ def _cpu_tridiagonal_solve(dl, d, du, b, *, perturb_singular):
     return [u.where_ok(info_ok(info), x)]
 
 
-def _cpu_geqrf(a, *, pivoting):
-    *batch, m, n = u.shape(a)
-    dt, k = u.dtype(a), min(m, n)
-    taus = ShapedArray((*batch, k), dt)
-    if k == 0:
-        outs = [a, full(taus.shape, 0, dt)]
-        return outs + [full((*batch, n), 0, np.int32)] if pivoting else outs
-    if not pivoting:
-        return ffi_call(lapack_target("geqrf", dt), [a], [core_aval(a), taus], [True, True, False])
-    columns = ShapedArray((*batch, n), np.int32)
-    packed, jpvt, tau = ffi_call(
-        lapack_target("geqp3", dt),
-        [a, full(columns.shape, 0, np.int32)],
-        [core_aval(a), columns, taus],
-        [True, False, True, False, False],
-    )
-    return [packed, tau, ew.sub(jpvt, full(columns.shape, 1, np.int32))]  # geqp3 counts from 1
-
-
 _CPU_KERNELS = {
-    "geqrf": _cpu_geqrf,
+    "geqrf": geqrf_kernel,
     "hessenberg": _cpu_hessenberg,
     "tridiagonal": _cpu_tridiagonal,
     "schur": _cpu_schur,

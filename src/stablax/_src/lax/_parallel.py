@@ -23,6 +23,7 @@ from stablax._src.core import current_trace, to_tracer
 from stablax._src.interpreters.ad import jvp_not_implemented
 from stablax._src.interpreters.batching import bound_axis_size, moveaxis, rewritten_axis
 from stablax._src.ir import ir
+from stablax._src.ir_passes import emit_marker
 from stablax._src.lax._elementwise import add, div, mul
 from stablax._src.lax._reduce_monoids import reduce_max, reduce_min, reduce_sum
 from stablax._src.lax._shapes import (
@@ -79,18 +80,11 @@ def _decode(op: Any, owner: Any) -> dict[str, Any]:
 def _lowering(target: str):
     def lower(operands, in_avals, out_avals, **params):
         text = repr(sorted(params.items()))
-        attributes = {
-            "call_target_name": ir.StringAttr.get(target),
-            "has_side_effect": ir.BoolAttr.get(False),
-            "backend_config": ir.StringAttr.get(text),
-        }
+        attributes = {"backend_config": ir.StringAttr.get(text)}
         if _literal(text) != params:
             key = core.lowering_trace().add_payload("collective", dict(params))
             attributes[PAYLOAD_ATTRIBUTE] = ir.StringAttr.get(key)
-        op = mlir.emit(
-            "stablehlo.custom_call", operands, [mlir.aval_type(a) for a in out_avals], attributes
-        )
-        return list(op.results)
+        return emit_marker(target, operands, out_avals, attributes)
 
     return lower
 

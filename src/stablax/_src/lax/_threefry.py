@@ -11,14 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 
-from stablax._src import core, dispatch, op_rules, runtime
+from stablax._src import dispatch, op_rules, runtime
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.bodies import aval_of_value
+from stablax._src.bodies import expand_in_place
 from stablax._src.interpreters.batching import elementwise_batch_rule
-from stablax._src.ir import ir
+from stablax._src.ir_passes import marker_lowering
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax._control_flow_while import while_loop
 from stablax._src.lax._slice_pad import index_in_dim
@@ -46,19 +45,6 @@ def _threefry_rule(k0, k1, x0, x1):
         )
     out = ShapedArray(shape, _U32)
     return out, out
-
-
-def _marker_lowering(operands, in_avals, out_avals):
-    op = mlir.emit(
-        "stablehlo.custom_call",
-        operands,
-        [mlir.aval_type(a) for a in out_avals],
-        {
-            "call_target_name": ir.StringAttr.get(TARGET),
-            "has_side_effect": ir.BoolAttr.get(False),
-        },
-    )
-    return list(op.results)
 
 
 def threefry2x32(k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
@@ -136,21 +122,13 @@ def expand(operation: Any, platform: str | None = None) -> None:
     """Replaces one `stablax.threefry2x32` custom call by its rounds for the target backend."""
     platform = runtime.default_backend() if platform is None else platform
     impl = _rolled if platform == "cpu" else _unrolled
-    in_avals = [aval_of_value(v) for v in operation.operands]
-    traced = core.trace_to_func(impl, in_avals, name="threefry2x32")
-    if traced.captured:
-        raise RuntimeError("stablax: internal error, the threefry2x32 rounds captured values")
-    with ir.InsertionPoint(operation), operation.location:
-        values = _jax_mlir_ext.inlined_func_call(traced.func_op.operation, list(operation.operands))
-    for result, value in zip(operation.results, values, strict=True):
-        result.replace_all_uses_with(value)
-    operation.erase()
+    expand_in_place(operation, impl, "threefry2x32", "threefry2x32 rounds")
 
 
 op_rules.def_op(
     THREEFRY2X32,
     _threefry_rule,
-    _marker_lowering,
+    marker_lowering(TARGET),
     batch=elementwise_batch_rule(THREEFRY2X32),
     expand=expand,
     differentiable=False,

@@ -22,6 +22,7 @@ from stablax._src.core import Tracer
 from stablax._src.interpreters.batching import axis_frame, batch_traced, moveaxis, rewriting_axis
 from stablax._src.ir import ir
 from stablax._src.staging import run_staged
+from stablax._src.transforms.ad_trace import restore_weak_types
 
 # --- axis specifications -----------------------------------------------------------------------
 
@@ -294,7 +295,7 @@ def _trace_and_batch(fun, in_tree, inputs, dims, size, axis_name, outputs: _Outp
         outs, out_dims = batch_traced(
             traced, [inputs[i] for i in mapped], [dims[i] for i in mapped], size
         )
-    outs = _restore_weak_types(outs, traced.out_avals)
+    outs = restore_weak_types(outs, traced.out_avals)
     return list(zip(outs, out_dims, strict=True))
 
 
@@ -365,16 +366,6 @@ def _unbatched_aval(aval: ShapedArray, axis: int) -> ShapedArray:
     shape = list(aval.shape)
     shape.pop(axis)
     return ShapedArray(shape, aval.dtype, aval.weak_type)
-
-
-def _restore_weak_types(outs: list[Any], avals: list[ShapedArray]) -> list[Any]:
-    # Rewrites re-emit constants strongly typed: give outputs the weak types fun's outputs had.
-    return [
-        lax.convert_element_type(o, a.dtype, weak_type=True)
-        if a.weak_type and not aval_of(o).weak_type
-        else o
-        for o, a in zip(outs, avals, strict=True)
-    ]
 
 
 def _place(
