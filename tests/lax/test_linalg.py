@@ -155,5 +155,7 @@ def test_errors_match_jax():
 def test_reductions_without_derivatives_raise(name, fun):
     # JAX has no jvp rule for these: differentiating one is its NotImplementedError.
     x = _normal((3, 3), np.float32)
-    with pytest.raises(NotImplementedError, match=f"differentiation rule for .*{name}"):
+    with pytest.raises(
+        NotImplementedError, match=f"Differentiation rule for '{name}' not implemented"
+    ):
         stablax.jvp(fun, (x,), (x,))

@@ -167,7 +167,7 @@ _binary("min", ew_ad.max_min_jvp("stablehlo.minimum"))
 _binary("atan2", ew_ad.atan2_jvp)
 _binary("polygamma", ew_ad.polygamma_jvp)
 # As JAX's lax.zeta (jax.scipy.special.zeta differentiates through a series, as stablax's does).
-_binary("zeta", jvp_not_implemented("chlo.zeta"))
+_binary("zeta", jvp_not_implemented("zeta"))
 _binary("nextafter", differentiable=False)
 _binary("bitwise_and", differentiable=False)
 _binary("bitwise_or", differentiable=False)

@@ -33,7 +33,6 @@ from stablax._src.lax._linalg_markers import (
     check_matrix,
     def_linalg_op,
     linalg_error,
-    op_name,
 )
 from stablax._src.lax._linalg_reduction_kernels import EXPANSIONS
 from stablax._src.lax._shapes import full
@@ -375,7 +374,7 @@ for _name, _rule in [
     ("ormqr", _ormqr_rule),
     ("geqrf", _geqrf_rule),
 ]:
-    def_linalg_op(_name, _rule, jvp=jvp_not_implemented(op_name(_name)), expand=EXPANSIONS[_name])
+    def_linalg_op(_name, _rule, jvp=jvp_not_implemented(_name), expand=EXPANSIONS[_name])
 def_linalg_op(
     "tridiagonal_solve",
     _tridiagonal_solve_rule,
