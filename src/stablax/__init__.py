@@ -24,6 +24,7 @@ if _typing.TYPE_CHECKING:  # loaded on first use: see __getattr__ below
         ad_checkpoint,
         core,
         custom_batching,
+        debug,
         dlpack,
         image,
         nn,
@@ -69,6 +70,7 @@ from stablax._src.api_extras import (
     typeof,
 )
 from stablax._src.basearray import Array
+from stablax._src.callbacks import effects_barrier, pure_callback
 from stablax._src.closure_convert import closure_convert
 from stablax._src.config import config
 from stablax._src.config_states import *  # noqa: F403  (enable_x64 and the other flag contexts)
@@ -100,6 +102,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Array",
+    "debug",
+    "effects_barrier",
+    "pure_callback",
     "ShapeDtypeStruct",
     "checkpoint",
     "checkpoint_policies",
@@ -194,6 +199,7 @@ _LAZY_SUBMODULES = frozenset(
         "array_api",
         "core",
         "custom_batching",
+        "debug",
         "dlpack",
         "example_libraries",
         "experimental",

@@ -23,9 +23,7 @@ from stablax._src import core
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
 from stablax._src.ir import ir
-
-# The attribute naming an op's payload in its module's `payloads` (marker ops).
-PAYLOAD_ATTRIBUTE = "stablax.payload"
+from stablax._src.ir_passes import PAYLOAD_ATTRIBUTE
 
 
 def aval_of_value(value: Any) -> ShapedArray:

@@ -12,7 +12,7 @@ from typing import Any
 from stablax._src import core, ir_passes, runtime
 from stablax._src import ir as mlir
 from stablax._src.array import Array
-from stablax._src.dispatch import to_array
+from stablax._src.dispatch import compile_with_callbacks, to_array
 from stablax._src.ir import ir
 
 
@@ -59,12 +59,21 @@ def evaluate_prefix(trace: core.FuncTrace, tracer: core.Tracer) -> Array:
         )
         clone.attributes["sym_name"] = ir.StringAttr.get("main")
         text = module.operation.get_asm(enable_debug_info=False)
-        compilable, text = ir_passes.without_markers(module.operation, text)
-        code = mlir.bytecode(compilable)
+        callbacks = ir_passes.HOST_CALLBACK_TEXT in text
+        if callbacks:  # the effects run when the whole program does, not here too
+            ir_passes.drop_effects(module.operation, trace.payloads)
+            text = module.operation.get_asm(enable_debug_info=False)
+            callbacks = ir_passes.HOST_CALLBACK_TEXT in text
+        if not callbacks:
+            compilable, text = ir_passes.without_markers(module.operation, text)
+            code = mlir.bytecode(compilable)
     inputs = [_concrete_array(s) for s in trace.sources] + [
         _concrete_array(c) for c in trace.captured
     ]
     device = runtime.default_device()
-    executable = runtime.compile_module(code, text.encode(), [tracer.aval], device)
+    if callbacks:  # pure callbacks the value depends on
+        executable = compile_with_callbacks(module.operation, trace.payloads, [tracer.aval], device)
+    else:
+        executable = runtime.compile_module(code, text.encode(), [tracer.aval], device)
     (out,) = executable.execute([a._buf for a in inputs])
     return Array(out, tracer.aval)

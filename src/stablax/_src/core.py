@@ -7,8 +7,9 @@ enclosing trace) are lifted to extra function arguments, never baked in as const
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -126,9 +127,24 @@ class _TraceState(threading.local):
         # The trace an op is being lowered into (set by `bind`): lowerings that add private
         # functions or Python payloads to the module add them there.
         self.lowering: FuncTrace | None = None
+        # Whether ordered effects were traced since the stack was last empty (`bind` then keeps
+        # each trace's `effect_chain` going; see lax/_host_callback.py).
+        self.ordered_effects = False
 
 
 trace_state = _TraceState()
+
+
+@contextlib.contextmanager
+def outside_traces() -> Iterator[None]:
+    """Runs the block as if nothing were being traced in this thread (a host callback run while
+    a trace is open computes on concrete values)."""
+    saved = trace_state.stack, trace_state.target, trace_state.lowering
+    trace_state.stack, trace_state.target, trace_state.lowering = [], None, None
+    try:
+        yield
+    finally:
+        trace_state.stack, trace_state.target, trace_state.lowering = saved
 
 
 def current_trace() -> FuncTrace | None:
@@ -196,6 +212,9 @@ class FuncTrace:
         self._contexts: list[Any] = []
         # Jitted functions traced once for this trace and its nested ones (jit_inline.py).
         self.inline_cache: dict[Any, Any] = {}
+        # The last op of this function that ordered effects come after: each ordered host
+        # callback reads it and becomes it, and so does a construct whose bodies have one.
+        self.effect_chain: Tracer | None = None
 
     def __enter__(self) -> FuncTrace:
         self.level = len(trace_state.stack)  # nesting depth; inner traces have higher levels
@@ -213,6 +232,8 @@ class FuncTrace:
         popped = trace_state.stack.pop()
         assert popped is self, "stablax: traces exited out of order"
         trace_state.target = self._saved_target
+        if not trace_state.stack:
+            trace_state.ordered_effects = False
         self.finished = True
         self.inline_cache.clear()
 

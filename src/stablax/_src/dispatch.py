@@ -59,7 +59,13 @@ def bind(name: str, *args: Any, **params: Any) -> Any:
     finally:
         trace_state.lowering = saved
     results = tuple(Tracer(trace, a, v) for a, v in zip(out_avals, values, strict=True))
+    if trace_state.ordered_effects and results and _reads_effect_chain(args):
+        trace.effect_chain = results[0]  # later ordered effects of this function come after it
     return results if isinstance(out, tuple) else results[0]
+
+
+def _reads_effect_chain(args: Sequence[Any]) -> bool:
+    return any(type(a) is Tracer and a._trace.effect_chain is a for a in args)
 
 
 # --- eager execution ---------------------------------------------------------------------------
@@ -121,11 +127,33 @@ def _compile_one_op(name: str, avals: list[ShapedArray], params: dict[str, Any])
 
 
 def compile_traced(traced: core.TracedFunction, device: Any = None) -> runtime.Executable:
-    """Compiles a traced function (cached by the module's location-free fingerprint)."""
+    """Compiles a traced function (cached by the module's location-free fingerprint, unless it
+    calls back into Python)."""
     device = runtime.default_device() if device is None else device
-    module, text = ir_passes.without_markers(traced.module.operation, traced.text())
+    text = traced.text()
+    if ir_passes.HOST_CALLBACK_TEXT in text:
+        return compile_with_callbacks(
+            traced.module.operation, traced.payloads, traced.out_avals, device
+        )
+    module, text = ir_passes.without_markers(traced.module.operation, text)
     code = traced.bytecode() if module is traced.module.operation else mlir.bytecode(module)
     return runtime.compile_module(code, text.encode(), traced.out_avals, device)
+
+
+def compile_with_callbacks(
+    module: Any, payloads: dict[str, Any], out_avals: Sequence[Any], device: Any
+) -> runtime.Executable:
+    """Compiles a module (an operation) whose host-callback ops name callables in `payloads`:
+    they become the executable's own host callbacks."""
+    with mlir.context():
+        copy = ir_passes.copy_module(module)
+        callbacks = ir_passes.bind_host_callbacks(copy.operation, payloads, device.platform)
+        ir_passes.strip_markers(copy.operation)
+        text = copy.operation.get_asm(enable_debug_info=False)
+        ordered = any(c.ordered for c in callbacks)
+        return runtime.compile_with_callbacks(
+            copy, text.encode(), out_avals, device, callbacks, ordered
+        )
 
 
 # --- host values to device arrays -------------------------------------------------------------

@@ -254,13 +254,16 @@ def _is_internal(filename: str) -> bool:
 
 def user_frame() -> tuple[str, int] | None:
     """The innermost caller outside stablax: the user's file and line."""
+    frame = user_frame_object()
+    return None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
+
+
+def user_frame_object() -> Any:
+    """The innermost frame outside stablax (None when stablax was called from nowhere else)."""
     frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not _is_internal(filename):
-            return filename, frame.f_lineno
+    while frame is not None and _is_internal(frame.f_code.co_filename):
         frame = frame.f_back
-    return None
+    return frame
 
 
 # Rewrites (jvp, transpose, batching, re-evaluation) emit ops on behalf of an op they read: those

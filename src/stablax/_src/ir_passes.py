@@ -11,10 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from stablax._src import ir as mlir
 from stablax._src.ir import ir
 
 MARKER_PREFIX = "stablax."
+# The attribute naming an op's payload in its module's `payloads` (a Python object the rewrites,
+# or the compiled program, need for it).
+PAYLOAD_ATTRIBUTE = "stablax.payload"
 # How a marker op prints: a module whose text lacks this holds none.
 MARKER_TEXT = "custom_call @stablax."
 
@@ -78,19 +83,95 @@ def _strip_block(block: Any) -> None:
             operation.erase()
 
 
+def copy_module(module: Any) -> ir.Module:
+    """A copy of `module` (a module's operation) to rewrite for compilation."""
+    with module.context, ir.Location.unknown():
+        # A new module, its body copied op by op: cloning the module itself would insert the
+        # copy at the current insertion point (inside a function being traced).
+        copy = ir.Module.create()
+        for name in module.attributes:
+            copy.operation.attributes[name] = module.attributes[name]
+        body = ir.InsertionPoint(copy.body)
+        for op in module.regions[0].blocks[0].operations:
+            op.operation.clone(ip=body)
+        return copy
+
+
 def without_markers(module: Any, text: str) -> tuple[Any, str]:
     """The module as XLA may see it, and its location-free text: `module` (a module's operation)
     itself when its `text` shows no marker op, else a stripped copy."""
     if MARKER_TEXT not in text:
         return module, text
-    with module.context, ir.Location.unknown():
-        # A new module, its body copied op by op: cloning the module itself would insert the
-        # copy at the current insertion point (inside a function being traced).
-        copy = ir.Module.create().operation
-        for name in module.attributes:
-            copy.attributes[name] = module.attributes[name]
-        body = ir.InsertionPoint(copy.regions[0].blocks[0])
-        for op in module.regions[0].blocks[0].operations:
-            op.operation.clone(ip=body)
-        strip_markers(copy)
-        return copy, copy.get_asm(enable_debug_info=False)
+    copy = copy_module(module).operation
+    strip_markers(copy)
+    return copy, copy.get_asm(enable_debug_info=False)
+
+
+# --- host callbacks ----------------------------------------------------------------------------
+
+# A call of Python on the host: a marker op whose payload is the callable (lax/_host_callback.py),
+# pointed at jaxlib's Python-callback custom call when its program is compiled.
+HOST_CALLBACK = "stablax.host_callback"
+HOST_CALLBACK_TEXT = f"custom_call @{HOST_CALLBACK}"
+
+
+def _host_callbacks(module: Any) -> list[Any]:
+    """The host-callback ops of `module` (a module's operation), regions included, in order."""
+    found: list[Any] = []
+
+    def walk(block: Any) -> None:
+        for op in block.operations:
+            op = op.operation
+            for region in op.regions:
+                for inner in region.blocks:
+                    walk(inner)
+            if op.name == "stablehlo.custom_call" and _target(op) == HOST_CALLBACK:
+                found.append(op)
+
+    walk(module.regions[0].blocks[0])
+    return found
+
+
+def _target(op: Any) -> str:
+    return ir.StringAttr(op.attributes["call_target_name"]).value
+
+
+def payload_of(op: Any, payloads: Mapping[str, Any]) -> Any:
+    return payloads[ir.StringAttr(op.attributes[PAYLOAD_ATTRIBUTE]).value]
+
+
+def bind_host_callbacks(module: Any, payloads: Mapping[str, Any], platform: str) -> list[Any]:
+    """Points each host-callback op of `module` (a module's operation, rewritten in place) at
+    jaxlib's Python-callback target for `platform`, numbered in order; returns their callables
+    in that order (the list the executable is compiled with)."""
+    device = "gpu" if platform in ("cuda", "rocm") else "cpu"
+    target = ir.StringAttr.get(f"xla_ffi_python_{device}_callback")
+    callables = []
+    for op in _host_callbacks(module):
+        callables.append(payload_of(op, payloads))
+        with op.context:
+            index = ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), len(callables) - 1)
+            op.attributes["call_target_name"] = target
+            op.attributes["api_version"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4)
+            op.attributes["backend_config"] = ir.DictAttr.get({"index": index})
+        del op.attributes[PAYLOAD_ATTRIBUTE]
+    return callables
+
+
+def drop_effects(module: Any, payloads: Mapping[str, Any]) -> None:
+    """Removes the host callbacks with side effects whose results nothing reads but the order of
+    effects (`module`, a module's operation, in place): a program computing a concrete value
+    for tracing must not print, or call an io_callback, again."""
+    for op in reversed(_host_callbacks(module)):
+        callback = payload_of(op, payloads)
+        if not callback.has_side_effect:
+            continue
+        results = list(op.results)
+        kept = results[: len(results) - callback.num_effect_results]
+        if any(list(r.uses) for r in kept):
+            continue
+        with op.context, ir.Location.unknown(), ir.InsertionPoint(op):
+            for result in results[len(kept) :]:
+                empty = mlir.constant(np.zeros(mlir.shape_of_type(result.type), np.bool_))
+                result.replace_all_uses_with(empty)
+        op.erase()

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import ctypes
-import glob
 import hashlib
-import importlib.util
 import logging
 import os
 import threading
@@ -25,7 +22,7 @@ from jaxlib import version as jaxlib_version
 from jaxlib import xla_client as xc
 from jaxlib.cpu import _lapack
 
-from stablax._src import caches, compilation_store
+from stablax._src import caches, compilation_store, runtime_plugins
 from stablax._src.config import config
 
 # jaxlib records a Python traceback for every execute by default and keeps part of each (about
@@ -107,82 +104,10 @@ def _make_client(platform: str) -> Any | None:
             num_devices=max(config.jax_num_cpu_devices, 1),
         )
     if platform in ("cuda", "rocm"):
-        return _make_gpu_plugin_client(platform)
+        return runtime_plugins.make_gpu_plugin_client(platform)
     if platform == "tpu":
-        return _make_tpu_client()
+        return runtime_plugins.make_tpu_client()
     return None
-
-
-def _package_dir(name: str) -> str | None:
-    # find_spec on a package executes its parent packages' __init__ only, never its own.
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return list(spec.submodule_search_locations)[0]
-
-
-def _preload_nvidia_libraries() -> None:
-    # The CUDA plugin expects NVIDIA's pip-installed libraries to be loadable already.
-    nvidia_dir = _package_dir("nvidia")
-    if nvidia_dir is None:
-        return
-    order = ("cuda_runtime", "cuda_nvrtc", "cublas", "nccl", "cuda_cupti", "cusparse")
-    order += ("cusolver", "cudnn", "cufft", "nvjitlink")
-    for sub in order:
-        for lib in sorted(glob.glob(os.path.join(nvidia_dir, sub, "lib", "*.so*"))):
-            try:
-                ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
-            except OSError:
-                pass
-
-
-def _make_gpu_plugin_client(platform: str) -> Any | None:
-    candidates = {
-        "cuda": [("jax_plugins.xla_cuda13", "cuda"), ("jax_plugins.xla_cuda12", "cuda")],
-        "rocm": [("jax_plugins.xla_rocm7", "rocm"), ("jax_plugins.xla_rocm6", "rocm")],
-    }[platform]
-    for package, plugin_name in candidates:
-        if _package_dir("jax_plugins") is None:
-            return None
-        directory = _package_dir(package)
-        if directory is None:
-            continue
-        libraries = glob.glob(os.path.join(directory, "xla_*_plugin.so"))
-        if not libraries:
-            continue
-        if platform == "cuda":
-            _preload_nvidia_libraries()
-        if not xc.pjrt_plugin_loaded(plugin_name):
-            xc.load_pjrt_plugin_dynamically(plugin_name, libraries[0])
-        if not xc.pjrt_plugin_initialized(plugin_name):
-            xc.initialize_pjrt_plugin(plugin_name)
-        options = xc.generate_pjrt_gpu_plugin_options()
-        client = xc.make_c_api_client(plugin_name, options, None)
-        _register_gpu_custom_calls(package, platform)
-        return client
-    return None
-
-
-def _register_gpu_custom_calls(plugin_package: str, platform: str) -> None:
-    # Solver/FFT/PRNG kernels live in the plugin's extension module; registering them is optional.
-    module_name = (
-        plugin_package.replace("jax_plugins.xla_", "jax_") + "_plugin.cuda_plugin_extension"
-    )
-    try:
-        spec = importlib.util.find_spec(module_name)
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None:
-        return
-    try:
-        ext = importlib.import_module(module_name)
-        for name, handler in ext.ffi_handlers():
-            xc.register_custom_call_target(name, handler, platform=platform.upper(), api_version=1)
-    except Exception as err:  # keep the backend usable without the extra kernels
-        logger.warning("stablax: could not register %s custom calls: %s", platform, err)
 
 
 _cpu_lapack_registered = False
@@ -203,18 +128,6 @@ def ensure_cpu_lapack_targets() -> None:
             name, handler, platform="cpu", api_version=int(name.endswith("_ffi"))
         )
     _cpu_lapack_registered = True
-
-
-def _make_tpu_client() -> Any | None:
-    directory = _package_dir("libtpu")
-    if directory is None:
-        return None
-    library = os.path.join(directory, "libtpu.so")
-    if not os.path.exists(library):
-        return None
-    if not xc.pjrt_plugin_loaded("tpu"):
-        xc.load_pjrt_plugin_dynamically("tpu", library)
-    return xc.make_c_api_client("tpu", {}, None)
 
 
 def backends() -> dict[str, Any]:
@@ -401,15 +314,30 @@ def from_dlpack(capsule: Any, device: Device, copy: bool | None = None) -> Buffe
 
 
 class Executable:
-    """A loaded XLA executable plus the result handlers that wrap its outputs without copies."""
+    """A loaded XLA executable plus the result handlers that wrap its outputs without copies.
 
-    __slots__ = ("loaded", "handlers", "out_avals", "device", "fingerprint")
+    A program that calls back into Python (`effects` "unordered" or "ordered") keeps its
+    callables alive and leaves each execution's completion token with `pending_effects`, so
+    `effects_barrier` can wait for it; an ordered one starts after the previous ordered one ends.
+    """
 
-    def __init__(self, loaded: Any, out_avals: Sequence[Any], device: Device, fingerprint: str):
+    __slots__ = ("loaded", "handlers", "out_avals", "device", "fingerprint", "callbacks", "effects")
+
+    def __init__(
+        self,
+        loaded: Any,
+        out_avals: Sequence[Any],
+        device: Device,
+        fingerprint: str,
+        callbacks: Sequence[Any] = (),
+        effects: str = "",
+    ):
         self.loaded = loaded
         self.out_avals = tuple(out_avals)
         self.device = device
         self.fingerprint = fingerprint
+        self.callbacks = tuple(callbacks)
+        self.effects = effects
         sharding = sharding_for(device)
         # _skip_checks: the outputs are laid out exactly as the program says; jaxlib would
         # otherwise call back into Python for every output of every call.
@@ -424,13 +352,53 @@ class Executable:
                 f"stablax tried to execute a program on {self.device}, but the no_execution "
                 "config option is set"
             )
-        return self.loaded.execute_sharded(buffers).consume_with_handlers(self.handlers)
+        if not self.effects:
+            return self.loaded.execute_sharded(buffers).consume_with_handlers(self.handlers)
+        return pending_effects.run(self, buffers)
 
     def hlo_text(self) -> str:
         return "\n".join(m.to_string() for m in self.loaded.hlo_modules())
 
     def cost_analysis(self) -> Any:
         return self.loaded.cost_analysis()
+
+
+class _PendingEffects:
+    """Completion tokens of the executions whose callbacks may still run (effects_barrier), and
+    the last ordered one, which the next ordered execution waits for."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.tokens: list[Any] = []
+        self.last_ordered: Any = None
+
+    def run(self, executable: Executable, buffers: list[Buffer]) -> list[Buffer]:
+        if executable.effects == "ordered":
+            with self.lock:
+                previous = self.last_ordered
+            if previous is not None:
+                previous.block_until_ready()
+        results = executable.loaded.execute_sharded(buffers, with_tokens=True)
+        token = results.consume_token()
+        with self.lock:
+            self.tokens.append(token)
+            if executable.effects == "ordered":
+                self.last_ordered = token
+        return results.consume_with_handlers(executable.handlers)
+
+    def wait(self) -> None:
+        with self.lock:
+            tokens, self.tokens, self.last_ordered = self.tokens, [], None
+        for token in tokens:
+            token.block_until_ready()
+
+
+pending_effects = _PendingEffects()
+
+
+def effects_barrier() -> None:
+    """Waits until every program dispatched so far has run its host callbacks."""
+    pending_effects.wait()
 
 
 _compile_cache = caches.LRUCache("stablax_compile_cache_size")
@@ -465,11 +433,7 @@ def compile_module(
         if executable is None:
             if config.jax_dump_ir_to:
                 _dump_module(module_key, key[0], name)
-            options = xc.CompileOptions()
-            build = options.executable_build_options
-            build.num_replicas = 1
-            build.num_partitions = 1
-            build.device_assignment = xc.DeviceAssignment.create(np.array([[device.id]]))
+            options = _compile_options(device)
             devices = xc.DeviceList((device,))
             stored = compilation_store.entry_key(
                 key[0], device.platform, device.device_kind, _JAXLIB_VERSION, "replicas=1,parts=1"
@@ -489,6 +453,44 @@ def compile_module(
             executable = Executable(loaded, out_avals, device, key[0])
             _compile_cache[key] = executable
     return executable
+
+
+def _compile_options(device: Device) -> Any:
+    options = xc.CompileOptions()
+    build = options.executable_build_options
+    build.num_replicas = 1
+    build.num_partitions = 1
+    build.device_assignment = xc.DeviceAssignment.create(np.array([[device.id]]))
+    return options
+
+
+def compile_with_callbacks(
+    module: Any,
+    module_key: bytes,
+    out_avals: Sequence[Any],
+    device: Device,
+    callbacks: Sequence[Any],
+    ordered: bool,
+    name: str = "main",
+) -> Executable:
+    """Compiles a module that calls back into Python: its host-callback ops name `callbacks` by
+    index. Never cached across programs (the callables belong to this one executable), and never
+    stored on disk, as JAX does.
+
+    `module` is an `ir.Module`: jaxlib's compile takes host callbacks only with one.
+    """
+    global compile_count
+    if config.jax_dump_ir_to:
+        _dump_module(module_key, fingerprint(module_key), name)
+    start = time.perf_counter()
+    loaded = device.client.compile_and_load(
+        module, xc.DeviceList((device,)), _compile_options(device), host_callbacks=list(callbacks)
+    )
+    compile_count += 1
+    if config.jax_log_compiles:
+        _log_compile("Finished XLA compilation of", name, device, time.perf_counter() - start)
+    effects = "ordered" if ordered else "unordered"
+    return Executable(loaded, out_avals, device, fingerprint(module_key), callbacks, effects)
 
 
 # What the compile about to happen is for: (program name, why it was traced), set by `jit`.

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stablax._src import bodies, core
+from stablax._src import bodies, core, ir_passes
 from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.bodies import aval_of_value
@@ -61,7 +61,7 @@ def copy_in(fn: Any, args: Sequence[Any]) -> list[Tracer]:
 def is_flat(fn: Any) -> bool:
     """Whether `fn` has no op that `copy_routed` cannot clone alone (regions, calls, payloads)."""
     return not any(
-        len(op.regions) or op.name == "func.call" or bodies.PAYLOAD_ATTRIBUTE in op.attributes
+        len(op.regions) or op.name == "func.call" or ir_passes.PAYLOAD_ATTRIBUTE in op.attributes
         for op in fn.parts()[1]
     )
 

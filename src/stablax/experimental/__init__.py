@@ -1,1 +1,3 @@
 """stablax.experimental: JAX's jax.experimental modules."""
+
+from stablax._src.callbacks import io_callback as io_callback

@@ -5,6 +5,6 @@
 take from here.
 """
 
-from stablax._compat.experimental.callbacks import io_callback as io_callback  # equinox
+from stablax._src.callbacks import io_callback as io_callback  # equinox
 from stablax._src.refs import Ref as MutableArray  # noqa: F401  (flax: older name of jax.Ref)
 from stablax.experimental import *  # noqa: F403

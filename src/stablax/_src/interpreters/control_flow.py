@@ -225,3 +225,57 @@ def scatter_mask(values: Sequence[Any], mask: Sequence[bool]) -> list[Any]:
     """`values` placed where `mask` is True, None elsewhere."""
     it = iter(values)
     return [next(it) if m else None for m in mask]
+
+
+# --- the order of ordered effects through a construct ------------------------------------------
+# An ordered host callback (lax/_host_callback.py) reads its function's `effect_chain` and
+# becomes it. A loop or branch whose bodies hold one threads the chain through itself, as JAX
+# threads a token: the bodies take it and return it, and the construct's output becomes the
+# enclosing function's chain, so the effects after the construct come after those inside.
+
+NO_ORDER = np.zeros((), np.bool_)
+
+
+def has_ordered_effects(*fns: Any) -> bool:
+    """Whether any of these traced bodies ran an ordered effect."""
+    return any(getattr(fn, "trace", None) is not None and fn.trace.effect_chain is not None
+               for fn in fns)  # fmt: skip
+
+
+def effect_chain(trace: core.FuncTrace | None = None) -> Any:
+    """The value ordered effects of `trace` (the current one by default) must come after: its
+    own last one, an enclosing function's (read from above), or a constant when none ran yet."""
+    trace = core.current_trace() if trace is None else trace
+    if trace is None:
+        return NO_ORDER
+    stack = core.trace_state.stack
+    for t in reversed(stack[: stack.index(trace) + 1] if trace in stack else [trace]):
+        if t.effect_chain is not None:
+            return t.effect_chain
+    return trace.constant(NO_ORDER)
+
+
+def chained(fun: Callable[..., Sequence[Any]], position: int, out_position: int):
+    """`fun` (flat in, flat out) taking the order of effects as input `position` and returning
+    it as output `out_position`."""
+
+    def wrapped(*args: Any) -> list[Any]:
+        trace = core.current_trace()
+        trace.effect_chain = args[position]
+        core.trace_state.ordered_effects = True
+        outs = list(fun(*args[:position], *args[position + 1 :]))
+        outs.insert(out_position, trace.effect_chain)
+        return outs
+
+    return wrapped
+
+
+def end_chain(outs: Sequence[Any], position: int) -> list[Any]:
+    """A construct's outputs less the order of effects at `position`, which becomes the current
+    function's (nothing is traced eagerly)."""
+    outs = list(outs)
+    chain = outs.pop(position)
+    trace = core.current_trace()
+    if trace is not None:
+        trace.effect_chain = chain
+    return outs

@@ -13,7 +13,6 @@ from typing import Any
 from stablax._src import core, dispatch, op_rules, tree_util
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
-from stablax._src.bodies import PAYLOAD_ATTRIBUTE
 from stablax._src.interpreters import calls
 from stablax._src.interpreters.ad import (
     instantiate,
@@ -33,6 +32,7 @@ from stablax._src.interpreters.custom_calls import (
     trace_callee,
 )
 from stablax._src.ir import ir
+from stablax._src.ir_passes import PAYLOAD_ATTRIBUTE
 
 
 class CustomVJPPrimal:

@@ -326,7 +326,7 @@ def _trace_branches(funs: Sequence[Callable], operands: tuple, names: Sequence[s
     """Traces every branch on the operands' avals; checks that their outputs agree."""
     leaves, in_tree = tree_util.tree_flatten(operands)
     avals = [aval_of(x) for x in leaves]
-    traced, captured, trees = [], [], []
+    traced, captured, trees, flats = [], [], [], []
     for fun in funs:
         box: dict[str, Any] = {}
 
@@ -336,6 +336,7 @@ def _trace_branches(funs: Sequence[Callable], operands: tuple, names: Sequence[s
             return out_leaves
 
         fn, caps = cf.trace_body(flat, avals)
+        flats.append(flat)
         traced.append(fn)
         captured.append(caps)
         trees.append(box["tree"])
@@ -355,13 +356,20 @@ def _trace_branches(funs: Sequence[Callable], operands: tuple, names: Sequence[s
                     f"{names[i]} has type {b.str_short()}, so the {kind} do not match{where}. "
                     f"Revise {names[0]} and/or {names[i]} so that all output types match."
                 )
+    ordered = cf.has_ordered_effects(*traced)
+    if ordered:  # each branch takes the order of effects first and returns it last
+        leaves = [cf.effect_chain(), *leaves]
+        avals = [aval_of(leaves[0]), *avals]
+        retraced = [cf.trace_body(cf.chained(flat, 0, len(fn.out_avals)), avals)
+                    for flat, fn in zip(flats, traced, strict=True)]  # fmt: skip
+        traced, captured = [fn for fn, _ in retraced], [caps for _, caps in retraced]
     consts, positions = cf.union_consts(captured)
     const_avals = [aval_of(c) for c in consts]
     widened = [
         cf.widen(fn, len(avals), pos, const_avals)
         for fn, pos in zip(traced, positions, strict=True)
     ]
-    return widened, [*leaves, *consts], trees[0]
+    return widened, [*leaves, *consts], trees[0], ordered
 
 
 def _kind(names: Sequence[str]) -> str:
@@ -406,11 +414,12 @@ def cond(
     if pred_aval.dtype != np.bool_:
         pred = ne(pred, full((), 0, pred_aval.dtype))
     index = convert_element_type(pred, np.int32)
-    names, xs, out_tree = _trace_branches(
+    names, xs, out_tree, ordered = _trace_branches(
         (true_fun, false_fun), operands, ("true_fun", "false_fun")
     )
     # Index 0 is false_fun, 1 is true_fun.
-    return tree_util.tree_unflatten(out_tree, bind_cond(index, xs, names[::-1]))
+    outs = bind_cond(index, xs, names[::-1])
+    return tree_util.tree_unflatten(out_tree, cf.end_chain(outs, -1) if ordered else outs)
 
 
 def switch(
@@ -443,5 +452,6 @@ def switch(
     index = convert_element_type(index, np.int32)
     index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
     labels = [f"branch {i}" for i in range(len(branches))]
-    names, xs, out_tree = _trace_branches(branches, operands, labels)
-    return tree_util.tree_unflatten(out_tree, bind_cond(index, xs, names))
+    names, xs, out_tree, ordered = _trace_branches(branches, operands, labels)
+    outs = bind_cond(index, xs, names)
+    return tree_util.tree_unflatten(out_tree, cf.end_chain(outs, -1) if ordered else outs)

@@ -195,6 +195,15 @@ def scan(
             f"{mlir.where_suffix()}"
         )
     steps = length if unroll is True else max(1, min(int(unroll), length)) if unroll else 1
+    ordered = cf.has_ordered_effects(traced)
+    if ordered:  # the order of effects as one more carry
+        carry_avals = [aval_of(c) for c in init_leaves]
+        init_leaves = [*init_leaves, cf.effect_chain()]
+        traced, captured = cf.trace_body(
+            cf.chained(flat_body, n_c, n_c),
+            [*carry_avals, aval_of(init_leaves[-1]), *map(unstacked, x_avals)],
+        )
+        n_c += 1
     if core.current_trace() is None:  # eagerly: one program, compiled once per fingerprint
 
         def staged(*values):
@@ -204,6 +213,9 @@ def scan(
         outs = run_staged(staged, [*init_leaves, *x_leaves, *captured])
     else:
         outs = _scan_pieces(traced, init_leaves, x_leaves, captured, length, reverse, steps)
+    if ordered:
+        n_c -= 1
+        outs = cf.end_chain(outs, n_c)
     carry = tree_util.tree_unflatten(init_tree, outs[:n_c])
     ys = tree_util.tree_unflatten(box["y_tree"], outs[n_c:])
     return carry, ys

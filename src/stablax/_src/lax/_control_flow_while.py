@@ -249,18 +249,18 @@ def while_loop(
     leaves, tree = tree_util.tree_flatten(init_val)
     n_c = len(leaves)
 
+    def cond_of(args):
+        return tree_util.tree_leaves(cond_fun(tree_util.tree_unflatten(tree, list(args))))
+
+    def body_fn_of(args):
+        carry = tree_util.tree_unflatten(tree, list(args))
+        return tree_util.tree_leaves(_checked_body(body_fun, carry, tree))
+
     def trace(carry):
         avals = [aval_of(x) for x in carry]
-
-        def flat_cond(*args):
-            return tree_util.tree_leaves(cond_fun(tree_util.tree_unflatten(tree, list(args))))
-
-        def flat_body(*args):
-            carry = tree_util.tree_unflatten(tree, list(args))
-            return tree_util.tree_leaves(_checked_body(body_fun, carry, tree))
-
         # Both traced before cond's output is checked, in JAX's order.
-        cond, body = cf.trace_body(flat_cond, avals), cf.trace_body(flat_body, avals)
+        cond = cf.trace_body(lambda *c: cond_of(c), avals)
+        body = cf.trace_body(lambda *c: body_fn_of(c), avals)
         _check_cond_avals(cond[0].out_avals)
         return cond, body
 
@@ -278,6 +278,13 @@ def while_loop(
         "{kind} do not match. Revise the function so that all output types match the "
         "corresponding input types",
     )
+    ordered = cf.has_ordered_effects(body_fn)
+    if ordered:  # the order of effects as one more carry, threaded through the body
+        avals = [*(aval_of(x) for x in leaves), aval_of(cf.NO_ORDER)]
+        leaves = [*leaves, cf.effect_chain()]
+        body_fn, body_consts = cf.trace_body(cf.chained(lambda *c: body_fn_of(c), n_c, n_c), avals)
+        cond_fn, cond_consts = cf.trace_body(lambda *c: cond_of(c[:n_c]), avals)
+        n_c += 1
     consts, (cond_at, body_at) = cf.union_consts([cond_consts, body_consts])
     const_avals = [aval_of(c) for c in consts]
     cond_fn = cf.widen(cond_fn, n_c, cond_at, const_avals)
@@ -290,6 +297,8 @@ def while_loop(
         outs = run_staged(staged, [*leaves, *consts])
     else:
         outs = bind_while([*leaves, *consts], cond=cond_fn, body=body_fn, num_carry=n_c)
+    if ordered:
+        outs = cf.end_chain(outs, n_c - 1)
     return tree_util.tree_unflatten(tree, outs)
 
 

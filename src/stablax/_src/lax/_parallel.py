@@ -18,12 +18,11 @@ from stablax._src import core, dispatch, dtypes, op_rules, tree_util
 from stablax._src import ir as mlir
 from stablax._src.arraylike import is_arraylike
 from stablax._src.avals import ShapedArray, aval_of
-from stablax._src.bodies import PAYLOAD_ATTRIBUTE
 from stablax._src.core import current_trace, to_tracer
 from stablax._src.interpreters.ad import jvp_not_implemented
 from stablax._src.interpreters.batching import bound_axis_size, moveaxis, rewritten_axis
 from stablax._src.ir import ir
-from stablax._src.ir_passes import emit_marker
+from stablax._src.ir_passes import PAYLOAD_ATTRIBUTE, emit_marker
 from stablax._src.lax._elementwise import add, div, mul
 from stablax._src.lax._reduce_monoids import reduce_max, reduce_min, reduce_sum
 from stablax._src.lax._shapes import (
