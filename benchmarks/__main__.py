@@ -12,11 +12,16 @@ import argparse
 import importlib.util
 import time
 
-from benchmarks import suite_dispatch, suite_process, suite_programs
+from benchmarks import suite_debugging, suite_dispatch, suite_process, suite_programs
 from benchmarks.harness import Settings, machine, table, write_json
 from benchmarks.models import Lib
 
-SUITES = {"dispatch": suite_dispatch, "programs": suite_programs, "process": suite_process}
+SUITES = {
+    "dispatch": suite_dispatch,
+    "programs": suite_programs,
+    "process": suite_process,
+    "debugging": suite_debugging,
+}
 
 
 def main(argv: list[str] | None = None) -> list:

@@ -18,6 +18,7 @@ GROUPS = {
     "HLO ops (optimised)",
     "compiled step",
     "process",
+    "debugging",
 }
 
 

@@ -55,6 +55,7 @@ LAYERS = [
         [
             "_src.op_rules",
             "_src.nan_checks",
+            "_src.nan_locator",
             "_src.dispatch",
             "_src.concrete",
             "_src.staging",

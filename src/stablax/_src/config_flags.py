@@ -202,7 +202,7 @@ MEANING: dict[str, str | None] = {
     "jax_cross_host_transport_addresses": _DIST,
     "jax_cuda_visible_devices": _GPU,
     "jax_custom_vjp3": _MIGRATION,
-    "jax_debug_infs": "accepted as False; True raises (Inf checks come in a later issue)",
+    "jax_debug_infs": None,
     "jax_debug_key_reuse": "accepted as False; True raises (key-reuse checks are not implemented)",
     "jax_debug_leaked_clients_on_clear_backends": "stablax never tears its backends down",
     "jax_debug_log_modules": "stablax logs through one logger, 'stablax' (see jax_logging_level)",
@@ -312,7 +312,6 @@ assert MEANING.keys() == FLAGS.keys()
 
 # Flags whose non-default values stablax cannot honour yet: setting one raises.
 UNSUPPORTED_VALUES: dict[str, tuple[Any, str]] = {
-    "jax_debug_infs": (True, "Inf checks are not implemented yet (later issue: debugging)"),
     "jax_debug_key_reuse": (True, "PRNG key-reuse checking is not implemented"),
     "jax_default_prng_impl": ("threefry2x32", "stablax implements only threefry2x32"),
 }

@@ -15,6 +15,7 @@ array_garbage_collection_guard = State("jax_array_garbage_collection_guard")
 auto_pcast = State("jax_auto_pcast")
 check_tracer_leaks = State("jax_check_tracer_leaks")
 checking_leaks = functools.partial(check_tracer_leaks, True)
+debug_infs = State("jax_debug_infs")
 debug_key_reuse = State("jax_debug_key_reuse")
 debug_nans = State("jax_debug_nans")
 default_device = State("jax_default_device")
@@ -45,6 +46,7 @@ __all__ = [
     "auto_pcast",
     "check_tracer_leaks",
     "checking_leaks",
+    "debug_infs",
     "debug_key_reuse",
     "debug_nans",
     "default_device",

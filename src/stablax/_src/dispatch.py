@@ -19,7 +19,8 @@ from stablax._src.array import Array, from_host, raise_if_deleted
 from stablax._src.avals import ShapedArray
 from stablax._src.config import config
 from stablax._src.core import Tracer, current_trace, trace_state
-from stablax._src.nan_checks import check_nans
+from stablax._src.nan_checks import checked_kinds, invalid_kind
+from stablax._src.nan_locator import check_program
 from stablax._src.op_rules import lowering_rules, shape_rules, uncached_ops
 
 
@@ -99,18 +100,24 @@ def _eager_bind(name: str, args: Sequence[Any], params: dict[str, Any]) -> Any:
         if key is not None:
             _eager_cache[key] = hit
     executable, multiple, out_avals = hit
-    if config.jax_debug_nans:
-        check_nans(name, executable.execute(buffers), out_avals)
     try:
         results = executable.execute(buffers)
     except runtime.XlaRuntimeError:
         raise_if_deleted(args)  # a clear error for a deleted or donated argument
         raise
+    if config.jax_debug_nans or config.jax_debug_infs:
+        _check_eager(name, avals, params, buffers, results, out_avals, executable.device)
     outs = [Array(b, a) for b, a in zip(results, out_avals, strict=True)]
     return tuple(outs) if multiple else outs[0]
 
 
 def _compile_one_op(name: str, avals: list[ShapedArray], params: dict[str, Any]):
+    traced, multiple = _trace_one_op(name, avals, params)
+    return compile_traced(traced), multiple, tuple(traced.out_avals)
+
+
+def _trace_one_op(name: str, avals: list[ShapedArray], params: dict[str, Any]):
+    """The program that runs op `name` once, and whether the op has several results."""
     if config.jax_no_tracing:
         raise RuntimeError(f"re-tracing {name} to run it eagerly, but 'no_tracing' is set")
     mlir.start_top_level_trace()
@@ -122,8 +129,14 @@ def _compile_one_op(name: str, avals: list[ShapedArray], params: dict[str, Any])
         multiple = isinstance(out, tuple)
         return out if multiple else (out,)
 
-    traced = core.trace_to_func(one_op, avals, name="main")
-    return compile_traced(traced), multiple, tuple(traced.out_avals)
+    return core.trace_to_func(one_op, avals, name="main"), multiple
+
+
+def _check_eager(name, avals, params, buffers, results, out_avals, device) -> None:
+    """`jax_debug_nans`/`jax_debug_infs` for one eager op: a forbidden value in its results is
+    traced to the op that made it (the op itself, or one in the loop or branch it runs)."""
+    if invalid_kind(results, out_avals, checked_kinds()) is not None:
+        check_program(None, _trace_one_op(name, avals, params)[0], buffers, results, device)
 
 
 def compile_traced(traced: core.TracedFunction, device: Any = None) -> runtime.Executable:

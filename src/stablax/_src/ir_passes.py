@@ -125,14 +125,15 @@ def _host_callbacks(module: Any) -> list[Any]:
             for region in op.regions:
                 for inner in region.blocks:
                     walk(inner)
-            if op.name == "stablehlo.custom_call" and _target(op) == HOST_CALLBACK:
+            if op.name == "stablehlo.custom_call" and target_of(op) == HOST_CALLBACK:
                 found.append(op)
 
     walk(module.regions[0].blocks[0])
     return found
 
 
-def _target(op: Any) -> str:
+def target_of(op: Any) -> str:
+    """The target a custom call names."""
     return ir.StringAttr(op.attributes["call_target_name"]).value
 
 

@@ -34,6 +34,8 @@ from stablax._src.jit_arguments import (
 )
 from stablax._src.jit_inline import inline_call
 from stablax._src.jit_stages import Entry, Lowered, run, wrap_outputs
+from stablax._src.nan_checks import checked_kinds
+from stablax._src.nan_locator import CheckedProgram
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 from stablax._src.traceback_util import api_boundary
 from stablax._src.traced import Traced
@@ -107,7 +109,10 @@ class Jitted:
         return run(entry, buffers, leaves)
 
     def _remember_hit(self, args: tuple, entry: Entry, leaves: list) -> None:
-        """Files `entry` in a hit table if `call` can find it again from `args` alone."""
+        """Files `entry` in a hit table if `call` can find it again from `args` alone (a program
+        that calls back into Python, or checks for NaNs, always runs through `run`)."""
+        if entry.executable.effects or entry.checking is not None:
+            return
         statics = self.static_argnums
         if not all(type(a) in _HIT_TYPES for i, a in enumerate(args) if i not in statics):
             if not statics:
@@ -130,7 +135,7 @@ class Jitted:
             entry.out_fast = pytree_fast.output_treedef(entry.out_tree)
             if entry.out_fast is None:
                 return
-            entry.tree_plain = not entry.donated and not entry.check_nans
+            entry.tree_plain = not entry.donated
         self._tree_hits[(tree, *_leaf_keys(leaves))] = entry
 
     def _split_static(self, args: tuple, kwargs: dict):
@@ -220,6 +225,10 @@ class Jitted:
             list(traced.in_avals),
         )
         entry.name = f"jit({getattr(self.fun, '__name__', 'fun')})"
+        if checked_kinds():  # errors name the user's jitted functions, not stablax's own
+            internal = getattr(self.fun, "__module__", None) or ""
+            shown = None if internal.startswith("stablax.") else entry.name
+            entry.checking = CheckedProgram(shown, traced)
         return entry
 
     # --- staging API ---------------------------------------------------------------------------

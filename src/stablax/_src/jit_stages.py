@@ -9,9 +9,9 @@ from typing import Any
 from stablax._src import core, runtime, tree_util
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.avals import ShapedArray
-from stablax._src.config import config
 from stablax._src.jit_arguments import leaf_aval, leaf_buffer
-from stablax._src.nan_checks import check_nans
+from stablax._src.nan_checks import checked_kinds
+from stablax._src.nan_locator import CheckedProgram
 from stablax._src.traced import args_info, out_info
 
 
@@ -29,7 +29,7 @@ class Entry:
         "execute_sharded",
         "handlers",
         "single_plain",
-        "check_nans",
+        "checking",
         "name",
         "out_fast",
         "tree_plain",
@@ -39,10 +39,12 @@ class Entry:
         self.executable = executable
         self.execute_sharded = executable.loaded.execute_sharded
         self.handlers = executable.handlers
-        # Entries compiled while jax_debug_nans is on check their outputs (the flag is part of
-        # the cache key through config.epoch, so the fast path stays check-free otherwise).
-        self.check_nans = bool(config.jax_debug_nans)
-        self.single_plain = single and not donated and not self.check_nans
+        # Entries compiled while jax_debug_nans or jax_debug_infs is on check their outputs (the
+        # flags are part of the cache key through config.epoch); `jit` sets `checking` to the
+        # traced function (to find the op) with the name errors give it, and files such entries
+        # in no hit table, so the fast path stays check-free.
+        self.checking: CheckedProgram | None = None
+        self.single_plain = single and not donated and not checked_kinds()
         self.name = "jit"
         self.out_fast = None  # the C++ output treedef, once a call is filed in a tree table
         self.tree_plain = False  # out_fast rebuilds the outputs, nothing donated or checked
@@ -63,14 +65,14 @@ def run(entry: Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:
     except runtime.XlaRuntimeError:
         raise_if_deleted(dynamic_leaves)
         raise
+    if entry.checking is not None:
+        entry.checking.check(buffers, outs, entry.executable.device, not entry.donated)
     return wrap_outputs(entry, outs, dynamic_leaves)
 
 
 def wrap_outputs(entry: Entry, outs: list, dynamic_leaves: Sequence[Any]) -> Any:
-    """The call's result from the executable's output buffers: NaN checks, donated arguments
-    deleted, outputs as Arrays in the output pytree."""
-    if entry.check_nans:
-        check_nans(entry.name, outs, entry.out_avals)
+    """The call's result from the executable's output buffers: donated arguments deleted,
+    outputs as Arrays in the output pytree."""
     if entry.donated:
         for i in entry.donated:
             leaf = dynamic_leaves[i]

@@ -57,6 +57,38 @@ op_keys: dict[str, Callable[[Any], str]] = {}
 
 CUSTOM_CALL = "stablehlo.custom_call"
 
+# StableHLO op names whose JAX primitive is named differently.
+JAX_NAMES = {
+    "multiply": "mul",
+    "subtract": "sub",
+    "divide": "div",
+    "remainder": "rem",
+    "maximum": "max",
+    "minimum": "min",
+    "negate": "neg",
+    "exponential": "exp",
+    "exponential_minus_one": "expm1",
+    "log_plus_one": "log1p",
+    "power": "pow",
+    "convolution": "conv_general_dilated",
+    "sine": "sin",
+    "cosine": "cos",
+    "select": "select_n",
+    "convert": "convert_element_type",
+}
+
+
+def jax_name(op: Any) -> str:
+    """JAX's name for the primitive an op stands for ("log", "div", "scan", "psum")."""
+    return jax_name_of_key(op_key(op))
+
+
+def jax_name_of_key(key: str) -> str:
+    """JAX's name for the primitive of rule-table key `key` ("stablehlo.divide" is "div"): the
+    op's name less its dialect, or a marker's target less "stablax."."""
+    short = key.rpartition(".")[2]
+    return JAX_NAMES.get(short, short)
+
 
 def op_key(op: Any) -> str:
     """The rule-table key of an op read from a module."""

@@ -365,7 +365,14 @@ class Executable:
 
 class _PendingEffects:
     """Completion tokens of the executions whose callbacks may still run (effects_barrier), and
-    the last ordered one, which the next ordered execution waits for."""
+    the last ordered one, which the next ordered execution waits for.
+
+    jaxlib's tokens cannot be polled, so the list is bounded by waiting for its older half once it
+    reaches `_MAX_TOKENS`: those executions are that many dispatches behind and have run already
+    in all but a pathological queue, and memory stays flat over any number of calls.
+    """
+
+    _MAX_TOKENS = 128
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -384,6 +391,12 @@ class _PendingEffects:
             self.tokens.append(token)
             if executable.effects == "ordered":
                 self.last_ordered = token
+            finished = None
+            if len(self.tokens) >= self._MAX_TOKENS:
+                half = self._MAX_TOKENS // 2
+                finished, self.tokens = self.tokens[:half], self.tokens[half:]
+        for old in finished or ():
+            old.block_until_ready()
         return results.consume_with_handlers(executable.handlers)
 
     def wait(self) -> None:

@@ -11,8 +11,10 @@ from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.bodies import aval_of_value
 from stablax._src.concrete import evaluate_prefix
+from stablax._src.config import config
 from stablax._src.core import Tracer
 from stablax._src.dispatch import compile_time_eval, compile_traced, to_array
+from stablax._src.nan_locator import check_program
 
 
 def all_abstract() -> bool:
@@ -107,6 +109,9 @@ def run_staged(fun: Callable[..., Sequence[Any]], args: Sequence[Any]) -> list[A
     executable = compile_traced(traced)
     captured = [to_array(c) for c in traced.captured]
     raise_if_deleted(arrays + captured)  # a deleted or donated input: say so before XLA does
-    outs = executable.execute([a._buf for a in arrays] + [c._buf for c in captured])
+    buffers = [a._buf for a in arrays] + [c._buf for c in captured]
+    outs = executable.execute(buffers)
+    if config.jax_debug_nans or config.jax_debug_infs:
+        check_program(None, traced, buffers, outs, executable.device)
 
     return [Array(b, a) for b, a in zip(outs, traced.out_avals, strict=True)]

@@ -21,7 +21,7 @@ from stablax._src import ir as mlir
 from stablax._src.bodies import aval_of_value
 from stablax._src.interpreters.interpret import operand_values
 from stablax._src.ir import ir
-from stablax._src.op_rules import op_key
+from stablax._src.op_rules import jax_name, op_key
 from stablax._src.primitive import Primitive, lookup
 
 
@@ -59,37 +59,13 @@ def name_of(op: Any) -> str | None:
     return ir.StringAttr(op.attributes["backend_config"]).value
 
 
-# StableHLO op names whose JAX primitive is named differently.
-_JAX_NAMES = {
-    "multiply": "mul",
-    "subtract": "sub",
-    "divide": "div",
-    "remainder": "rem",
-    "maximum": "max",
-    "minimum": "min",
-    "negate": "neg",
-    "exponential": "exp",
-    "exponential_minus_one": "expm1",
-    "log_plus_one": "log1p",
-    "power": "pow",
-    "convolution": "conv_general_dilated",
-    "sine": "sin",
-    "cosine": "cos",
-    "select": "select_n",
-    "convert": "convert_element_type",
-}
-
-
 def _primitive_and_params(op: Any) -> tuple[Primitive, dict[str, Any]]:
-    # The op's name less its dialect, or a marker's target less "stablax." ("stablax.scan" for
-    # a marked while).
-    short = op_key(op).rpartition(".")[2]
-    jax_name = _JAX_NAMES.get(short, short)
-    prim = lookup(jax_name) or Primitive(jax_name, _not_bindable(jax_name))
+    primitive = jax_name(op)
+    prim = lookup(primitive) or Primitive(primitive, _not_bindable(primitive))
     params: dict[str, Any] = {}
-    name = name_of(op)
-    if name is not None:
-        params["name"] = name
+    tag = name_of(op)
+    if tag is not None:
+        params["name"] = tag
     if op.name == "stablehlo.dot_general":
         dn = mlir.stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
         params["dimension_numbers"] = (
