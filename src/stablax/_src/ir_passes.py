@@ -34,12 +34,13 @@ def emit_marker(
     operands: Sequence[Any],
     out_avals: Sequence[Any],
     parameters: Mapping[str, ir.Attribute] | None = None,
+    side_effect: bool = False,
 ) -> list[Any]:
-    """Emits a marker op: a custom call to `target` (a `stablax.*` name) without side effects,
-    its `parameters` as further attributes; returns its results."""
+    """Emits a marker op: a custom call to `target` (a `stablax.*` name), its `parameters` as
+    further attributes; returns its results."""
     attributes = {
         "call_target_name": ir.StringAttr.get(target),
-        "has_side_effect": ir.BoolAttr.get(False),
+        "has_side_effect": ir.BoolAttr.get(side_effect),
         **(parameters or {}),
     }
     op = mlir.emit(
@@ -115,8 +116,9 @@ HOST_CALLBACK = "stablax.host_callback"
 HOST_CALLBACK_TEXT = f"custom_call @{HOST_CALLBACK}"
 
 
-def _host_callbacks(module: Any) -> list[Any]:
-    """The host-callback ops of `module` (a module's operation), regions included, in order."""
+def custom_calls_to(module: Any, target: str) -> list[Any]:
+    """The custom calls of `target` in `module` (a module's operation), regions included, in
+    order."""
     found: list[Any] = []
 
     def walk(block: Any) -> None:
@@ -125,7 +127,7 @@ def _host_callbacks(module: Any) -> list[Any]:
             for region in op.regions:
                 for inner in region.blocks:
                     walk(inner)
-            if op.name == "stablehlo.custom_call" and target_of(op) == HOST_CALLBACK:
+            if op.name == "stablehlo.custom_call" and target_of(op) == target:
                 found.append(op)
 
     walk(module.regions[0].blocks[0])
@@ -145,25 +147,30 @@ def bind_host_callbacks(module: Any, payloads: Mapping[str, Any], platform: str)
     """Points each host-callback op of `module` (a module's operation, rewritten in place) at
     jaxlib's Python-callback target for `platform`, numbered in order; returns their callables
     in that order (the list the executable is compiled with)."""
-    device = "gpu" if platform in ("cuda", "rocm") else "cpu"
-    target = ir.StringAttr.get(f"xla_ffi_python_{device}_callback")
     callables = []
-    for op in _host_callbacks(module):
+    for op in custom_calls_to(module, HOST_CALLBACK):
         callables.append(payload_of(op, payloads))
-        with op.context:
-            index = ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), len(callables) - 1)
-            op.attributes["call_target_name"] = target
-            op.attributes["api_version"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4)
-            op.attributes["backend_config"] = ir.DictAttr.get({"index": index})
+        point_at_python_callback(op, platform, len(callables) - 1)
         del op.attributes[PAYLOAD_ATTRIBUTE]
     return callables
+
+
+def point_at_python_callback(op: Any, platform: str, index: int) -> None:
+    """Makes the custom call `op` call the `index`-th callable its executable is compiled with,
+    through jaxlib's Python-callback target for `platform`."""
+    device = "gpu" if platform in ("cuda", "rocm") else "cpu"
+    with op.context:
+        op.attributes["call_target_name"] = ir.StringAttr.get(f"xla_ffi_python_{device}_callback")
+        op.attributes["api_version"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4)
+        index_attr = ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)
+        op.attributes["backend_config"] = ir.DictAttr.get({"index": index_attr})
 
 
 def drop_effects(module: Any, payloads: Mapping[str, Any]) -> None:
     """Removes the host callbacks with side effects whose results nothing reads but the order of
     effects (`module`, a module's operation, in place): a program computing a concrete value
     for tracing must not print, or call an io_callback, again."""
-    for op in reversed(_host_callbacks(module)):
+    for op in reversed(custom_calls_to(module, HOST_CALLBACK)):
         callback = payload_of(op, payloads)
         if not callback.has_side_effect:
             continue

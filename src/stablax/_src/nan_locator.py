@@ -229,23 +229,9 @@ def _index(i: int) -> ir.Attribute:
 def _bind_tests(module: Any, first: int, platform: str) -> None:
     """Points the test placeholders at jaxlib's Python-callback target, numbered after the
     program's own `first` host callbacks."""
-    device = "gpu" if platform in ("cuda", "rocm") else "cpu"
-    target = ir.StringAttr.get(f"xla_ffi_python_{device}_callback")
-
-    def walk(block: Any) -> None:
-        for op in block.operations:
-            op = op.operation
-            for region in op.regions:
-                for inner in region.blocks:
-                    walk(inner)
-            if op.name == "stablehlo.custom_call" and ir_passes.target_of(op) == _PLACEHOLDER:
-                index = ir.IntegerAttr(ir.DictAttr(op.attributes["backend_config"])["index"])
-                op.attributes["call_target_name"] = target
-                op.attributes["backend_config"] = ir.DictAttr.get(
-                    {"index": _index(first + index.value)}
-                )
-
-    walk(module.regions[0].blocks[0])
+    for op in ir_passes.custom_calls_to(module, _PLACEHOLDER):
+        index = ir.IntegerAttr(ir.DictAttr(op.attributes["backend_config"])["index"]).value
+        ir_passes.point_at_python_callback(op, platform, first + index)
 
 
 def _inexact(t: ir.Type) -> bool:

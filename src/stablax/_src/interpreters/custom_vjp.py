@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from stablax._src import core, dispatch, op_rules, tree_util
-from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.interpreters import calls
 from stablax._src.interpreters.ad import (
@@ -32,7 +31,7 @@ from stablax._src.interpreters.custom_calls import (
     trace_callee,
 )
 from stablax._src.ir import ir
-from stablax._src.ir_passes import PAYLOAD_ATTRIBUTE
+from stablax._src.ir_passes import PAYLOAD_ATTRIBUTE, emit_marker
 
 
 class CustomVJPPrimal:
@@ -223,17 +222,8 @@ def _vjp_lin_rule(*avals: ShapedArray, info: VjpLin) -> tuple[ShapedArray, ...]:
 
 def _vjp_lin_lowering(operands, in_avals, out_avals, *, info):
     key = core.lowering_trace().add_payload("custom_vjp_lin", info)
-    op = mlir.emit(
-        "stablehlo.custom_call",
-        operands,
-        [mlir.aval_type(a) for a in out_avals],
-        {
-            "call_target_name": ir.StringAttr.get("stablax.custom_vjp_lin"),
-            "has_side_effect": ir.BoolAttr.get(False),
-            PAYLOAD_ATTRIBUTE: ir.StringAttr.get(key),
-        },
-    )
-    return list(op.results)
+    payload = {PAYLOAD_ATTRIBUTE: ir.StringAttr.get(key)}
+    return emit_marker("stablax.custom_vjp_lin", operands, out_avals, payload)
 
 
 def _decode_vjp_lin(op: Any, owner: Any) -> dict[str, Any]:

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from stablax._src import core, dispatch, dtypes, ir_passes, runtime
-from stablax._src import ir as mlir
 from stablax._src.array import Array, from_host
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.interpreters import control_flow as cf
@@ -155,17 +154,10 @@ def _rule(*avals: ShapedArray, callback: HostCallback) -> tuple[ShapedArray, ...
 
 def _lowering(operands, in_avals, out_avals, *, callback):
     key = core.lowering_trace().add_payload("host_callback", callback)
-    op = mlir.emit(
-        "stablehlo.custom_call",
-        operands,
-        [mlir.aval_type(a) for a in out_avals],
-        {
-            "call_target_name": ir.StringAttr.get(ir_passes.HOST_CALLBACK),
-            "has_side_effect": ir.BoolAttr.get(callback.has_side_effect),
-            ir_passes.PAYLOAD_ATTRIBUTE: ir.StringAttr.get(key),
-        },
+    payload = {ir_passes.PAYLOAD_ATTRIBUTE: ir.StringAttr.get(key)}
+    return ir_passes.emit_marker(
+        ir_passes.HOST_CALLBACK, operands, out_avals, payload, callback.has_side_effect
     )
-    return list(op.results)
 
 
 def _decode(op: Any, owner: Any) -> dict[str, Any]:
