@@ -210,7 +210,7 @@ def raise_or_stage(error: Error, debug: bool = False) -> None:
     a check op (which `checkify` turns into an update of its error value; compiled without one,
     it raises JAX's functionalization error, or is dropped for a `debug_check`)."""
     leaves, tree = tree_util.tree_flatten(error)
-    if not any(isinstance(x, Tracer) for x in leaves):
+    if core.current_trace() is None:
         if not debug:
             raise_if_failed(error)
         return

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import lax
+from stablax._src import bodies, lax
 from stablax._src.avals import aval_of
 from stablax._src.interpreters.interpret import eval_op
 from stablax._src.ir import ir
@@ -62,6 +62,49 @@ def _made_by(value: Any, name: str) -> Any:
     return op if op.name == name else None
 
 
+def _clamped(indices: Any) -> Any:
+    """The indices clamped by `select(i > high, high, select(i < low, low, i))` (the lowering of
+    a CLIP or FILL_OR_DROP gather/scatter) as the value `i`, or None if not made so."""
+    high = _made_by(indices, "stablehlo.select")
+    low = None if high is None else _made_by(high.operands[2], "stablehlo.select")
+    if low is None or not (_compares(high, "GT") and _compares(low, "LT")):
+        return None
+    return low.operands[2]
+
+
+def _compares(select: Any, direction: str) -> bool:
+    """Whether `select(compare(a, b), b, a)` compares a to b in `direction`."""
+    compare = _made_by(select.operands[0], "stablehlo.compare")
+    return (
+        compare is not None
+        and f"{direction}>" in str(compare.attributes["comparison_direction"])
+        and compare.operands[0] == select.operands[2]
+        and compare.operands[1] == select.operands[1]
+    )
+
+
+def _given_indices(op: Any, walk: Walk, indices: Any) -> Any:
+    """The indices the program gave a gather/scatter, before a CLIP or FILL_OR_DROP lowering
+    clamped them (JAX checks the indices it was given)."""
+    raw = _clamped(op.operands[1])
+    return indices if raw is None else walk.env.get(raw, indices)
+
+
+def _shown_shape(operand: Any, sizes: Sequence[int]) -> tuple[int, ...]:
+    """The shape of the array a dynamic slice indexes, as JAX names it: where the operand is a
+    static slice of an array (`x[1, i]` slices row 1, then slices dynamically), that array's
+    shape, if the static slice is whole along every axis the dynamic one can move on."""
+    shape = bodies.aval_of_value(operand).shape
+    sliced = _made_by(operand, "stablehlo.slice")
+    if sliced is None:
+        return tuple(shape)
+    source = bodies.aval_of_value(sliced.operands[0]).shape
+    movable = [d for d, (n, s) in enumerate(zip(shape, sizes, strict=True)) if s != n]
+    if any(shape[d] != source[d] for d in movable):
+        return tuple(shape)
+    return tuple(source)
+
+
 rules["stablehlo.divide"] = _divide_rule
 
 
@@ -76,9 +119,11 @@ def _out_of_bounds(
     axes: Sequence[int],
     operand_shape: Sequence[int],
     prim: str,
+    shown_shape: Sequence[int] | None = None,
 ) -> Error:
     """`error` with an OOBError where an index of `indices` (its last dimension addresses the
-    operand's `axes`) is negative or above its `upper` bound."""
+    operand's `axes`) is negative or above its `upper` bound; the message names `shown_shape`
+    (by default the operand's)."""
     aval = aval_of(indices)
     bound = lax.broadcast_in_dim(np.asarray(upper, aval.dtype), aval.shape, (aval.ndim - 1,))
     below = lax.lt(indices, lax.full_like(indices, 0))
@@ -86,7 +131,7 @@ def _out_of_bounds(
     template, payload = failure(
         OOBError,
         location_of(op),
-        (prim, tuple(operand_shape)),
+        (prim, tuple(operand_shape if shown_shape is None else shown_shape)),
         [_payload(mask, indices, axes, operand_shape)],
     )
     return assert_failure(error, any_of(mask), template, payload)
@@ -120,8 +165,10 @@ def _dynamic_slice_rule(op: Any, values: list[Any], walk: Walk, error: Error):
         shape = aval_of(values[0]).shape
         sizes = walk.params(op)["slice_sizes"]
         upper = [d - s for d, s in zip(shape, sizes, strict=True)]
-        axes = range(len(shape))
-        error = _out_of_bounds(op, error, _starts(values[1:]), upper, axes, shape, "dynamic_slice")
+        starts, axes = _starts(values[1:]), range(len(shape))
+        shown = _shown_shape(op.operands[0], sizes)
+        prim = "dynamic_slice"
+        error = _out_of_bounds(op, error, starts, upper, axes, shape, prim, shown)
     return error, outs
 
 
@@ -143,7 +190,8 @@ def _gather_rule(op: Any, values: list[Any], walk: Walk, error: Error):
         axes = params["dimension_numbers"].start_index_map
         shape, sizes = aval_of(values[0]).shape, params["slice_sizes"]
         upper = [shape[a] - sizes[a] for a in axes]
-        error = _out_of_bounds(op, error, values[1], upper, axes, shape, "gather")
+        indices = _given_indices(op, walk, values[1])
+        error = _out_of_bounds(op, error, indices, upper, axes, shape, "gather")
     return error, outs
 
 
@@ -174,7 +222,8 @@ def _scatter_rule(op: Any, values: list[Any], walk: Walk, error: Error):
     axes = dn.scatter_dims_to_operand_dims
     upper = [operand.shape[a] - sizes[a] for a in axes]
     prim = _SCATTER_NAMES.get(params["computation"], "scatter")
-    error = _out_of_bounds(op, error, values[1], upper, axes, operand.shape, prim)
+    indices = _given_indices(op, walk, values[1])
+    error = _out_of_bounds(op, error, indices, upper, axes, operand.shape, prim)
     if NaNError in walk.enabled:
         error = record_nans(op, prim, outs, error)
     return error, outs
