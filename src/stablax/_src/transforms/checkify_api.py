@@ -54,9 +54,9 @@ def checkify(f: Callable[..., Any], errors: frozenset = user_checks) -> Callable
     def checked_fun(*args: Any, **kwargs: Any) -> tuple[Error, Any]:
         box: dict[str, Any] = {}
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
-        # Array-likes (arrays, Python scalars, NumPy arrays) are the traced function's inputs, as
-        # in JAX, so that every op on them is in it and is checked (an index given as a Python
-        # int is checked as a traced one); other leaves reach `f` as they are.
+        # Array-likes (arrays, Python scalars, NumPy arrays) are the traced function's inputs, so
+        # that every op on them is in it and is checked, as JAX checks ops on them (an index
+        # given as a Python int included); other leaves reach `f` as they are.
         leaves = [_as_input(x) for x in leaves]
         staged = [hasattr(x, "aval") for x in leaves]
 
