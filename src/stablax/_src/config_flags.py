@@ -22,7 +22,7 @@ _JAXPR = "concerns JAX's jaxprs; stablax stages StableHLO directly"
 _MIGRATION = "a switch between two JAX implementations of one feature; stablax has one"
 _XLA_OPT = "XLA compile options are not passed through by stablax"
 _EXPORT = "stablax.export does not exist yet (later issue: export)"
-_CHECKIFY = "checkify does not exist in stablax yet (later issue: checkify)"
+_JNP_ERRORS = "concerns jax.numpy's error checks (jax.numpy.error), which stablax does not have"
 _TRACEBACK = "stablax's errors name the user's line; frames are filtered by jax_traceback_filtering"
 
 # name -> (default, accepted values: a type, or a tuple of allowed values, or None for any)
@@ -183,7 +183,7 @@ MEANING: dict[str, str | None] = {
     "jax_captured_constants_report_frames": "captured arrays become program arguments here",
     "jax_captured_constants_warn_bytes": "captured arrays become program arguments here",
     "jax_check_proxy_envs": "stablax makes no network connections",
-    "jax_check_static_indices": "a check for checkify's promise_in_bounds mode (later issue)",
+    "jax_check_static_indices": "jax.numpy's check of static indices, which stablax does not have",
     "jax_check_tracer_leaks": "always on: a leaked tracer raises UnexpectedTracerError when used",
     "jax_compilation_cache_check_contents": _CACHE,
     "jax_compilation_cache_dir": None,
@@ -226,11 +226,13 @@ MEANING: dict[str, str | None] = {
     "jax_enable_preemption_service": _DIST,
     "jax_enable_recoverability": _DIST,
     "jax_enable_x64": None,
-    "jax_error_checking_behavior_divide": _CHECKIFY,
-    "jax_error_checking_behavior_nan": _CHECKIFY,
-    "jax_error_checking_behavior_oob": _CHECKIFY,
+    "jax_error_checking_behavior_divide": _JNP_ERRORS,
+    "jax_error_checking_behavior_nan": _JNP_ERRORS,
+    "jax_error_checking_behavior_oob": _JNP_ERRORS,
     "jax_exec_time_optimization_effort": _XLA_OPT,
-    "jax_experimental_unsafe_xla_runtime_errors": _CHECKIFY,
+    "jax_experimental_unsafe_xla_runtime_errors": (
+        "accepted as False; True raises (a check staged without checkify needs host callbacks)"
+    ),
     "jax_explain_cache_misses": None,
     "jax_explicit_x64_dtypes": "explicit 64-bit dtypes follow jax_enable_x64 as in JAX's default",
     "jax_export_calling_convention_version": _EXPORT,
@@ -314,6 +316,12 @@ assert MEANING.keys() == FLAGS.keys()
 UNSUPPORTED_VALUES: dict[str, tuple[Any, str]] = {
     "jax_debug_key_reuse": (True, "PRNG key-reuse checking is not implemented"),
     "jax_default_prng_impl": ("threefry2x32", "stablax implements only threefry2x32"),
+    "jax_experimental_unsafe_xla_runtime_errors": (
+        True,
+        "a checkify.check staged without checkify would raise through a host callback, which "
+        "stablax does not have yet (later issue: host callbacks); wrap the function in "
+        "stablax.experimental.checkify.checkify",
+    ),
 }
 
 
