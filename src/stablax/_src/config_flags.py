@@ -231,7 +231,7 @@ MEANING: dict[str, str | None] = {
     "jax_error_checking_behavior_oob": _JNP_ERRORS,
     "jax_exec_time_optimization_effort": _XLA_OPT,
     "jax_experimental_unsafe_xla_runtime_errors": (
-        "accepted as False; True raises (a check staged without checkify needs host callbacks)"
+        "accepted as False; True raises (stablax does not stage checks outside checkify)"
     ),
     "jax_explain_cache_misses": None,
     "jax_explicit_x64_dtypes": "explicit 64-bit dtypes follow jax_enable_x64 as in JAX's default",
@@ -318,8 +318,8 @@ UNSUPPORTED_VALUES: dict[str, tuple[Any, str]] = {
     "jax_default_prng_impl": ("threefry2x32", "stablax implements only threefry2x32"),
     "jax_experimental_unsafe_xla_runtime_errors": (
         True,
-        "a checkify.check staged without checkify would raise through a host callback, which "
-        "stablax does not have yet (later issue: host callbacks); wrap the function in "
+        "stablax does not stage a checkify.check outside checkify as an error raised from "
+        "inside the compiled program; wrap the function in "
         "stablax.experimental.checkify.checkify",
     ),
 }
