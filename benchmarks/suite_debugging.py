@@ -52,17 +52,28 @@ def _printing_calls(lib: Lib, printed: bool, x: Any, calls: int) -> Callable[[],
     return run
 
 
-def _failing_call(lib: Lib, x: Any) -> Callable[[], Any]:
-    """One call of a step that takes the log of a negative number, with jax_debug_nans on."""
-    fn = lib.top.jit(lambda v: lib.jnp.sum(lib.jnp.log(v - 2.0)))
+def _failing(lib: Lib, x: Any, first: bool) -> Callable[[], Any]:
+    """With jax_debug_nans on, calls of a jitted step that takes the log of a negative number,
+    each raising FloatingPointError: a fresh function's first call (`first`: the checked
+    program and whatever finding the op needs are compiled), or 20 calls of one function."""
+
+    def make() -> Callable[[], Any]:
+        return lib.top.jit(lambda v: lib.jnp.sum(lib.jnp.log(v - 2.0)))
+
+    def fail(fn: Callable[[], Any]) -> None:
+        try:
+            lib.block(fn(x))
+        except FloatingPointError:
+            return
+        raise AssertionError(f"{lib.name}: jax_debug_nans did not fire")
 
     def run() -> Any:
         with _flags(lib, True):
-            try:
-                lib.block(fn(x))
-            except FloatingPointError:
-                return None
-        raise AssertionError(f"{lib.name}: jax_debug_nans did not fire")
+            fn = make()
+            if first:
+                return per_call(lambda: fail(fn), 1, lambda _: None) * 1e3
+            fail(fn)  # its first failure compiles, outside the timing
+            return per_call(lambda: fail(fn), 20, lambda _: None) * 1e3
 
     return run
 
@@ -96,12 +107,12 @@ def run(settings: Settings) -> list[Row]:
             fns[name] = checked
         rows.append(row_from_samples("debugging", case, "us", interleaved(fns, settings.rounds)))
 
-    case = "jit call that makes a NaN, jax_debug_nans on (raises)"
-    if settings.wants(case):
-        fns = {}
-        for name, lib in libs.items():
-            fail = _failing_call(lib, lib.jnp.ones(size, lib.jnp.float32))
-            fail()  # the first failure compiles what finding the op needs
-            fns[name] = lambda fail=fail, lib=lib: per_call(fail, 5, lambda _: None) * 1e3
-        rows.append(row_from_samples("debugging", case, "ms", interleaved(fns, settings.rounds)))
+    for case, first in (
+        ("jax_debug_nans on: a jitted call that makes a NaN (raises)", False),
+        ("jax_debug_nans on: that call's first failure (compiles)", True),
+    ):
+        if settings.wants(case):
+            fns = {name: _failing(lib, lib.jnp.ones(size), first) for name, lib in libs.items()}
+            samples = interleaved(fns, settings.rounds)
+            rows.append(row_from_samples("debugging", case, "ms", samples))
     return rows
