@@ -61,6 +61,7 @@ LAYERS = [
             "_src.jit_inline",
             "_src.jit_explain",
             "_src.jit_stages",
+            "_src.jaxpr_view",
             "_src.jit",
         ],
     ),

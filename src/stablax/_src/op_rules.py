@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from stablax._src import bodies, ir_passes
 from stablax._src import ir as mlir
-from stablax._src import ir_passes
 from stablax._src.ir import ir
 
 # shape rule: (*in_avals, **params) -> ShapedArray | tuple[ShapedArray, ...]; raises on bad input.
@@ -40,6 +40,11 @@ param_decoders: dict[str, Decoder] = {}
 jvp_rules: dict[str, JvpRule] = {}
 transpose_rules: dict[str, TransposeRule] = {}
 batch_rules: dict[str, BatchRule] = {}
+# jaxpr rule: (op, decoded params, jaxpr_view.Context) -> jaxpr_view.Equation | None, what the op
+# is in JAX's terms (its primitive, params and operand order) in a jaxpr view; None, or no rule,
+# shows the op itself. lax/_jaxpr_equations.py registers them.
+JaxprRule = Callable[[Any, dict[str, Any], Any], Any]
+jaxpr_rules: dict[str, JaxprRule] = {}
 # Ops whose outputs have zero derivative everywhere they are defined (comparisons, integer ops,
 # rounding, bit manipulation): jvp gives symbolic zeros instead of a rule.
 not_differentiable: set[str] = set()
@@ -66,6 +71,24 @@ def op_key(op: Any) -> str:
 
 def _custom_call_key(op: Any) -> str:
     return f"{CUSTOM_CALL}:{ir.StringAttr(op.attributes['call_target_name']).value}"
+
+
+def operand_values(op: Any, key: str | None = None) -> list[Any]:
+    """The values an op reads: its operands, then what its regions read from above."""
+    key = op_key(op) if key is None else key
+    if key in captures_from_above:
+        return [*op.operands, *bodies.free_values(op)]
+    return list(op.operands)
+
+
+def decode(op: Any, owner: Any = None, key: str | None = None) -> dict[str, Any]:
+    """The params that re-emit `op` through `bind` (`owner`: the function holding it)."""
+    key = op_key(op) if key is None else key
+    try:
+        decoder = param_decoders[key]
+    except KeyError:
+        raise NotImplementedError(f"stablax: no rules for op {key}") from None
+    return decoder(op, owner)
 
 
 def no_params(op: Any, owner: Any = None) -> dict[str, Any]:

@@ -18,9 +18,10 @@ from typing import Any
 
 from stablax._src import bodies, core, dispatch, op_rules
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray, aval_of
+from stablax._src.avals import ShapedArray
 from stablax._src.interpreters import ad
 from stablax._src.interpreters.batching import at_front, batch_traced, bdim_at_front
+from stablax._src.interpreters.interpret import close
 from stablax._src.ir import ir
 
 
@@ -49,14 +50,6 @@ def _call_lowering(operands, in_avals, out_avals, *, callee, rule):
 def _decode_call(op: Any, owner: Any) -> dict[str, Any]:
     name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
     return {"callee": bodies.Callee(owner, name), "rule": owner.payloads.get(name)}
-
-
-def close(traced: Any) -> Any:
-    """`traced` with its captured values as ordinary trailing inputs (callees are closed)."""
-    if not traced.captured:
-        return traced
-    in_avals = [*traced.in_avals, *(aval_of(c) for c in traced.captured)]
-    return traced.with_signature(in_avals, [])
 
 
 def call(callee: Any, args: Sequence[Any], rule: Any = None) -> list[Any]:

@@ -17,12 +17,10 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from stablax._src import ir as mlir
+from stablax._src import jaxpr_view
 from stablax._src.bodies import aval_of_value
-from stablax._src.interpreters.interpret import operand_values
 from stablax._src.ir import ir
 from stablax._src.op_rules import op_key
-from stablax._src.primitive import Primitive, lookup
 
 
 class _Decision:
@@ -59,63 +57,29 @@ def name_of(op: Any) -> str | None:
     return ir.StringAttr(op.attributes["backend_config"]).value
 
 
-# StableHLO op names whose JAX primitive is named differently.
-_JAX_NAMES = {
-    "multiply": "mul",
-    "subtract": "sub",
-    "divide": "div",
-    "remainder": "rem",
-    "maximum": "max",
-    "minimum": "min",
-    "negate": "neg",
-    "exponential": "exp",
-    "exponential_minus_one": "expm1",
-    "log_plus_one": "log1p",
-    "power": "pow",
-    "convolution": "conv_general_dilated",
-    "sine": "sin",
-    "cosine": "cos",
-    "select": "select_n",
-    "convert": "convert_element_type",
-}
+def _primitive_and_params(op: Any, owner: Any) -> tuple[Any, dict[str, Any], list[Any]]:
+    """JAX's primitive for `op`, its params and its operands in JAX's order, as the jaxpr view
+    shows them (jaxpr_view.equation_of)."""
+    prim, eq = jaxpr_view.primitive_of(op, owner)
+    return prim, eq.params, list(eq.inputs)
 
 
-def _primitive_and_params(op: Any) -> tuple[Primitive, dict[str, Any]]:
-    # The op's name less its dialect, or a marker's target less "stablax." ("stablax.scan" for
-    # a marked while).
-    short = op_key(op).rpartition(".")[2]
-    jax_name = _JAX_NAMES.get(short, short)
-    prim = lookup(jax_name) or Primitive(jax_name, _not_bindable(jax_name))
-    params: dict[str, Any] = {}
-    name = name_of(op)
-    if name is not None:
-        params["name"] = name
-    if op.name == "stablehlo.dot_general":
-        dn = mlir.stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
-        params["dimension_numbers"] = (
-            (tuple(dn.lhs_contracting_dimensions), tuple(dn.rhs_contracting_dimensions)),
-            (tuple(dn.lhs_batching_dimensions), tuple(dn.rhs_batching_dimensions)),
-        )
-    return prim, params
+def primitive_name(op: Any, owner: Any = None) -> str:
+    """JAX's name for the primitive of `op` ("sin" for `stablehlo.sine`, "name" for a marker);
+    ops whose params are read from their function need its `owner`."""
+    try:
+        return jaxpr_view.equation_of(op, owner).name
+    except AttributeError:  # no owner to read the op's function or payload from
+        return op_key(op)
 
 
-def primitive_name(op: Any) -> str:
-    """JAX's name for the primitive of `op` ("sin" for `stablehlo.sine`, "name" for a marker)."""
-    return _primitive_and_params(op)[0].name
-
-
-def _not_bindable(name: str) -> Callable:
-    def impl(*args: Any, **params: Any) -> Any:
-        raise NotImplementedError(f"{name}: this primitive stands for a StableHLO op to match on")
-
-    return impl
-
-
-def decide(policy: Callable, op: Any) -> Any:
-    """`Saveable`, `Recompute` or an `Offloadable`: what `policy` says of `op`'s results."""
-    prim, params = _primitive_and_params(op)
-    avals = [aval_of_value(v) for v in operand_values(op)[: len(op.operands)]]
-    answer = policy(prim, *avals, **params)
+def decide(policy: Callable, op: Any, owner: Any) -> Any:
+    """`Saveable`, `Recompute` or an `Offloadable`: what `policy` says of `op`'s results (`op`
+    of a function of `owner`'s module). Constants are literals in JAX, never saved."""
+    if op.name == "stablehlo.constant":
+        return Recompute
+    prim, params, inputs = _primitive_and_params(op, owner)
+    answer = policy(prim, *(aval_of_value(v) for v in inputs), **params)
     if isinstance(answer, bool):
         return Saveable if answer else Recompute
     if answer is Saveable or answer is Recompute or isinstance(answer, Offloadable):
