@@ -1,9 +1,10 @@
 """`func.call`: calls of private functions of the module being built, with all their rules.
 
-A callee may carry a rule (custom_jvp, custom_vjp, checkpoint: the payload objects of
-custom_jvp.py, custom_vjp.py, checkpoint.py), kept in its module's `payloads` under the callee's
-name, so the module holds everything the rewrites need. A call without a rule (a function from
-elsewhere) is transformed by rewriting its callee inline. XLA inlines the calls.
+A callee may carry a rule (custom_jvp, custom_vjp, checkpoint, hi-primitives: the payload
+objects of custom_jvp.py, custom_vjp.py, checkpoint.py, transforms/hijax.py), kept in its
+module's `payloads` under the callee's name, so the module holds everything the rewrites need.
+A call without a rule (a function from elsewhere) is transformed by rewriting its callee
+inline. XLA inlines the calls.
 
 A rule object answers `kind` and `jvp(callee, primals, tangents)`, and may answer
 `transpose(cts, operands)`, `batch(values, dims, axis_size)` (its own batching, custom_vmap's) or

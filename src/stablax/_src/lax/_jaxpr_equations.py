@@ -347,6 +347,8 @@ def _call(op: Any, params: dict[str, Any], ctx: Context) -> Equation | None:
             "policy": rule.policy,
         }
         return Equation("remat2", out, ctx.values, op.results)
+    if kind == "hijax" and len(ctx.values) == rule.num_args:  # transforms/hijax.py's
+        return Equation("call_hi_primitive", {"_prim": rule.prim}, ctx.values, op.results)
     return None
 
 
