@@ -3,8 +3,8 @@
 `Tracer` and `ShapedArray` are the classes stablax traces with (`isinstance(x, core.Tracer)`
 is True for a value being traced), `Trace` the class of a trace (one StableHLO function being
 built), `AbstractValue` the base of abstract values (`ShapedArray`, a Ref's `AbstractRef`).
-stablax's IR is StableHLO, so an `Atom` (JAX's variable or literal of a jaxpr) is an MLIR value,
-and `eval_jaxpr` evaluates what `make_jaxpr` returns.
+The jaxpr classes are those of `make_jaxpr`'s view over the StableHLO stablax traces
+(`_src/jaxpr_view.py`); `eval_jaxpr` evaluates them.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from stablax._src import core as _core
+from stablax._src import jaxpr_view as _jaxpr_view
 from stablax._src.api_extras import ensure_compile_time_eval
 from stablax._src.avals import ShapedArray
 from stablax._src.core import FuncTrace as Trace
 from stablax._src.core import Tracer
-from stablax._src.interpreters.interpret import call_traced as _call_traced
-from stablax._src.ir import ir as _ir
+from stablax._src.interpreters import interpret as _interpret
 from stablax._src.refs import AbstractRef as _AbstractRef
 
-Atom = _ir.Value  # a value of the IR: an MLIR SSA value (JAX's jaxpr Var | Literal)
+Atom = _jaxpr_view.Var | _jaxpr_view.Literal  # an operand of a jaxpr equation
 Value = Any  # a value an IR value stands for when evaluated
 ParamDict = dict[str, Any]  # an operation's parameters by name
 
@@ -52,35 +52,32 @@ def eval_context() -> Iterator[None]:
 
 
 def eval_jaxpr(jaxpr: Any, consts: Any, *args: Any, propagate_source_info: bool = True) -> list:
-    """Evaluates a function from `make_jaxpr` (or `jit(f).trace(...).jaxpr`) on flat `args`.
+    """Evaluates a jaxpr (`make_jaxpr(f)(...).jaxpr`) on its `consts` and flat `args`.
 
     Inside a trace (jit, grad, vmap) the function is inlined, so it can be transformed.
 
     Args:
-      jaxpr: `make_jaxpr(f)(...)` or its `.jaxpr` (a `StableHLOFunction`).
-      consts: its `.consts` (empty: stablax keeps constants in the module).
-      args: one array per flat input.
+      jaxpr: a `Jaxpr` (`closed.jaxpr`); a `ClosedJaxpr` is read as its `.jaxpr`.
+      consts: one value per constvar (`closed.consts`: the values the function closed over).
+      args: one array per invar.
+      propagate_source_info: JAX's flag for the equations' source information; stablax's
+        evaluated ops keep the locations of the function they come from either way.
 
     Returns:
       The list of flat outputs.
     """
-    traced = getattr(jaxpr, "traced_function", None)
-    if traced is None:
-        raise TypeError(
-            f"eval_jaxpr: expected what make_jaxpr returns (a StableHLOFunction), got "
-            f"{type(jaxpr).__name__}"
+    if isinstance(jaxpr, _jaxpr_view.ClosedJaxpr):
+        jaxpr = jaxpr.jaxpr
+    if not isinstance(jaxpr, _jaxpr_view.Jaxpr):
+        raise TypeError(f"eval_jaxpr: expected a Jaxpr (make_jaxpr(f)(...).jaxpr), got {jaxpr!r}")
+    consts = list(consts)
+    if len(consts) != len(jaxpr.constvars) or len(args) != len(jaxpr.invars):
+        raise ValueError(
+            f"eval_jaxpr: the jaxpr takes {len(jaxpr.constvars)} consts and "
+            f"{len(jaxpr.invars)} arguments ({[a.str_short() for a in jaxpr.in_avals]}), got "
+            f"{len(consts)} and {len(args)}"
         )
-    if len(list(consts)) != 0:
-        raise TypeError(
-            f"eval_jaxpr: stablax functions keep their constants in the module; got "
-            f"{len(list(consts))} consts (pass `fn.consts`, which is empty)"
-        )
-    if len(args) != len(traced.in_avals):
-        raise TypeError(
-            f"eval_jaxpr: the function takes {len(traced.in_avals)} arguments "
-            f"({[a.str_short() for a in traced.in_avals]}), got {len(args)}"
-        )
-    return _call_traced(traced, list(args))
+    return _interpret.eval_jaxpr(jaxpr, consts, args)
 
 
 def max_dim(d1: int, d2: int) -> int:

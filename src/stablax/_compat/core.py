@@ -1,12 +1,13 @@
 """`jax.core` (and `jax._src.core`, `jax.extend.core`) under the alias.
 
-stablax traces to StableHLO, not to jaxprs, so the jaxpr classes exist for `isinstance` checks
-and annotations only (constructing one raises NotImplementedError); the tracer, abstract-value
+stablax traces to StableHLO; the jaxpr classes are those of `make_jaxpr`'s view over it
+(`_src/jaxpr_view.py`), which haiku's jaxpr_info and equinox walk. The tracer, abstract-value
 and trace-state parts are stablax's own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,16 @@ from stablax._src.api_extras import ensure_compile_time_eval  # noqa: F401 (jax.
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.core import Tracer  # every library: isinstance checks
 from stablax._src.dtypes import float0
+from stablax._src.interpreters.interpret import jaxpr_as_fun  # noqa: F401 (haiku's to_dot)
+from stablax._src.jaxpr_view import (  # noqa: F401 (haiku's jaxpr_info, equinox)
+    ClosedJaxpr,
+    DropVar,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    Var,
+    new_jaxpr_eqn,
+)
 from stablax.core import AbstractValue, eval_context, eval_jaxpr  # noqa: F401 (stablax.core's own)
 from stablax.errors import ConcretizationTypeError
 
@@ -113,41 +124,25 @@ def _unsupported(name: str, needed_by: str) -> Any:
     return fn
 
 
-class _NoJaxprClass:
-    """Base of jaxpr classes: they exist for isinstance checks; none can be constructed."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError(
-            f"jax.core.{type(self).__name__} (stablax alias; haiku's jaxpr_info, equinox "
-            f"internals): {_NO_JAXPRS}"
-        )
-
-
-class Jaxpr(_NoJaxprClass):  # haiku jaxpr_info, equinox internals: annotations
-    pass
-
-
-class ClosedJaxpr(_NoJaxprClass):  # equinox internals: annotations
-    pass
-
-
-class JaxprEqn(_NoJaxprClass):  # haiku jaxpr_info: annotations
-    pass
-
-
-class Var(_NoJaxprClass):  # haiku jaxpr_info: isinstance
-    pass
-
-
-class Literal(_NoJaxprClass):  # haiku jaxpr_info: isinstance
-    pass
-
-
-class DropVar(Var):  # haiku jaxpr_info: isinstance
-    pass
-
-
 Atom = Var | Literal  # haiku jaxpr_info: annotation
+
+
+def subjaxprs(jaxpr: Jaxpr) -> Iterator[Jaxpr]:
+    """The jaxprs in the params of `jaxpr`'s equations (cond branches, loop bodies, calls)."""
+    for eqn in jaxpr.eqns:
+        yield from jaxprs_in_params(eqn.params)
+
+
+def jaxprs_in_params(params: dict[str, Any]) -> list[Jaxpr]:
+    """The jaxprs among an equation's params (a ClosedJaxpr counts as its `.jaxpr`)."""
+    found = []
+    for value in params.values():
+        for v in value if isinstance(value, (tuple, list)) else [value]:
+            if isinstance(v, ClosedJaxpr):
+                found.append(v.jaxpr)
+            elif isinstance(v, Jaxpr):
+                found.append(v)
+    return found
 
 
 class Trace:
@@ -177,9 +172,6 @@ class Effect:  # equinox: jax.extend.core.Effect subclassed for its own effects
     """A side effect a primitive has."""
 
 
-jaxpr_as_fun = _unsupported("jaxpr_as_fun", "haiku's to_dot")
-subjaxprs = _unsupported("subjaxprs", "equinox internals")
-jaxprs_in_params = _unsupported("jaxprs_in_params", "equinox internals")
 take_current_trace = _unsupported("take_current_trace", "haiku's to_dot")
 set_current_trace = _unsupported("set_current_trace", "haiku's to_dot")
 

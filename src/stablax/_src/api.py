@@ -13,7 +13,7 @@ from stablax._src import caches, core, dtypes, runtime, transfer_guard, tree_uti
 from stablax._src.array import Array, from_host
 from stablax._src.config import config
 from stablax._src.jit import as_jitted, jit
-from stablax._src.traced import StableHLOFunction
+from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 
 
 def clear_caches() -> None:
@@ -162,14 +162,52 @@ def block_until_ready(x: Any) -> Any:
     return x
 
 
-def make_jaxpr(fun: Callable, static_argnums: Any = (), **unused: Any) -> Callable:
-    """Returns a function that traces `fun` and gives its StableHLO (our IR is StableHLO)."""
+def make_jaxpr(
+    fun: Callable,
+    static_argnums: Any = (),
+    axis_env: Any = None,
+    return_shape: bool = False,
+) -> Callable:
+    """Returns a function that traces `fun` and gives its jaxpr view (a `ClosedJaxpr` of
+    equations over the StableHLO function stablax traces; it prints that function).
+
+    Args:
+      fun: the function to trace.
+      static_argnums: the positions of arguments that are Python values, not traced.
+      axis_env: JAX's (name, size) pairs for collectives over unbound axis names; stablax binds
+        axis names only under `vmap`, so only an empty one is accepted.
+      return_shape: also return the outputs' pytree of `ShapeDtypeStruct`s.
+
+    Returns:
+      A function of `fun`'s arguments (arrays, tracers or `ShapeDtypeStruct`s) returning the
+      `ClosedJaxpr`, or `(ClosedJaxpr, shapes)` with `return_shape`.
+
+    Example:
+      >>> make_jaxpr(jnp.sin)(1.0).eqns[0].primitive.name
+      'sin'
+    """
+    if axis_env:
+        raise NotImplementedError(
+            f"make_jaxpr: axis_env={axis_env!r} is not supported by stablax (axis names are bound "
+            "by vmap only)"
+        )
     jitted = as_jitted(fun, static_argnums=static_argnums)
 
-    def make(*args: Any, **kwargs: Any) -> StableHLOFunction:
-        return StableHLOFunction(jitted.lower(*args, **kwargs))
+    def make(*args: Any, **kwargs: Any) -> Any:
+        # Only abstract values are needed: values of enclosing transformations become their
+        # types (values closed over stay constants of the jaxpr, `consts`).
+        args, kwargs = tree_util.tree_map(_abstract_tracer, (args, kwargs))
+        traced = jitted.trace(*args, **kwargs)
+        closed = traced.jaxpr
+        return (closed, traced.out_info) if return_shape else closed
 
     return make
+
+
+def _abstract_tracer(x: Any) -> Any:
+    if isinstance(x, core.Tracer):
+        return ShapeDtypeStruct(x.aval.shape, x.aval.dtype, weak_type=x.aval.weak_type)
+    return x
 
 
 def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:

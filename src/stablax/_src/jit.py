@@ -19,6 +19,7 @@ from stablax._src.avals import ShapedArray
 from stablax._src.config import config
 from stablax._src.core import trace_state
 from stablax._src.dispatch import compile_traced, to_array
+from stablax._src.jaxpr_view import ClosedJaxpr
 from stablax._src.jit_arguments import (
     SCALAR_TYPES,
     as_tuple,
@@ -246,6 +247,7 @@ class Jitted:
             out_tree,
             donated,
             lambda: Lowered(self, traced, out_tree, donated, in_tree),
+            lambda: ClosedJaxpr(None, traced=traced),
         )
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:

@@ -3,8 +3,8 @@
 Libraries written for JAX reference primitives (`lax.add_p`, `lax.scan_p`, ...) to compare
 with, and sometimes bind them directly with JAX's parameter names. Each object here maps its
 `bind(*args, **params)` onto the stablax lax function it stands for. Parameters that JAX's
-jaxprs carry as sub-programs (cond's `branches`, scan's `jaxpr`, ...) must be Python callables
-here, since stablax programs are StableHLO, not jaxprs.
+jaxprs carry as sub-programs (cond's `branches`, scan's `jaxpr`, ...) are Python callables or
+the sub-jaxprs of a `make_jaxpr` view.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import numpy as np
 from stablax._src import api, core, dtypes
 from stablax._src import lax as L  # noqa: N812
 from stablax._src.avals import aval_of
+from stablax._src.interpreters.interpret import jaxpr_as_fun
+from stablax._src.jaxpr_view import ClosedJaxpr, Jaxpr
 from stablax._src.primitive import Primitive
 from stablax._src.transforms.ad_forward import jvp
 from stablax._src.transforms.ad_reverse import vjp
@@ -383,7 +385,9 @@ def _conv(
     batch_group_count,
     precision=None,
     preferred_element_type=None,
+    out_sharding=None,
 ):
+    _unsupported("lax.conv_general_dilated_p: out_sharding", out_sharding)
     return L.conv_general_dilated(
         lhs,
         rhs,
@@ -407,6 +411,8 @@ _def("fft_p", "fft", lambda x, *, fft_type, fft_lengths: L.fft(x, fft_type, fft_
 
 
 def _callable(prim: str, what: str, value: Any) -> Callable:
+    if isinstance(value, (ClosedJaxpr, Jaxpr)):  # a sub-jaxpr of make_jaxpr's view
+        return jaxpr_as_fun(value)
     if not callable(value):
         raise TypeError(
             f"lax.{prim}.bind: {what} must be a Python function in stablax (stablax programs "

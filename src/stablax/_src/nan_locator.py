@@ -16,7 +16,6 @@ from stablax._src import ir as mlir
 from stablax._src import ir_passes, runtime
 from stablax._src.ir import ir
 from stablax._src.nan_checks import checked_kinds, invalid_kind, invalid_value_error
-from stablax._src.op_rules import jax_name
 
 # Ops whose regions run their ops in the program (their results come from those ops).
 _CONSTRUCTS = ("stablehlo.while", "stablehlo.case", "stablehlo.if")
@@ -128,7 +127,7 @@ class _Located:
             copy = ir_passes.copy_module(traced.module.operation)
             ir_passes.drop_effects(copy.operation, payloads)  # prints and io callbacks ran already
             for func, loops in _functions_and_loops(copy.operation):
-                _instrument(func.regions[0].blocks[0], loops, kind, payloads, report, self.tests)
+                _instrument(func.regions[0].blocks[0], loops, kind, traced, report, self.tests)
             callbacks = ir_passes.bind_host_callbacks(copy.operation, payloads, device.platform)
             _bind_tests(copy.operation, len(callbacks), device.platform)
             ir_passes.strip_markers(copy.operation)  # after the placeholders are bound
@@ -182,7 +181,7 @@ def _calls(block: Any, loops: int) -> list[tuple[str, int]]:
     return found
 
 
-def _instrument(block, loops, kind, payloads, report, tests) -> None:
+def _instrument(block, loops, kind, traced, report, tests) -> None:
     """After each floating-point op of `block` (and of the loops and branches in it), a host
     call told whether the op's result holds a `kind` value and whether its operands did."""
     for op in list(block.operations):
@@ -191,7 +190,7 @@ def _instrument(block, loops, kind, payloads, report, tests) -> None:
             inner = loops + (op.name == "stablehlo.while")
             for region in op.regions:
                 for b in region.blocks:
-                    _instrument(b, inner, kind, payloads, report, tests)
+                    _instrument(b, inner, kind, traced, report, tests)
         if op.name in _NOT_TESTED:
             continue
         results = [r for r in op.results if _inexact(r.type)]
@@ -212,14 +211,19 @@ def _instrument(block, loops, kind, payloads, report, tests) -> None:
                     "backend_config": ir.DictAttr.get({"index": _index(len(tests))}),
                 },
             )
-        tests.append(_Test(report, _name(op, payloads), op.location, loops))
+        tests.append(_Test(report, _name(op, traced), op.location, loops))
 
 
-def _name(op: Any, payloads: dict[str, Any]) -> str:
-    """JAX's name for what `op` computes (a host callback by its own name)."""
+def _name(op: Any, traced: Any) -> str:
+    """JAX's name for what `op` (of a copy of `traced`'s module) computes, as a jaxpr view of
+    the program shows it; a host callback by its own name."""
+    from stablax._src import jaxpr_view  # a true cycle: the view evaluates through staging
+
     if op.name == "stablehlo.custom_call" and ir_passes.PAYLOAD_ATTRIBUTE in op.attributes:
-        return getattr(ir_passes.payload_of(op, payloads), "name", None) or jax_name(op)
-    return jax_name(op)
+        name = getattr(ir_passes.payload_of(op, traced.payloads), "name", None)
+        if name:
+            return name
+    return jaxpr_view.equation_of(op, traced).name
 
 
 def _index(i: int) -> ir.Attribute:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from stablax._src import bodies, ir_passes
 from stablax._src import ir as mlir
-from stablax._src import ir_passes
 from stablax._src.ir import ir
 
 # shape rule: (*in_avals, **params) -> ShapedArray | tuple[ShapedArray, ...]; raises on bad input.
@@ -40,6 +40,11 @@ param_decoders: dict[str, Decoder] = {}
 jvp_rules: dict[str, JvpRule] = {}
 transpose_rules: dict[str, TransposeRule] = {}
 batch_rules: dict[str, BatchRule] = {}
+# jaxpr rule: (op, decoded params, jaxpr_view.Context) -> jaxpr_view.Equation | None, what the op
+# is in JAX's terms (its primitive, params and operand order) in a jaxpr view; None, or no rule,
+# shows the op itself. lax/_jaxpr_equations.py registers them.
+JaxprRule = Callable[[Any, dict[str, Any], Any], Any]
+jaxpr_rules: dict[str, JaxprRule] = {}
 # Ops whose outputs have zero derivative everywhere they are defined (comparisons, integer ops,
 # rounding, bit manipulation): jvp gives symbolic zeros instead of a rule.
 not_differentiable: set[str] = set()
@@ -57,38 +62,6 @@ op_keys: dict[str, Callable[[Any], str]] = {}
 
 CUSTOM_CALL = "stablehlo.custom_call"
 
-# StableHLO op names whose JAX primitive is named differently.
-JAX_NAMES = {
-    "multiply": "mul",
-    "subtract": "sub",
-    "divide": "div",
-    "remainder": "rem",
-    "maximum": "max",
-    "minimum": "min",
-    "negate": "neg",
-    "exponential": "exp",
-    "exponential_minus_one": "expm1",
-    "log_plus_one": "log1p",
-    "power": "pow",
-    "convolution": "conv_general_dilated",
-    "sine": "sin",
-    "cosine": "cos",
-    "select": "select_n",
-    "convert": "convert_element_type",
-}
-
-
-def jax_name(op: Any) -> str:
-    """JAX's name for the primitive an op stands for ("log", "div", "scan", "psum")."""
-    return jax_name_of_key(op_key(op))
-
-
-def jax_name_of_key(key: str) -> str:
-    """JAX's name for the primitive of rule-table key `key` ("stablehlo.divide" is "div"): the
-    op's name less its dialect, or a marker's target less "stablax."."""
-    short = key.rpartition(".")[2]
-    return JAX_NAMES.get(short, short)
-
 
 def op_key(op: Any) -> str:
     """The rule-table key of an op read from a module."""
@@ -98,6 +71,24 @@ def op_key(op: Any) -> str:
 
 def _custom_call_key(op: Any) -> str:
     return f"{CUSTOM_CALL}:{ir.StringAttr(op.attributes['call_target_name']).value}"
+
+
+def operand_values(op: Any, key: str | None = None) -> list[Any]:
+    """The values an op reads: its operands, then what its regions read from above."""
+    key = op_key(op) if key is None else key
+    if key in captures_from_above:
+        return [*op.operands, *bodies.free_values(op)]
+    return list(op.operands)
+
+
+def decode(op: Any, owner: Any = None, key: str | None = None) -> dict[str, Any]:
+    """The params that re-emit `op` through `bind` (`owner`: the function holding it)."""
+    key = op_key(op) if key is None else key
+    try:
+        decoder = param_decoders[key]
+    except KeyError:
+        raise NotImplementedError(f"stablax: no rules for op {key}") from None
+    return decoder(op, owner)
 
 
 def no_params(op: Any, owner: Any = None) -> dict[str, Any]:

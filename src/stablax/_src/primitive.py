@@ -21,11 +21,19 @@ class Primitive:
     both work. stablax's own rule tables are keyed by StableHLO op names, not by these objects.
     """
 
-    def __init__(self, name: str, impl: Callable[..., Any], multiple_results: bool = False):
+    def __init__(
+        self,
+        name: str,
+        impl: Callable[..., Any],
+        multiple_results: bool = False,
+        *,
+        register: bool = True,
+    ) -> None:
         self.name = name
         self.multiple_results = multiple_results
         self._impl = impl
-        _BY_NAME.setdefault(name, self)
+        if register:  # `lookup(name)` finds the first one registered
+            _BY_NAME.setdefault(name, self)
 
     def bind(self, *args: Any, **params: Any) -> Any:
         """Applies the operation to `args` with JAX's parameters for it.

@@ -36,7 +36,7 @@ def saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> list[tuple[Any, s
         if isinstance(value, ir.OpResult) and value.owner.name == "stablehlo.constant":
             continue  # a constant the backward pass reads, as JAX's literals: nothing is saved
         aval = lin.primal_fn.out_avals[returned.index(value)]
-        results.append((aval, _source(value, arguments, arg_names)))
+        results.append((aval, _source(value, arguments, arg_names, lin.primal_fn)))
     return results
 
 
@@ -90,7 +90,7 @@ def _short_type(aval: Any) -> str:
     return f"{name}[{','.join(map(str, aval.shape))}]"
 
 
-def _source(value: Any, arguments: list[Any], arg_names: list[str]) -> str:
+def _source(value: Any, arguments: list[Any], arg_names: list[str], owner: Any) -> str:
     if isinstance(value, ir.BlockArgument):
         index = arguments.index(value)
         if index < len(arg_names):
@@ -100,4 +100,4 @@ def _source(value: Any, arguments: list[Any], arg_names: list[str]) -> str:
     name = name_of(op)
     if name is not None:
         return f"named {name!r}"
-    return f"output of {primitive_name(op)}"
+    return f"output of {primitive_name(op, owner)}"

@@ -14,6 +14,7 @@ from stablax._src.concrete import evaluate_prefix
 from stablax._src.config import config
 from stablax._src.core import Tracer
 from stablax._src.dispatch import compile_time_eval, compile_traced, to_array
+from stablax._src.ir import ir
 from stablax._src.nan_locator import check_program
 
 
@@ -58,6 +59,16 @@ def copy_in(fn: Any, args: Sequence[Any]) -> list[Tracer]:
     finally:
         core.trace_state.lowering = saved
     return [Tracer(trace, a, v) for a, v in zip(fn.out_avals, outs, strict=True)]
+
+
+def emit_constant(op: Any, trace: core.FuncTrace | None = None) -> Any:
+    """A copy of a `stablehlo.constant` op in `trace` (the current trace by default)."""
+    trace = core.current_trace() if trace is None else trace
+    if trace is None:
+        raise RuntimeError("stablax: internal error, constants are only re-emitted while tracing")
+    with trace.context, ir.Location.unknown(), trace.insertion_point():
+        new = op.clone()
+    return Tracer(trace, aval_of_value(new.results[0]), new.results[0])
 
 
 def is_flat(fn: Any) -> bool:

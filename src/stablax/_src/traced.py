@@ -1,9 +1,8 @@
-"""The traced stage of `jit` (`jit(f).trace(*args)`), and what `make_jaxpr` returns.
+"""The traced stage of `jit` (`jit(f).trace(*args)`).
 
 `Traced` holds the StableHLO function a trace produced, with its argument and output structure;
-`.lower()` makes the `Lowered` stage from it without tracing again. stablax's IR is StableHLO,
-so where JAX gives a jaxpr (`Traced.jaxpr`, `make_jaxpr`) stablax gives a `StableHLOFunction`:
-it prints the module, and `stablax.core.eval_jaxpr(fn.jaxpr, fn.consts, *args)` evaluates it.
+`.lower()` makes the `Lowered` stage from it without tracing again, and `.jaxpr` its jaxpr view
+(jaxpr_view.ClosedJaxpr, what `make_jaxpr` returns), which prints the module.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from stablax._src import avals, core, tree_util
+from stablax._src import core, tree_util
 from stablax._src.shape_dtype_struct import ShapeDtypeStruct
 
 
@@ -33,51 +32,6 @@ class ArgInfo:
         return self._aval.dtype
 
 
-class StableHLOFunction:
-    """What `make_jaxpr` and `Traced.jaxpr` give: the StableHLO module XLA receives; `str()`
-    prints it. `.jaxpr` is itself and `.consts` is empty (constants live in the module), so
-    JAX's `core.eval_jaxpr(closed.jaxpr, closed.consts, *args)` works on it."""
-
-    def __init__(self, lowered: Any) -> None:
-        self._lowered = lowered
-
-    @property
-    def in_avals(self) -> list[avals.ShapedArray]:
-        return self._lowered.in_avals
-
-    @property
-    def out_avals(self) -> list[avals.ShapedArray]:
-        return self._lowered.out_avals
-
-    @property
-    def module(self) -> Any:
-        return self._lowered.compiler_ir()
-
-    @property
-    def jaxpr(self) -> StableHLOFunction:
-        return self
-
-    @property
-    def consts(self) -> list[Any]:
-        return []
-
-    @property
-    def traced_function(self) -> core.TracedFunction:
-        return self._lowered._traced
-
-    def text(self, debug_info: bool = False) -> str:
-        return self._lowered.as_text(debug_info=debug_info)
-
-    def __str__(self) -> str:
-        return self.text()
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def pretty_print(self, **_: Any) -> str:
-        return self.text()
-
-
 def args_info(in_tree: Any, in_avals: list[Any], donated: list[int]) -> Any:
     """The pytree (positional arguments, keyword arguments) of `ArgInfo`s."""
     infos = [ArgInfo(a, i in set(donated)) for i, a in enumerate(in_avals)]
@@ -94,7 +48,7 @@ class Traced:
     """`jit(f).trace(*args, **kwargs)`: `f` traced for those argument types, ready to lower.
 
     Attributes:
-      jaxpr: the traced function (a `StableHLOFunction`; stablax's IR is StableHLO).
+      jaxpr: the traced function's jaxpr view (a `ClosedJaxpr` over its StableHLO).
       fun_name: the traced function's name.
       args_info: the pytree `(args, kwargs)` of `ArgInfo` for the traced (non-static) arguments.
       out_info: the outputs' pytree of `ShapeDtypeStruct`s.
@@ -109,6 +63,7 @@ class Traced:
         out_tree: Any,
         donated: list[int],
         lower: Callable[[], Any],
+        closed_jaxpr: Callable[[], Any],
     ) -> None:
         self._traced = traced
         self.fun_name = fun_name
@@ -116,14 +71,15 @@ class Traced:
         self.out_tree = out_tree
         self._donated = donated
         self._lower = lower
+        self._closed_jaxpr = closed_jaxpr
 
     def lower(self, *, lowering_platforms: tuple[str, ...] | None = None, **_: Any) -> Any:
         """The `Lowered` stage (the StableHLO module), without tracing again."""
         return self._lower()
 
     @property
-    def jaxpr(self) -> StableHLOFunction:
-        return StableHLOFunction(self._lower())
+    def jaxpr(self) -> Any:
+        return self._closed_jaxpr()
 
     @property
     def args_info(self) -> Any:

@@ -1,4 +1,5 @@
-"""`jax.experimental.hijax` under the alias (flax nnx defines its "hijax" variables with it).
+"""`jax.experimental.hijax` under the alias: hi-primitives (`VJPHiPrimitive`, stablax's own),
+and what flax nnx defines its "hijax" variables with.
 
 flax nnx builds its optional hijax variable mode (`nnx.use_hijax(True)` / `hijax=True`) on JAX's
 high-level-type machinery, which stablax does not have. The classes and decorators here let
@@ -11,7 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from stablax._compat.primitives import Zero, instantiate_zeros, is_undefined_primal  # noqa: F401
+from stablax._src.avals import ShapedArray  # noqa: F401 (the tutorial's avals)
 from stablax._src.avals import ShapedArray as AbstractValue  # noqa: F401
+from stablax.experimental.hijax import GradAccum, VJPHiPrimitive  # noqa: F401
 
 _HIJAX = (
     "stablax has no high-level types (JAX's hijax); flax nnx's hijax variables need them: "

@@ -1,9 +1,10 @@
 """`func.call`: calls of private functions of the module being built, with all their rules.
 
-A callee may carry a rule (custom_jvp, custom_vjp, checkpoint: the payload objects of
-custom_jvp.py, custom_vjp.py, checkpoint.py), kept in its module's `payloads` under the callee's
-name, so the module holds everything the rewrites need. A call without a rule (a function from
-elsewhere) is transformed by rewriting its callee inline. XLA inlines the calls.
+A callee may carry a rule (custom_jvp, custom_vjp, checkpoint, hi-primitives: the payload
+objects of custom_jvp.py, custom_vjp.py, checkpoint.py, transforms/hijax.py), kept in its
+module's `payloads` under the callee's name, so the module holds everything the rewrites need.
+A call without a rule (a function from elsewhere) is transformed by rewriting its callee
+inline. XLA inlines the calls.
 
 A rule object answers `kind` and `jvp(callee, primals, tangents)`, and may answer
 `transpose(cts, operands)`, `batch(values, dims, axis_size)` (its own batching, custom_vmap's) or
@@ -18,9 +19,10 @@ from typing import Any
 
 from stablax._src import bodies, core, dispatch, op_rules
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray, aval_of
+from stablax._src.avals import ShapedArray
 from stablax._src.interpreters import ad
 from stablax._src.interpreters.batching import at_front, batch_traced, bdim_at_front
+from stablax._src.interpreters.interpret import close
 from stablax._src.ir import ir
 
 
@@ -49,14 +51,6 @@ def _call_lowering(operands, in_avals, out_avals, *, callee, rule):
 def _decode_call(op: Any, owner: Any) -> dict[str, Any]:
     name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
     return {"callee": bodies.Callee(owner, name), "rule": owner.payloads.get(name)}
-
-
-def close(traced: Any) -> Any:
-    """`traced` with its captured values as ordinary trailing inputs (callees are closed)."""
-    if not traced.captured:
-        return traced
-    in_avals = [*traced.in_avals, *(aval_of(c) for c in traced.captured)]
-    return traced.with_signature(in_avals, [])
 
 
 def call(callee: Any, args: Sequence[Any], rule: Any = None) -> list[Any]:

@@ -138,7 +138,7 @@ def _saved_values(callee, args, policy):
         outs = eval_op(op, [env[v] for v in operand_values(op)], callee.owner)
         for r, v in zip(op.results, outs, strict=True):
             env[r] = v
-        if remat_policies.decide(policy, op) is not remat_policies.Recompute:
+        if remat_policies.decide(policy, op, callee.owner) is not remat_policies.Recompute:
             for r in op.results:
                 saved[r] = env[r]
     return [env[v] for v in returned], saved

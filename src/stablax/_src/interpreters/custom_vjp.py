@@ -2,7 +2,8 @@
 
 In a trace that autodiff is about to rewrite, the call traces fwd in place of the primal, as
 JAX does under grad; elsewhere it traces the primal (a `CustomVjp` call) and runs fwd when the
-call is differentiated. The output tangents are a marker op, VJP_LIN, whose transpose runs bwd.
+call is differentiated. The output tangents are a marker op, VJP_LIN, whose transpose runs bwd
+(a hi-primitive's marker also carries the tangents its jvp rule gives, which forward mode uses).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from stablax._src.interpreters.ad import (
     tangent_aval,
     zeros_like_aval,
 )
-from stablax._src.interpreters.batching import at_front
+from stablax._src.interpreters.batching import at_front, bdim_at_front
 from stablax._src.interpreters.custom_calls import (
     CustomFunction,
     PrimalCall,
@@ -154,6 +155,7 @@ class VjpLin:
         self.num_res = res_tree.num_leaves
         self.arg_avals = [aval_of(a) for a in args]
         self.out_avals = list(fwd_traced.out_avals[: out_tree.num_leaves])
+        self.num_forward = 0  # trailing operands: the output tangents forward mode uses
 
     def with_rules(self, custom, nondiff, arg_avals, out_avals, res_tree=None) -> VjpLin:
         new = object.__new__(VjpLin)
@@ -164,14 +166,24 @@ class VjpLin:
             new.res_tree, new.num_res = res_tree, res_tree.num_leaves
         return new
 
-    def linear(self, tangents: Sequence[Any], residuals: Sequence[Any]) -> list[Any]:
-        """The marker standing for the output tangents: bwd transposes it."""
+    def linear(
+        self, tangents: Sequence[Any], residuals: Sequence[Any], forward: Sequence[Any] = ()
+    ) -> list[Any]:
+        """The marker standing for the output tangents: bwd transposes it. `forward`, one per
+        output (a hi-primitive's jvp rule's), are its value where it is not transposed."""
         live = [
             instantiate(t, tangent_aval(a))
             for a, t in zip(self.arg_avals, tangents, strict=True)
             if is_differentiable_dtype(a.dtype)
         ]
-        return list(dispatch.bind(VJP_LIN, *live, *residuals, info=self))
+        if forward:
+            forward = [
+                instantiate(t, tangent_aval(a))
+                for a, t in zip(self.out_avals, forward, strict=True)
+            ]
+        info = self.with_rules(self.custom, self.nondiff, self.arg_avals, self.out_avals)
+        info.num_forward = len(forward)
+        return list(dispatch.bind(VJP_LIN, *live, *residuals, *forward, info=info))
 
 
 class CustomVjp(PrimalCall):
@@ -220,10 +232,17 @@ def _vjp_lin_rule(*avals: ShapedArray, info: VjpLin) -> tuple[ShapedArray, ...]:
     return tuple(tangent_aval(a) for a in info.out_avals)
 
 
+_NUM_FORWARD = "stablax.num_forward"  # how many trailing operands forward mode reads
+
+
 def _vjp_lin_lowering(operands, in_avals, out_avals, *, info):
     key = core.lowering_trace().add_payload("custom_vjp_lin", info)
-    payload = {PAYLOAD_ATTRIBUTE: ir.StringAttr.get(key)}
-    return emit_marker("stablax.custom_vjp_lin", operands, out_avals, payload)
+    parameters = {PAYLOAD_ATTRIBUTE: ir.StringAttr.get(key)}
+    if info.num_forward:
+        parameters[_NUM_FORWARD] = ir.IntegerAttr.get(
+            ir.IntegerType.get_signless(64), info.num_forward
+        )
+    return emit_marker("stablax.custom_vjp_lin", operands, out_avals, parameters)
 
 
 def _decode_vjp_lin(op: Any, owner: Any) -> dict[str, Any]:
@@ -231,8 +250,9 @@ def _decode_vjp_lin(op: Any, owner: Any) -> dict[str, Any]:
 
 
 def _vjp_lin_transpose(ct, *operands, info: VjpLin):
-    num_tangents = len(operands) - info.num_res
-    residuals = tree_util.tree_unflatten(info.res_tree, list(operands[num_tangents:]))
+    num_tangents = len(operands) - info.num_res - info.num_forward
+    res = operands[num_tangents : num_tangents + info.num_res]
+    residuals = tree_util.tree_unflatten(info.res_tree, list(res))
     cts = ct if isinstance(ct, (list, tuple)) else [ct]
     symbolic = getattr(info.custom, "symbolic_zeros", False)
     cts = [
@@ -271,20 +291,35 @@ def _vjp_lin_transpose(ct, *operands, info: VjpLin):
     differentiable = [is_differentiable_dtype(a.dtype) for a in info.arg_avals]
     leaves = [None if type(c) is SymbolicZero else c for c in leaves]
     kept = [c for c, d in zip(leaves, differentiable, strict=True) if d]
-    return [*kept, *([None] * info.num_res)]
+    return [*kept, *([None] * (info.num_res + info.num_forward))]
 
 
 def _vjp_lin_batch(values, dims, *, axis_size, info: VjpLin):
     # The tangents and residuals of a batched call: its transpose runs the vmapped bwd on
     # residuals batched as they come, the tangents batched like the arguments.
     values, dims = at_front(values, dims)
-    num_tangents = len(values) - info.num_res
+    num_forward = info.num_forward  # output tangents, batched like the outputs
+    if num_forward:
+        forward = [
+            bdim_at_front(v, d, axis_size)
+            for v, d in zip(values[-num_forward:], dims[-num_forward:])
+        ]
+        values, dims = (
+            [*values[:-num_forward], *forward],
+            [*dims[:-num_forward], *[0] * num_forward],
+        )
+    num_tangents = len(values) - info.num_res - num_forward
     tangent_dims = iter(dims[:num_tangents])
     arg_dims = [
         next(tangent_dims) if is_differentiable_dtype(a.dtype) else None for a in info.arg_avals
     ]
     custom = VmappedRules(
-        info.custom, info.nondiff, info.in_tree, arg_dims, axis_size, dims[num_tangents:]
+        info.custom,
+        info.nondiff,
+        info.in_tree,
+        arg_dims,
+        axis_size,
+        dims[num_tangents : num_tangents + info.num_res],
     )
     batched = info.with_rules(
         custom,
@@ -303,13 +338,23 @@ def _stacked(aval: ShapedArray, axis_size: int) -> ShapedArray:
 _FORWARD_MODE_MESSAGE = "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
 
 
-def _refuse_forward_mode(op: Any) -> None:
-    raise TypeError(_FORWARD_MODE_MESSAGE)
+def _expand_vjp_lin(op: Any) -> None:
+    # Not transposed: forward mode. Only a hi-primitive's marker has its jvp rule's tangents.
+    if _NUM_FORWARD not in op.attributes:
+        raise TypeError(_FORWARD_MODE_MESSAGE)
+    n = ir.IntegerAttr(op.attributes[_NUM_FORWARD]).value
+    for result, tangent in zip(op.results, list(op.operands)[-n:], strict=True):
+        result.replace_all_uses_with(tangent)
+    op.erase()
 
 
 def _vjp_lin_jvp(primals, tangents, *, info):
-    # Forward mode over a custom_vjp's backward pass (jacfwd of grad): JAX's TypeError.
-    raise TypeError(_FORWARD_MODE_MESSAGE)
+    # Forward mode over a custom_vjp's backward pass (jacfwd of grad): JAX's TypeError. A
+    # hi-primitive's marker run forward is its jvp rule's tangents, so theirs are its tangents.
+    if not info.num_forward:
+        raise TypeError(_FORWARD_MODE_MESSAGE)
+    outs = list(dispatch.bind(VJP_LIN, *primals, info=info))
+    return outs, list(tangents[-info.num_forward :])
 
 
 op_rules.def_op(
@@ -322,5 +367,5 @@ op_rules.def_op(
     jvp=_vjp_lin_jvp,
     transpose=_vjp_lin_transpose,
     batch=_vjp_lin_batch,
-    expand=_refuse_forward_mode,
+    expand=_expand_vjp_lin,
 )

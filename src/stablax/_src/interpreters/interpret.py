@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stablax._src import bodies, core, dispatch, op_rules
+from stablax._src import core, dispatch
 from stablax._src import ir as mlir
+from stablax._src.avals import aval_of
 from stablax._src.bodies import aval_of_value
-from stablax._src.core import Tracer
-from stablax._src.ir import ir
-from stablax._src.op_rules import op_key
-from stablax._src.staging import run_staged
+from stablax._src.jaxpr_view import Literal
+from stablax._src.op_rules import decode, op_key, operand_values
+from stablax._src.staging import emit_constant, run_staged
 
 __all__ = ["aval_of_value", "body", "operand_values", "decode", "interpret"]
 
@@ -25,34 +25,6 @@ __all__ = ["aval_of_value", "body", "operand_values", "decode", "interpret"]
 def body(fn: Any) -> tuple[list[Any], list[Any], list[Any]]:
     """(inputs, ops except the return, returned values) of a function."""
     return fn.parts()
-
-
-def operand_values(op: Any, key: str | None = None) -> list[Any]:
-    """The values an op reads: its operands, then what its regions read from above."""
-    key = op_key(op) if key is None else key
-    if key in op_rules.captures_from_above:
-        return [*op.operands, *bodies.free_values(op)]
-    return list(op.operands)
-
-
-def decode(op: Any, owner: Any = None, key: str | None = None) -> dict[str, Any]:
-    """The params that re-emit `op` through `bind` (`owner`: the function holding it)."""
-    key = op_key(op) if key is None else key
-    try:
-        decoder = op_rules.param_decoders[key]
-    except KeyError:
-        raise NotImplementedError(f"stablax: no rules for op {key}") from None
-    return decoder(op, owner)
-
-
-def emit_constant(op: Any, trace: core.FuncTrace | None = None) -> Any:
-    """A copy of a `stablehlo.constant` op in `trace` (the current trace by default)."""
-    trace = core.current_trace() if trace is None else trace
-    if trace is None:
-        raise RuntimeError("stablax: internal error, constants are only re-emitted while tracing")
-    with trace.context, ir.Location.unknown(), trace.insertion_point():
-        new = op.clone()
-    return Tracer(trace, aval_of_value(new.results[0]), new.results[0])
 
 
 @mlir.rewrites_one_op
@@ -82,6 +54,45 @@ def interpret(
         for result, value in zip(op.results, outs, strict=True):
             env[result] = value
     return [env[v] for v in returned]
+
+
+def close(traced: Any) -> Any:
+    """`traced` with its captured values as ordinary trailing inputs (callees are closed)."""
+    if not traced.captured:
+        return traced
+    in_avals = [*traced.in_avals, *(aval_of(c) for c in traced.captured)]
+    return traced.with_signature(in_avals, [])
+
+
+def eval_jaxpr(jaxpr: Any, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
+    """Evaluates a jaxpr on `consts` (one per constvar) and `args` (one per invar).
+
+    A view is its StableHLO function applied (inlined under a trace, else compiled and run); a
+    jaxpr made or changed by hand runs its equations, each through its primitive's `bind`.
+    """
+    values = [*consts, *args]
+    if jaxpr.source is not None:
+        fn, positions = jaxpr.source
+        inputs: list[Any] = [None] * len(values)
+        for position, value in zip(positions, values, strict=True):
+            inputs[position] = value
+        return call_traced(close(fn), inputs)
+    env = dict(zip([*jaxpr.constvars, *jaxpr.invars], values, strict=True))
+
+    def read(atom: Any) -> Any:
+        return atom.val if isinstance(atom, Literal) else env[atom]
+
+    for eqn in jaxpr.eqns:
+        out = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        outs = out if eqn.primitive.multiple_results else [out]
+        env.update(zip(eqn.outvars, outs, strict=True))
+    return [read(v) for v in jaxpr.outvars]
+
+
+def jaxpr_as_fun(closed: Any) -> Callable[..., list[Any]]:
+    """`closed` (a ClosedJaxpr, or a Jaxpr without constvars) as a function of its invars."""
+    jaxpr, consts = (closed.jaxpr, closed.consts) if hasattr(closed, "consts") else (closed, ())
+    return lambda *args: eval_jaxpr(jaxpr, consts, args)
 
 
 def call_traced(traced: core.TracedFunction, args: Sequence[Any]) -> list[Any]:

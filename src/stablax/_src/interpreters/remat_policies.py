@@ -17,12 +17,10 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from stablax._src import ir as mlir
+from stablax._src import jaxpr_view
 from stablax._src.bodies import aval_of_value
-from stablax._src.interpreters.interpret import operand_values
 from stablax._src.ir import ir
-from stablax._src.op_rules import jax_name, op_key
-from stablax._src.primitive import Primitive, lookup
+from stablax._src.op_rules import op_key
 
 
 class _Decision:
@@ -59,39 +57,29 @@ def name_of(op: Any) -> str | None:
     return ir.StringAttr(op.attributes["backend_config"]).value
 
 
-def _primitive_and_params(op: Any) -> tuple[Primitive, dict[str, Any]]:
-    primitive = jax_name(op)
-    prim = lookup(primitive) or Primitive(primitive, _not_bindable(primitive))
-    params: dict[str, Any] = {}
-    tag = name_of(op)
-    if tag is not None:
-        params["name"] = tag
-    if op.name == "stablehlo.dot_general":
-        dn = mlir.stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
-        params["dimension_numbers"] = (
-            (tuple(dn.lhs_contracting_dimensions), tuple(dn.rhs_contracting_dimensions)),
-            (tuple(dn.lhs_batching_dimensions), tuple(dn.rhs_batching_dimensions)),
-        )
-    return prim, params
+def _primitive_and_params(op: Any, owner: Any) -> tuple[Any, dict[str, Any], list[Any]]:
+    """JAX's primitive for `op`, its params and its operands in JAX's order, as the jaxpr view
+    shows them (jaxpr_view.equation_of)."""
+    prim, eq = jaxpr_view.primitive_of(op, owner)
+    return prim, eq.params, list(eq.inputs)
 
 
-def primitive_name(op: Any) -> str:
-    """JAX's name for the primitive of `op` ("sin" for `stablehlo.sine`, "name" for a marker)."""
-    return _primitive_and_params(op)[0].name
+def primitive_name(op: Any, owner: Any = None) -> str:
+    """JAX's name for the primitive of `op` ("sin" for `stablehlo.sine`, "name" for a marker);
+    ops whose params are read from their function need its `owner`."""
+    try:
+        return jaxpr_view.equation_of(op, owner).name
+    except AttributeError:  # no owner to read the op's function or payload from
+        return op_key(op)
 
 
-def _not_bindable(name: str) -> Callable:
-    def impl(*args: Any, **params: Any) -> Any:
-        raise NotImplementedError(f"{name}: this primitive stands for a StableHLO op to match on")
-
-    return impl
-
-
-def decide(policy: Callable, op: Any) -> Any:
-    """`Saveable`, `Recompute` or an `Offloadable`: what `policy` says of `op`'s results."""
-    prim, params = _primitive_and_params(op)
-    avals = [aval_of_value(v) for v in operand_values(op)[: len(op.operands)]]
-    answer = policy(prim, *avals, **params)
+def decide(policy: Callable, op: Any, owner: Any) -> Any:
+    """`Saveable`, `Recompute` or an `Offloadable`: what `policy` says of `op`'s results (`op`
+    of a function of `owner`'s module). Constants are literals in JAX, never saved."""
+    if op.name == "stablehlo.constant":
+        return Recompute
+    prim, params, inputs = _primitive_and_params(op, owner)
+    answer = policy(prim, *(aval_of_value(v) for v in inputs), **params)
     if isinstance(answer, bool):
         return Saveable if answer else Recompute
     if answer is Saveable or answer is Recompute or isinstance(answer, Offloadable):

@@ -104,6 +104,7 @@ from stablax._src.lax._dot_algorithms import (
     PrecisionLike,
     Tolerance,
 )
+from stablax._src.lax import _jaxpr_equations  # what each op is in a jaxpr view
 
 # Op families a first program rarely uses load on first use of one of their names (import time):
 # module under stablax._src.lax -> the names it gives stablax.lax. Each registers all of its ops'
