@@ -117,15 +117,27 @@ def _compile_one_op(name: str, avals: list[ShapedArray], params: dict[str, Any])
         return out if multiple else (out,)
 
     traced = core.trace_to_func(one_op, avals, name="main")
-    return compile_traced(traced), multiple, tuple(traced.out_avals)
+    return compile_traced(traced)[0], multiple, tuple(traced.out_avals)
 
 
-def compile_traced(traced: core.TracedFunction, device: Any = None) -> runtime.Executable:
-    """Compiles a traced function (cached by the module's location-free fingerprint)."""
+def compile_traced(
+    traced: core.TracedFunction, device: Any = None, keep_unused: bool = True
+) -> tuple[runtime.Executable, list[int] | None]:
+    """Compiles a traced function (cached by the module's location-free fingerprint), without
+    the inputs it never reads unless `keep_unused`; returns the executable and the positions of
+    the inputs it takes (None: all of them)."""
     device = runtime.default_device() if device is None else device
-    module, text = ir_passes.without_markers(traced.module.operation, traced.text())
-    code = traced.bytecode() if module is traced.module.operation else mlir.bytecode(module)
-    return runtime.compile_module(code, text.encode(), traced.out_avals, device)
+    traced_op = traced.module.operation
+    module, text = ir_passes.without_markers(traced_op, traced.text())
+    kept = None
+    if not keep_unused:
+        count = len(traced.in_avals) + len(traced.captured)
+        module, text, kept = ir_passes.without_unused_arguments(
+            module, text, module is not traced_op
+        )
+        kept = None if len(kept) == count else kept
+    code = traced.bytecode() if module is traced_op else mlir.bytecode(module)
+    return runtime.compile_module(code, text.encode(), traced.out_avals, device), kept
 
 
 # --- host values to device arrays -------------------------------------------------------------

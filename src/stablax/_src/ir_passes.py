@@ -1,4 +1,5 @@
-"""Marker ops: emitting one, and, on a module about to be compiled, expanding or dropping each.
+"""Passes on a module about to be compiled: expanding or dropping marker ops (and emitting one),
+and dropping the arguments its function does not use (what `jit(keep_unused=False)` compiles).
 
 Marker ops are `stablehlo.custom_call`s to `stablax.*` targets that exist only while a function
 is being transformed (stop_gradient, the linalg decompositions, named-axis collectives). Before
@@ -83,6 +84,48 @@ def without_markers(module: Any, text: str) -> tuple[Any, str]:
     itself when its `text` shows no marker op, else a stripped copy."""
     if MARKER_TEXT not in text:
         return module, text
+    copy = _copy(module)
+    with module.context, ir.Location.unknown():
+        strip_markers(copy)
+    return copy, copy.get_asm(enable_debug_info=False)
+
+
+def without_unused_arguments(module: Any, text: str, owned: bool) -> tuple[Any, str, list[int]]:
+    """The module with the arguments its public function (the first) never reads removed, its
+    location-free text, and the positions of the arguments kept. `module` (a module's operation)
+    is changed in place if `owned`, else copied first; returned as it is when every argument is
+    used. Donor attributes of the kept arguments stay with them."""
+    func_op = module.regions[0].blocks[0].operations[0].operation
+    arguments = func_op.regions[0].blocks[0].arguments
+    kept = [i for i, argument in enumerate(arguments) if _is_used(argument)]
+    if len(kept) == len(arguments):
+        return module, text, kept
+    if not owned:
+        module = _copy(module)
+        func_op = module.regions[0].blocks[0].operations[0].operation
+    with module.context:
+        block = func_op.regions[0].blocks[0]
+        for i in reversed(range(len(block.arguments))):
+            if i not in kept:
+                block.erase_argument(i)
+        attributes = func_op.attributes
+        results = ir.FunctionType(ir.TypeAttr(attributes["function_type"]).value).results
+        inputs = [argument.type for argument in block.arguments]
+        attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+        if "arg_attrs" in attributes:
+            old = ir.ArrayAttr(attributes["arg_attrs"])
+            attributes["arg_attrs"] = ir.ArrayAttr.get([old[i] for i in kept])
+    return module, module.get_asm(enable_debug_info=False), kept
+
+
+def _is_used(value: Any) -> bool:
+    for _ in value.uses:
+        return True
+    return False
+
+
+def _copy(module: Any) -> Any:
+    """A copy of `module` (a module's operation)."""
     with module.context, ir.Location.unknown():
         # A new module, its body copied op by op: cloning the module itself would insert the
         # copy at the current insertion point (inside a function being traced).
@@ -92,5 +135,4 @@ def without_markers(module: Any, text: str) -> tuple[Any, str]:
         body = ir.InsertionPoint(copy.regions[0].blocks[0])
         for op in module.regions[0].blocks[0].operations:
             op.operation.clone(ip=body)
-        strip_markers(copy)
-        return copy, copy.get_asm(enable_debug_info=False)
+        return copy

@@ -51,8 +51,10 @@ class Jitted:
         static_argnames: Sequence[str] = (),
         donate_argnums: Sequence[int] = (),
         inline: bool = False,
+        keep_unused: bool = False,
     ) -> None:
         self.fun = fun
+        self.keep_unused = keep_unused
         self._signature = signature_or_none(fun)
         check_argnums(self._signature, as_tuple(static_argnums), "static_argnums")
         static_argnums, static_argnames = resolve_static(
@@ -65,7 +67,7 @@ class Jitted:
         self.inline = inline
         # Keyword arguments a hit may pass by position (a donated one keeps the general path).
         self.positional_names = None if donate_argnums else positional_names(fun)
-        options = (self.static_argnums, self.static_argnames, self.donate_argnums)
+        options = (self.static_argnums, self.static_argnames, self.donate_argnums, keep_unused)
         self._cache = _trace_cache(fun, options)
         self._hits: dict[tuple[ShapedArray, ...], Entry] = {}  # one or two Arrays
         self._mixed_hits: dict[tuple, Entry] = {}  # other arities, or Python scalars
@@ -207,7 +209,7 @@ class Jitted:
             return self._compile(args, kwargs, in_tree, avals)
 
     def _make_entry(self, traced: core.TracedFunction, out_tree: Any, donated) -> Entry:
-        executable = compile_traced(traced)
+        executable, kept = compile_traced(traced, keep_unused=self.keep_unused)
         captured = [to_array(c)._buf for c in traced.captured]
         single = out_tree == _SINGLE_LEAF_TREE
         entry = Entry(
@@ -218,6 +220,7 @@ class Jitted:
             captured,
             tuple(donated),
             list(traced.in_avals),
+            kept,
         )
         entry.name = f"jit({getattr(self.fun, '__name__', 'fun')})"
         return entry
@@ -402,8 +405,8 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                     for i in scalars:  # Python scalars (the key holds their types)
                         buffers[i] = scalar_buffer(buffers[i])
             if entry is not None:
-                if entry.captured_bufs:
-                    buffers += entry.captured_bufs
+                if entry.gather is not None:  # unused inputs dropped, captured values added
+                    buffers = entry.gather(buffers)
                 try:
                     outs = entry.execute_sharded(buffers).consume_with_handlers(entry.handlers)
                 except runtime.XlaRuntimeError:
@@ -433,6 +436,7 @@ def jit(
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
+    keep_unused: bool = False,
     **unused: Any,
 ) -> Any:
     """Compiles `fun` with XLA: traced once per argument signature, then a cached executable.
@@ -442,6 +446,9 @@ def jit(
       static_argnums / static_argnames: arguments passed by value (hashable) rather than traced;
         each new value re-traces.
       donate_argnums: arguments whose buffers the computation may reuse for its outputs.
+      keep_unused: compile the inputs `fun` never reads too (by default, as in JAX, they are
+        dropped from the executable: a call checks their signature but passes no buffer, and
+        does not consume a donated one).
 
     Returns:
       A callable with `.lower(*args)`, `.eval_shape(*args)` and `.clear_cache()`.
@@ -458,8 +465,9 @@ def jit(
             static_argnums=static_argnums,
             static_argnames=static_argnames,
             donate_argnums=donate_argnums,
+            keep_unused=keep_unused,
         )
-    jitted = Jitted(fun, static_argnums, static_argnames, donate_argnums)
+    jitted = Jitted(fun, static_argnums, static_argnames, donate_argnums, keep_unused=keep_unused)
     call = jitted.fast_call
     functools.update_wrapper(call, fun, updated=())
     call._jitted = jitted
