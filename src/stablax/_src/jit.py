@@ -84,7 +84,18 @@ class Jitted:
     def _call_general(self, args: tuple, kwargs: dict) -> Any:
         dyn_args, dyn_kwargs, static_key = self._split_static(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple([x.aval if type(x) is Array else leaf_aval(x) for x in leaves])
+        # One pass: each leaf's aval, and an Array's buffer; other leaves are converted after
+        # the lookup (and any trace and compile), by their positions in `others`.
+        avals, buffers, others = [], [], []
+        for x in leaves:
+            if type(x) is Array:
+                avals.append(x.aval)
+                buffers.append(x._buf)
+            else:
+                avals.append(leaf_aval(x))
+                others.append(len(buffers))
+                buffers.append(x)
+        avals = tuple(avals)
         key = (in_tree, avals, static_key, config.epoch)
         try:
             entry = self._cache.get(key)
@@ -105,7 +116,8 @@ class Jitted:
             )
         if not kwargs:
             self._remember_hit(args, entry, leaves)
-        buffers = [x._buf if type(x) is Array else leaf_buffer(x, a) for x, a in zip(leaves, avals)]
+        for i in others:
+            buffers[i] = leaf_buffer(buffers[i], avals[i])
         return run(entry, buffers, leaves)
 
     def _remember_hit(self, args: tuple, entry: Entry, leaves: list) -> None:
