@@ -85,11 +85,26 @@ def _train_loss(params: dict, x: Any, train: bool) -> Any:
     return _loss(params, x) * 0.5 if train else _loss(params, x)
 
 
-def _params_call(lib: Lib, fn: Callable, leaves: int, keywords: bool = False) -> Callable[[], Any]:
-    """`fn(params, x)` jitted, `params` a dict of `leaves` arrays and `x` one more; with
-    `keywords`, `fn(params, x=x, train=True)` with `train` static."""
+# Pytree hits with parameters: (function, parameter leaves) by case name.
+PARAMS_CASES = {
+    "10 leaves in, 1 out": (_loss, 10),
+    "120 leaves in, 1 out": (_loss, 120),
+    "500 leaves in, 1 out": (_loss, 500),
+    "120 leaves in, 120 out": (_scaled, 120),
+    "120 leaves in (x read), 1 out": (_reads_x_only, 120),
+}
+
+
+def params_and_x(lib: Lib, leaves: int) -> tuple[dict, Any]:
+    """A dict of `leaves` parameter arrays and one more array, `x`."""
     params = {f"w{k}": lib.jnp.ones(3, lib.jnp.float32) for k in range(leaves)}
-    x = lib.jnp.ones(3, lib.jnp.float32)
+    return params, lib.jnp.ones(3, lib.jnp.float32)
+
+
+def _params_call(lib: Lib, fn: Callable, leaves: int, keywords: bool = False) -> Callable[[], Any]:
+    """`fn(params, x)` jitted (see `params_and_x`); with `keywords`, `fn(params, x=x,
+    train=True)` with `train` static."""
+    params, x = params_and_x(lib, leaves)
     if keywords:
         jitted = lib.top.jit(fn, static_argnames="train")
         lib.block(jitted(params, x=x, train=True))
@@ -149,16 +164,8 @@ def run(settings: Settings) -> list[Row]:
         f"jit cache hit, {n}-leaf pytree": partial(_tree_call, leaves=n) for n in (1, 10, 120)
     }
     jit_calls["jit cache hit, keyword arguments"] = _keyword_call
-    for n in (10, 120, 500):
-        jit_calls[f"jit cache hit, {n} leaves in, 1 out"] = partial(
-            _params_call, fn=_loss, leaves=n
-        )
-    jit_calls["jit cache hit, 120 leaves in, 120 out"] = partial(
-        _params_call, fn=_scaled, leaves=120
-    )
-    jit_calls["jit cache hit, 120 leaves in (x read), 1 out"] = partial(
-        _params_call, fn=_reads_x_only, leaves=120
-    )
+    for case, (fn, n) in PARAMS_CASES.items():
+        jit_calls[f"jit cache hit, {case}"] = partial(_params_call, fn=fn, leaves=n)
     jit_calls["jit cache hit, keyword arguments, 120 leaves"] = partial(
         _params_call, fn=_train_loss, leaves=120, keywords=True
     )
