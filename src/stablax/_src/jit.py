@@ -12,7 +12,16 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stablax._src import caches, core, jit_explain, pytree_fast, runtime, transfer_guard, tree_util
+from stablax._src import (
+    caches,
+    core,
+    jit_explain,
+    jit_hit_keys,
+    pytree_fast,
+    runtime,
+    transfer_guard,
+    tree_util,
+)
 from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.avals import ShapedArray
@@ -72,6 +81,7 @@ class Jitted:
         self._hits: dict[tuple[ShapedArray, ...], Entry] = {}  # one or two Arrays
         self._mixed_hits: dict[tuple, Entry] = {}  # other arities, or Python scalars
         self._tree_hits: dict[tuple, Entry] = {}  # pytree arguments, by C++ treedef and avals
+        self._dict_hits: dict[tuple, tuple] = {}  # Arrays, scalars, dicts of them (jit_hit_keys)
         _live_jitted.add(self)
         self.fast_call = _make_fast_call(self)
         functools.update_wrapper(self, fun, updated=())
@@ -86,15 +96,8 @@ class Jitted:
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         # One pass: each leaf's aval, and an Array's buffer; other leaves are converted after
         # the lookup (and any trace and compile), by their positions in `others`.
-        avals, buffers, others = [], [], []
-        for x in leaves:
-            if type(x) is Array:
-                avals.append(x.aval)
-                buffers.append(x._buf)
-            else:
-                avals.append(leaf_aval(x))
-                others.append(len(buffers))
-                buffers.append(x)
+        avals: list = []
+        buffers, others = jit_hit_keys.leaves_signature(avals, leaves, leaf_aval)
         avals = tuple(avals)
         key = (in_tree, avals, static_key, config.epoch)
         try:
@@ -145,7 +148,10 @@ class Jitted:
             if entry.out_fast is None:
                 return
             entry.tree_plain = not entry.donated and not entry.check_nans
-        self._tree_hits[(tree, *_leaf_keys(leaves))] = entry
+        key = [tree]
+        jit_hit_keys.leaves_signature(key, leaves)
+        self._tree_hits[tuple(key)] = entry
+        jit_hit_keys.remember(self._dict_hits, args, entry)
 
     def _split_static(self, args: tuple, kwargs: dict):
         if self.static_argnums:
@@ -266,6 +272,7 @@ class Jitted:
         self._hits.clear()
         self._mixed_hits.clear()
         self._tree_hits.clear()
+        self._dict_hits.clear()
 
     def _cache_size(self) -> int:
         return len(self._cache)
@@ -281,10 +288,6 @@ class Jitted:
 
 
 _HIT_TYPES = frozenset({Array, *SCALAR_TYPES, type(None)})
-
-
-def _leaf_keys(leaves: list) -> list:
-    return [x.aval if type(x) is Array else type(x) for x in leaves]
 
 
 def _hit_key(args: tuple, statics: frozenset[int]) -> tuple:
@@ -326,6 +329,7 @@ def _clear_hit_tables() -> None:
         jitted._hits.clear()
         jitted._mixed_hits.clear()
         jitted._tree_hits.clear()
+        jitted._dict_hits.clear()
     _scalar_buffers.clear()
 
 
@@ -363,14 +367,18 @@ def _make_fast_call(jitted: Jitted) -> Callable:
     `_call_general` fills them only while no trace is active and jit is enabled, and any flag
     change empties them, so a hit reads neither the config epoch nor `jax_disable_jit`. The
     common arities are unpacked by hand: a comprehension costs 250 ns where unpacking two
-    arguments costs 50. Pytree arguments look up `trees`, keyed by jaxlib's C++ treedef and
-    the leaves' avals or scalar types; a hit's Python scalars get their buffers from
-    `_scalar_buffers`. Keywords that name the parameters after the positional arguments are
+    arguments costs 50. Arguments that are Arrays, scalars and plain dicts of them look up
+    `dicts` first (jit_hit_keys: keyed by each dict's keys in insertion order, so the C++
+    flatten's sorting of them is skipped). Pytree arguments look up `trees`, keyed by jaxlib's
+    C++ treedef and the leaves' avals or scalar types; a hit's Python scalars get their buffers
+    from `_scalar_buffers`. Keywords that name the parameters after the positional arguments are
     moved to their positions first. Other calls (other keywords, NumPy inputs, static arguments
     with pytrees) take `_call_general`.
     """
     fun, hits, mixed, general = jitted.fun, jitted._hits, jitted._mixed_hits, jitted._call_general
     trees, fast_flatten = jitted._tree_hits, pytree_fast.flatten
+    dicts, dict_lookup = jitted._dict_hits, jit_hit_keys.lookup
+    leaves_signature = jit_hit_keys.leaves_signature
     fun, general = api_boundary(fun), api_boundary(general)  # the miss paths filter tracebacks
     statics, hit_key = jitted.static_argnums, _hit_key
     scalar_buffer, names = _scalar_buffer, jitted.positional_names
@@ -398,19 +406,14 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                 if entry is not None:
                     args = [a for i, a in enumerate(args) if a is not None and i not in statics]
                     buffers = [a._buf if type(a) is Array else scalar_buffer(a) for a in args]
+            if entry is None and dicts:  # Arrays and dicts of Arrays, without the flatten
+                found = dict_lookup(dicts, args, scalar_buffer)
+                if found is not None:
+                    entry, buffers, args = found
             if entry is None and trees:  # pytree arguments (no static ones)
                 leaves, tree = fast_flatten(args)
-                # One loop builds the key and the buffers (two comprehensions cost 100-300 ns
-                # more); other leaves wait in `buffers` until a hit says they are scalars.
-                key, buffers, scalars = [tree], [], []
-                for a in leaves:
-                    if type(a) is Array:
-                        key.append(a.aval)
-                        buffers.append(a._buf)
-                    else:
-                        key.append(type(a))
-                        scalars.append(len(buffers))
-                        buffers.append(a)
+                key = [tree]
+                buffers, scalars = leaves_signature(key, leaves)
                 entry = trees.get(tuple(key))
                 if entry is not None:
                     args = leaves
