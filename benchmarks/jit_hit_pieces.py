@@ -1,16 +1,20 @@
 """A jit cache hit piece by piece, stablax beside JAX: `python -m benchmarks.jit_hit_pieces`.
 
 For the pytree cases of `suite_dispatch.PARAMS_CASES`, each piece of stablax's hit path is timed
-alone (flatten, key, buffers, gathering the executable's inputs, execute, wrap) and, for JAX,
+alone (the dict table's key and buffers, gathering the executable's inputs, execute, wrap; and the
+pytree table's: jaxlib's flatten, then the key and buffers) and, for JAX,
 what can be called alone (the same C++ flatten, the same execute on the inputs its executable
 keeps); the rest of JAX's call is its C++ dispatch: signature, lookup, buffers and the call
-itself. Pieces are timed in interleaved rounds (CPU time, median) with the whole call.
+itself. Pieces are timed in interleaved rounds with the whole call; each figure is the least CPU
+time over the rounds (other processes share the cores: the least is the least disturbed). The
+pytree key and buffers are also timed as `map`/`attrgetter` passes and as comprehensions after one
+type check, the ways the hit path could build them instead of its one loop.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +24,7 @@ from benchmarks.suite_dispatch import PARAMS_CASES, params_and_x
 
 
 def _stablax_pieces(lib: Lib, fn: Callable, leaves: int) -> dict[str, Callable[[], Any]]:
-    from stablax._src import pytree_fast
+    from stablax._src import jit, jit_hit_keys, pytree_fast
     from stablax._src.array import Array
 
     params, x = params_and_x(lib, leaves)
@@ -28,23 +32,28 @@ def _stablax_pieces(lib: Lib, fn: Callable, leaves: int) -> dict[str, Callable[[
     lib.block(jitted(params, x))
     args = (params, x)
     flat, tree = pytree_fast.flatten(args)
-    table = jitted._jitted._tree_hits
+    table, dicts = jitted._jitted._tree_hits, jitted._jitted._dict_hits
     (entry,) = table.values()
 
-    def key() -> Any:  # the hit path's loop (jit._make_fast_call) without the buffers
-        parts = [tree]
-        for a in flat:
-            if type(a) is Array:
-                parts.append(a.aval)
-        return table.get(tuple(parts))
+    def pytree_key_and_buffers() -> Any:  # the pytree table's key, after the flatten
+        key = [tree]
+        buffers, _ = jit_hit_keys.leaves_signature(key, flat)
+        return table.get(tuple(key)), buffers
 
-    def key_and_buffers() -> Any:  # the hit path's loop
-        parts, buffers = [tree], []
-        for a in flat:
-            if type(a) is Array:
-                parts.append(a.aval)
-                buffers.append(a._buf)
-        return table.get(tuple(parts))
+    # The same key and buffers from passes that loop in C (`map` with `attrgetter`) or in
+    # comprehensions, after one type check: what the pytree path would cost built that way.
+    only_arrays = {Array}
+    get_aval, get_buf = operator.attrgetter("aval"), operator.attrgetter("_buf")
+
+    def map_passes() -> Any:
+        if {*map(type, flat)} == only_arrays:
+            return table.get((tree, *map(get_aval, flat))), [*map(get_buf, flat)]
+        return None
+
+    def comprehensions() -> Any:
+        if {*map(type, flat)} == only_arrays:
+            return table.get((tree, *[a.aval for a in flat])), [a._buf for a in flat]
+        return None
 
     leaf_buffers = [a._buf for a in flat]
     gather = entry.gather or list
@@ -59,9 +68,11 @@ def _stablax_pieces(lib: Lib, fn: Callable, leaves: int) -> dict[str, Callable[[
 
     return {
         "call": lambda: jitted(params, x),
+        "dict key": lambda: jit_hit_keys.lookup(dicts, args, jit._scalar_buffer),
         "flatten": lambda: pytree_fast.flatten(args),
-        "key": key,
-        "key and buffers": key_and_buffers,
+        "pytree key": pytree_key_and_buffers,
+        "map passes": map_passes,
+        "comprehensions": comprehensions,
         "gather inputs": lambda: gather(leaf_buffers),
         "execute": lambda: entry.execute_sharded(inputs).consume_with_handlers(entry.handlers),
         "wrap": wrap,
@@ -92,7 +103,7 @@ def _jax_pieces(lib: Lib, fn: Callable, leaves: int) -> dict[str, Callable[[], A
 
 
 def measure(case: str, rounds: int, calls: int) -> dict[str, dict[str, float]]:
-    """Per library, each piece's median time in microseconds over `rounds` interleaved rounds."""
+    """Per library, each piece's least time in microseconds over `rounds` interleaved rounds."""
     fn, leaves = PARAMS_CASES[case]
     libs = {"stablax": Lib.load("stablax"), "jax": Lib.load("jax")}
     pieces = {
@@ -104,33 +115,29 @@ def measure(case: str, rounds: int, calls: int) -> dict[str, dict[str, float]]:
         for name, fns in pieces.items()
         for piece, f in fns.items()
     }
-    medians: dict[str, dict[str, float]] = {"stablax": {}, "jax": {}}
+    least: dict[str, dict[str, float]] = {"stablax": {}, "jax": {}}
     for timer, values in interleaved(timers, rounds).items():
         name, piece = timer.split("/")
-        medians[name][piece] = statistics.median(values)
-    return medians
+        least[name][piece] = min(values)
+    return least
 
 
 def table(case: str, times: dict[str, dict[str, float]]) -> str:
     """One case's pieces as a Markdown table (microseconds)."""
     s, j = times["stablax"], times["jax"]
-    ours_else = s["call"] - s["flatten"] - s["execute"]
-    parts = ("key", "buffers", "gather inputs", "wrap")
-    s["buffers"] = s["key and buffers"] - s["key"]
+    parts = ("dict key", "gather inputs", "execute", "wrap")
     rows = [
         ("whole call", s["call"], j["call"]),
-        ("flatten (jaxlib's C++ registry)", s["flatten"], j["flatten"]),
+        ("flatten (jaxlib's C++ registry; stablax: pytree path only)", s["flatten"], j["flatten"]),
         ("execute (jaxlib arrays out)", s["execute"], j["execute"]),
-        (
-            "everything else (JAX: its C++ dispatch)",
-            ours_else,
-            j["call"] - j["flatten"] - j["execute"],
-        ),
-        ("- key: signature and lookup", s["key"], None),
-        ("- buffers", s["buffers"], None),
+        ("JAX: the rest of its C++ dispatch", None, j["call"] - j["flatten"] - j["execute"]),
+        ("stablax, dict path: key, buffers, flattening order", s["dict key"], None),
         ("- the executable's inputs (unused dropped)", s["gather inputs"], None),
         ("- wrap: stablax Arrays, unflatten", s["wrap"], None),
-        ("- the rest: the call, its branches, frees", ours_else - sum(s[p] for p in parts), None),
+        ("- the rest: the call, its branches, frees", s["call"] - sum(s[p] for p in parts), None),
+        ("pytree path: key and buffers after the flatten, one loop", s["pytree key"], None),
+        ("- the same, `map`/`attrgetter` passes after one type check", s["map passes"], None),
+        ("- the same, comprehensions after one type check", s["comprehensions"], None),
     ]
     lines = [
         f"{case}: stablax / JAX {s['call'] / j['call']:.2f}",
@@ -139,9 +146,8 @@ def table(case: str, times: dict[str, dict[str, float]]) -> str:
         "|---|---|---|",
     ]
     for label, ours, theirs in rows:
-        lines.append(
-            f"| {label} | {ours:.1f} us | {'' if theirs is None else f'{theirs:.1f} us'} |"
-        )
+        cells = ["" if v is None else f"{v:.1f} us" for v in (ours, theirs)]
+        lines.append(f"| {label} | {cells[0]} | {cells[1]} |")
     return "\n".join(lines)
 
 
