@@ -406,7 +406,7 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                 if entry is not None:
                     args = [a for i, a in enumerate(args) if a is not None and i not in statics]
                     buffers = [a._buf if type(a) is Array else scalar_buffer(a) for a in args]
-            if entry is None and dicts:  # Arrays and dicts of Arrays, without the flatten
+            if entry is None and dicts:  # Arrays, scalars, dicts of them: no flatten
                 found = dict_lookup(dicts, args, scalar_buffer)
                 if found is not None:
                     entry, buffers, args = found

@@ -11,7 +11,7 @@ from stablax._src import pytree_fast
 from stablax._src.array import Array
 from stablax._src.jit_arguments import SCALAR_TYPES
 
-_ARRAY = object()  # stands in a key for an argument that is an Array or a scalar
+_ARRAY = object()  # stands in a key for an argument that is not a dict (its leaf follows)
 
 
 def leaves_signature(
