@@ -1,5 +1,5 @@
 """Per-call costs: eager ops and common eager `jnp` calls, eager indexing with changing Python
-ints and slices, and `jit` cache hits with 1, 10 and 120-leaf pytrees."""
+ints and slices, and `jit` cache hits: pytrees of 1 to 500 leaves in, one or many out, keywords."""
 
 from __future__ import annotations
 
@@ -66,6 +66,54 @@ def _tree_call(lib: Lib, leaves: int) -> Callable[[], Any]:
     return lambda: fn(params, 0.5)
 
 
+def _loss(params: dict, x: Any) -> Any:
+    """A loss: reads every parameter, returns one array."""
+    return x * sum(w[0] for w in params.values())
+
+
+def _scaled(params: dict, x: Any) -> Any:
+    """One output per parameter."""
+    return {k: w * x for k, w in params.items()}
+
+
+def _reads_x_only(params: dict, x: Any) -> Any:
+    """Reads none of the parameters (JAX leaves them out of its executable)."""
+    return x * 2.0
+
+
+def _train_loss(params: dict, x: Any, train: bool) -> Any:
+    return _loss(params, x) * 0.5 if train else _loss(params, x)
+
+
+# Pytree hits with parameters: (function, parameter leaves) by case name.
+PARAMS_CASES = {
+    "10 leaves in, 1 out": (_loss, 10),
+    "120 leaves in, 1 out": (_loss, 120),
+    "500 leaves in, 1 out": (_loss, 500),
+    "120 leaves in, 120 out": (_scaled, 120),
+    "120 leaves in (x read), 1 out": (_reads_x_only, 120),
+}
+
+
+def params_and_x(lib: Lib, leaves: int) -> tuple[dict, Any]:
+    """A dict of `leaves` parameter arrays and one more array, `x`."""
+    params = {f"w{k}": lib.jnp.ones(3, lib.jnp.float32) for k in range(leaves)}
+    return params, lib.jnp.ones(3, lib.jnp.float32)
+
+
+def _params_call(lib: Lib, fn: Callable, leaves: int, keywords: bool = False) -> Callable[[], Any]:
+    """`fn(params, x)` jitted (see `params_and_x`); with `keywords`, `fn(params, x=x,
+    train=True)` with `train` static."""
+    params, x = params_and_x(lib, leaves)
+    if keywords:
+        jitted = lib.top.jit(fn, static_argnames="train")
+        lib.block(jitted(params, x=x, train=True))
+        return lambda: jitted(params, x=x, train=True)
+    jitted = lib.top.jit(fn)
+    lib.block(jitted(params, x))
+    return lambda: jitted(params, x)
+
+
 def _keyword_call(lib: Lib) -> Callable[[], Any]:
     """`step(x, scale=0.5, train=True)`, `train` static: keyword arguments on a cache hit."""
     x = lib.jnp.ones(3, lib.jnp.float32)
@@ -116,6 +164,11 @@ def run(settings: Settings) -> list[Row]:
         f"jit cache hit, {n}-leaf pytree": partial(_tree_call, leaves=n) for n in (1, 10, 120)
     }
     jit_calls["jit cache hit, keyword arguments"] = _keyword_call
+    for case, (fn, n) in PARAMS_CASES.items():
+        jit_calls[f"jit cache hit, {case}"] = partial(_params_call, fn=fn, leaves=n)
+    jit_calls["jit cache hit, keyword arguments, 120 leaves"] = partial(
+        _params_call, fn=_train_loss, leaves=120, keywords=True
+    )
     for case, make_call in jit_calls.items():
         if not settings.wants(case):
             continue

@@ -61,6 +61,7 @@ LAYERS = [
             "_src.staging",
             "_src.jit_arguments",
             "_src.jit_inline",
+            "_src.jit_hit_keys",
             "_src.jit_explain",
             "_src.jit_stages",
             "_src.jaxpr_view",

@@ -113,7 +113,7 @@ def _eager_bind(name: str, args: Sequence[Any], params: dict[str, Any]) -> Any:
 
 def _compile_one_op(name: str, avals: list[ShapedArray], params: dict[str, Any]):
     traced, multiple = _trace_one_op(name, avals, params)
-    return compile_traced(traced), multiple, tuple(traced.out_avals)
+    return compile_traced(traced)[0], multiple, tuple(traced.out_avals)
 
 
 def _trace_one_op(name: str, avals: list[ShapedArray], params: dict[str, Any]):
@@ -139,18 +139,27 @@ def _check_eager(name, avals, params, buffers, results, out_avals, device) -> No
         check_program(None, _trace_one_op(name, avals, params)[0], buffers, results, device)
 
 
-def compile_traced(traced: core.TracedFunction, device: Any = None) -> runtime.Executable:
+def compile_traced(
+    traced: core.TracedFunction, device: Any = None, keep_unused: bool = True
+) -> tuple[runtime.Executable, list[int] | None]:
     """Compiles a traced function (cached by the module's location-free fingerprint, unless it
-    calls back into Python)."""
+    calls back into Python), without the inputs it never reads unless `keep_unused`; returns
+    the executable and the positions of the inputs it takes (None: all of them)."""
     device = runtime.default_device() if device is None else device
+    traced_op = traced.module.operation
     text = traced.text()
-    if ir_passes.HOST_CALLBACK_TEXT in text:
-        return compile_with_callbacks(
-            traced.module.operation, traced.payloads, traced.out_avals, device
+    if ir_passes.HOST_CALLBACK_TEXT in text:  # every input kept: a rare program, kept simple
+        return compile_with_callbacks(traced_op, traced.payloads, traced.out_avals, device), None
+    module, text = ir_passes.without_markers(traced_op, text)
+    kept = None
+    if not keep_unused:
+        count = len(traced.in_avals) + len(traced.captured)
+        module, text, kept = ir_passes.without_unused_arguments(
+            module, text, module is not traced_op
         )
-    module, text = ir_passes.without_markers(traced.module.operation, text)
-    code = traced.bytecode() if module is traced.module.operation else mlir.bytecode(module)
-    return runtime.compile_module(code, text.encode(), traced.out_avals, device)
+        kept = None if len(kept) == count else kept
+    code = traced.bytecode() if module is traced_op else mlir.bytecode(module)
+    return runtime.compile_module(code, text.encode(), traced.out_avals, device), kept
 
 
 def compile_with_callbacks(

@@ -1,4 +1,5 @@
-"""Marker ops: emitting one, and, on a module about to be compiled, expanding or dropping each.
+"""Passes on a module about to be compiled: expanding or dropping marker ops (and emitting one),
+and dropping the arguments its function does not use (what `jit(keep_unused=False)` compiles).
 
 Marker ops are `stablehlo.custom_call`s to `stablax.*` targets that exist only while a function
 is being transformed (stop_gradient, the linalg decompositions, named-axis collectives). Before
@@ -183,3 +184,37 @@ def drop_effects(module: Any, payloads: Mapping[str, Any]) -> None:
                 empty = mlir.constant(np.zeros(mlir.shape_of_type(result.type), np.bool_))
                 result.replace_all_uses_with(empty)
         op.erase()
+
+
+def without_unused_arguments(module: Any, text: str, owned: bool) -> tuple[Any, str, list[int]]:
+    """The module with the arguments its public function (the first) never reads removed, its
+    location-free text, and the positions of the arguments kept. `module` (a module's operation)
+    is changed in place if `owned`, else copied first; returned as it is when every argument is
+    used. Donor attributes of the kept arguments stay with them."""
+    func_op = module.regions[0].blocks[0].operations[0].operation
+    arguments = func_op.regions[0].blocks[0].arguments
+    kept = [i for i, argument in enumerate(arguments) if _is_used(argument)]
+    if len(kept) == len(arguments):
+        return module, text, kept
+    if not owned:
+        module = copy_module(module).operation
+        func_op = module.regions[0].blocks[0].operations[0].operation
+    with module.context:
+        block = func_op.regions[0].blocks[0]
+        for i in reversed(range(len(block.arguments))):
+            if i not in kept:
+                block.erase_argument(i)
+        attributes = func_op.attributes
+        results = ir.FunctionType(ir.TypeAttr(attributes["function_type"]).value).results
+        inputs = [argument.type for argument in block.arguments]
+        attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+        if "arg_attrs" in attributes:
+            old = ir.ArrayAttr(attributes["arg_attrs"])
+            attributes["arg_attrs"] = ir.ArrayAttr.get([old[i] for i in kept])
+    return module, module.get_asm(enable_debug_info=False), kept
+
+
+def _is_used(value: Any) -> bool:
+    for _ in value.uses:
+        return True
+    return False

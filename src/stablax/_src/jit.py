@@ -12,7 +12,16 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stablax._src import caches, core, jit_explain, pytree_fast, runtime, transfer_guard, tree_util
+from stablax._src import (
+    caches,
+    core,
+    jit_explain,
+    jit_hit_keys,
+    pytree_fast,
+    runtime,
+    transfer_guard,
+    tree_util,
+)
 from stablax._src import ir as mlir
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.avals import ShapedArray
@@ -54,8 +63,10 @@ class Jitted:
         static_argnames: Sequence[str] = (),
         donate_argnums: Sequence[int] = (),
         inline: bool = False,
+        keep_unused: bool = False,
     ) -> None:
         self.fun = fun
+        self.keep_unused = keep_unused
         self._signature = signature_or_none(fun)
         check_argnums(self._signature, as_tuple(static_argnums), "static_argnums")
         static_argnums, static_argnames = resolve_static(
@@ -68,11 +79,12 @@ class Jitted:
         self.inline = inline
         # Keyword arguments a hit may pass by position (a donated one keeps the general path).
         self.positional_names = None if donate_argnums else positional_names(fun)
-        options = (self.static_argnums, self.static_argnames, self.donate_argnums)
+        options = (self.static_argnums, self.static_argnames, self.donate_argnums, keep_unused)
         self._cache = _trace_cache(fun, options)
         self._hits: dict[tuple[ShapedArray, ...], Entry] = {}  # one or two Arrays
         self._mixed_hits: dict[tuple, Entry] = {}  # other arities, or Python scalars
         self._tree_hits: dict[tuple, Entry] = {}  # pytree arguments, by C++ treedef and avals
+        self._dict_hits: dict[tuple, tuple] = {}  # Arrays, scalars, dicts of them (jit_hit_keys)
         _live_jitted.add(self)
         self.fast_call = _make_fast_call(self)
         functools.update_wrapper(self, fun, updated=())
@@ -85,7 +97,11 @@ class Jitted:
     def _call_general(self, args: tuple, kwargs: dict) -> Any:
         dyn_args, dyn_kwargs, static_key = self._split_static(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple([x.aval if type(x) is Array else leaf_aval(x) for x in leaves])
+        # One pass: each leaf's aval, and an Array's buffer; other leaves are converted after
+        # the lookup (and any trace and compile), by their positions in `others`.
+        avals: list = []
+        buffers, others = jit_hit_keys.leaves_signature(avals, leaves, leaf_aval)
+        avals = tuple(avals)
         key = (in_tree, avals, static_key, config.epoch)
         try:
             entry = self._cache.get(key)
@@ -106,7 +122,8 @@ class Jitted:
             )
         if not kwargs:
             self._remember_hit(args, entry, leaves)
-        buffers = [x._buf if type(x) is Array else leaf_buffer(x, a) for x, a in zip(leaves, avals)]
+        for i in others:
+            buffers[i] = leaf_buffer(buffers[i], avals[i])
         return run(entry, buffers, leaves)
 
     def _remember_hit(self, args: tuple, entry: Entry, leaves: list) -> None:
@@ -137,7 +154,10 @@ class Jitted:
             if entry.out_fast is None:
                 return
             entry.tree_plain = not entry.donated
-        self._tree_hits[(tree, *_leaf_keys(leaves))] = entry
+        key = [tree]
+        jit_hit_keys.leaves_signature(key, leaves)
+        self._tree_hits[tuple(key)] = entry
+        jit_hit_keys.remember(self._dict_hits, args, entry)
 
     def _split_static(self, args: tuple, kwargs: dict):
         if self.static_argnums:
@@ -213,7 +233,9 @@ class Jitted:
             return self._compile(args, kwargs, in_tree, avals)
 
     def _make_entry(self, traced: core.TracedFunction, out_tree: Any, donated) -> Entry:
-        executable = compile_traced(traced)
+        # A checked program keeps every input: the tested copy that finds a NaN runs on them all.
+        keep = self.keep_unused or bool(checked_kinds())
+        executable, kept = compile_traced(traced, keep_unused=keep)
         captured = [to_array(c)._buf for c in traced.captured]
         single = out_tree == _SINGLE_LEAF_TREE
         entry = Entry(
@@ -224,6 +246,7 @@ class Jitted:
             captured,
             tuple(donated),
             list(traced.in_avals),
+            kept,
         )
         entry.name = f"jit({getattr(self.fun, '__name__', 'fun')})"
         if checked_kinds():  # errors name the user's jitted functions, not stablax's own
@@ -262,6 +285,7 @@ class Jitted:
         self._hits.clear()
         self._mixed_hits.clear()
         self._tree_hits.clear()
+        self._dict_hits.clear()
 
     def _cache_size(self) -> int:
         return len(self._cache)
@@ -277,10 +301,6 @@ class Jitted:
 
 
 _HIT_TYPES = frozenset({Array, *SCALAR_TYPES, type(None)})
-
-
-def _leaf_keys(leaves: list) -> list:
-    return [x.aval if type(x) is Array else type(x) for x in leaves]
 
 
 def _hit_key(args: tuple, statics: frozenset[int]) -> tuple:
@@ -322,6 +342,7 @@ def _clear_hit_tables() -> None:
         jitted._hits.clear()
         jitted._mixed_hits.clear()
         jitted._tree_hits.clear()
+        jitted._dict_hits.clear()
     _scalar_buffers.clear()
 
 
@@ -359,14 +380,18 @@ def _make_fast_call(jitted: Jitted) -> Callable:
     `_call_general` fills them only while no trace is active and jit is enabled, and any flag
     change empties them, so a hit reads neither the config epoch nor `jax_disable_jit`. The
     common arities are unpacked by hand: a comprehension costs 250 ns where unpacking two
-    arguments costs 50. Pytree arguments look up `trees`, keyed by jaxlib's C++ treedef and
-    the leaves' avals or scalar types; a hit's Python scalars get their buffers from
-    `_scalar_buffers`. Keywords that name the parameters after the positional arguments are
+    arguments costs 50. Arguments that are Arrays, scalars and plain dicts of them look up
+    `dicts` first (jit_hit_keys: keyed by each dict's keys in insertion order, so the C++
+    flatten's sorting of them is skipped). Pytree arguments look up `trees`, keyed by jaxlib's
+    C++ treedef and the leaves' avals or scalar types; a hit's Python scalars get their buffers
+    from `_scalar_buffers`. Keywords that name the parameters after the positional arguments are
     moved to their positions first. Other calls (other keywords, NumPy inputs, static arguments
     with pytrees) take `_call_general`.
     """
     fun, hits, mixed, general = jitted.fun, jitted._hits, jitted._mixed_hits, jitted._call_general
     trees, fast_flatten = jitted._tree_hits, pytree_fast.flatten
+    dicts, dict_lookup = jitted._dict_hits, jit_hit_keys.lookup
+    leaves_signature = jit_hit_keys.leaves_signature
     fun, general = api_boundary(fun), api_boundary(general)  # the miss paths filter tracebacks
     statics, hit_key = jitted.static_argnums, _hit_key
     scalar_buffer, names = _scalar_buffer, jitted.positional_names
@@ -394,27 +419,22 @@ def _make_fast_call(jitted: Jitted) -> Callable:
                 if entry is not None:
                     args = [a for i, a in enumerate(args) if a is not None and i not in statics]
                     buffers = [a._buf if type(a) is Array else scalar_buffer(a) for a in args]
+            if entry is None and dicts:  # Arrays, scalars, dicts of them: no flatten
+                found = dict_lookup(dicts, args, scalar_buffer)
+                if found is not None:
+                    entry, buffers, args = found
             if entry is None and trees:  # pytree arguments (no static ones)
                 leaves, tree = fast_flatten(args)
-                # One loop builds the key and the buffers (two comprehensions cost 100-300 ns
-                # more); other leaves wait in `buffers` until a hit says they are scalars.
-                key, buffers, scalars = [tree], [], []
-                for a in leaves:
-                    if type(a) is Array:
-                        key.append(a.aval)
-                        buffers.append(a._buf)
-                    else:
-                        key.append(type(a))
-                        scalars.append(len(buffers))
-                        buffers.append(a)
+                key = [tree]
+                buffers, scalars = leaves_signature(key, leaves)
                 entry = trees.get(tuple(key))
                 if entry is not None:
                     args = leaves
                     for i in scalars:  # Python scalars (the key holds their types)
                         buffers[i] = scalar_buffer(buffers[i])
             if entry is not None:
-                if entry.captured_bufs:
-                    buffers += entry.captured_bufs
+                if entry.gather is not None:  # unused inputs dropped, captured values added
+                    buffers = entry.gather(buffers)
                 try:
                     outs = entry.execute_sharded(buffers).consume_with_handlers(entry.handlers)
                 except runtime.XlaRuntimeError:
@@ -444,6 +464,7 @@ def jit(
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
+    keep_unused: bool = False,
     **unused: Any,
 ) -> Any:
     """Compiles `fun` with XLA: traced once per argument signature, then a cached executable.
@@ -453,6 +474,9 @@ def jit(
       static_argnums / static_argnames: arguments passed by value (hashable) rather than traced;
         each new value re-traces.
       donate_argnums: arguments whose buffers the computation may reuse for its outputs.
+      keep_unused: compile the inputs `fun` never reads too (by default, as in JAX, they are
+        dropped from the executable: a call checks their signature but passes no buffer, and
+        does not consume a donated one).
 
     Returns:
       A callable with `.lower(*args)`, `.eval_shape(*args)` and `.clear_cache()`.
@@ -469,8 +493,9 @@ def jit(
             static_argnums=static_argnums,
             static_argnames=static_argnames,
             donate_argnums=donate_argnums,
+            keep_unused=keep_unused,
         )
-    jitted = Jitted(fun, static_argnums, static_argnames, donate_argnums)
+    jitted = Jitted(fun, static_argnums, static_argnames, donate_argnums, keep_unused=keep_unused)
     call = jitted.fast_call
     functools.update_wrapper(call, fun, updated=())
     call._jitted = jitted

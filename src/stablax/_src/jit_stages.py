@@ -3,7 +3,7 @@ and `Compiled` stages of `jit(f).trace(*args).lower().compile()` (`Traced` is in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from stablax._src import core, runtime, tree_util
@@ -23,7 +23,7 @@ class Entry:
         "out_tree",
         "out_avals",
         "single",
-        "captured_bufs",
+        "gather",
         "donated",
         "in_avals",
         "execute_sharded",
@@ -35,7 +35,16 @@ class Entry:
         "tree_plain",
     )
 
-    def __init__(self, executable, out_tree, out_avals, single, captured_bufs, donated, in_avals):
+    def __init__(
+        self, executable, out_tree, out_avals, single, captured_bufs, donated, in_avals, kept=None
+    ):
+        if kept is not None:  # compiled without the inputs it never reads, as JAX's keep_unused
+            n = len(in_avals)
+            donated = tuple(i for i in donated if i in kept)  # an unused input is not consumed
+            captured_bufs = [b for j, b in enumerate(captured_bufs) if n + j in kept]
+            kept = [i for i in kept if i < n]
+        # The executable's inputs from a call's leaf buffers: None where they are the same.
+        self.gather = _gather(kept, captured_bufs)
         self.executable = executable
         self.execute_sharded = executable.loaded.execute_sharded
         self.handlers = executable.handlers
@@ -51,15 +60,22 @@ class Entry:
         self.out_tree = out_tree
         self.out_avals = out_avals
         self.single = single
-        self.captured_bufs = captured_bufs
         self.donated = donated
         self.in_avals = in_avals
 
 
+def _gather(kept: list[int] | None, captured: list) -> Callable[[list], list] | None:
+    """The function from a call's leaf buffers to the executable's inputs: the `kept` leaves'
+    (None: all) followed by the `captured` buffers; None when that is the leaves' buffers."""
+    if kept is None:
+        return (lambda buffers: buffers + captured) if captured else None
+    return lambda buffers: [*map(buffers.__getitem__, kept), *captured]
+
+
 def run(entry: Entry, buffers: list, dynamic_leaves: Sequence[Any]) -> Any:
     """Executes `entry` on the buffers of a call's leaves (`dynamic_leaves`); its outputs."""
-    if entry.captured_bufs:
-        buffers = buffers + entry.captured_bufs
+    if entry.gather is not None:
+        buffers = entry.gather(buffers)
     try:
         outs = entry.executable.execute(buffers)
     except runtime.XlaRuntimeError:

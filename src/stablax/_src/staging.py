@@ -117,7 +117,7 @@ def run_staged(fun: Callable[..., Sequence[Any]], args: Sequence[Any]) -> list[A
     traced = core.trace_to_func(
         fun, [a.aval for a in arrays], sources=arrays, evaluate=evaluate_prefix
     )
-    executable = compile_traced(traced)
+    executable, _ = compile_traced(traced)
     captured = [to_array(c) for c in traced.captured]
     raise_if_deleted(arrays + captured)  # a deleted or donated input: say so before XLA does
     buffers = [a._buf for a in arrays] + [c._buf for c in captured]
