@@ -53,8 +53,10 @@ def trace_flat(fun: Callable, in_tree: Any, leaves: Sequence[Any], has_aux: bool
             _check_output(leaf)
         return [*out_leaves, *aux_leaves]
 
+    # One derivative more than the enclosing trace is about to take (grad of grad: two).
+    depth = core.pending_derivatives() + 1
     traced = core.trace_to_func(
-        flat, avals, sources=list(leaves), differentiated=True, evaluate=evaluate_prefix
+        flat, avals, sources=list(leaves), differentiated=depth, evaluate=evaluate_prefix
     )
     return traced, boxes["out_tree"], boxes.get("aux_tree"), boxes["num_out"]
 
