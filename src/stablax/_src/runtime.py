@@ -277,15 +277,22 @@ class SingleDeviceSharding(xc.SingleDeviceSharding):
     backed by one instance attribute whose name jax does not use.
     """
 
-    memory_kind = None
     is_fully_replicated = True
     is_fully_addressable = True
 
-    def __init__(self, device: Device) -> None:
+    def __init__(self, device: Device, *, memory_kind: str | None = None) -> None:
+        default = device.default_memory().kind  # 'device' on CPU and GPU
+        if memory_kind not in (None, default):
+            raise NotImplementedError(
+                f"SingleDeviceSharding: stablax places arrays in {device}'s default memory "
+                f"({default!r}), not in {memory_kind!r}"
+            )
         super().__init__(device)
         self._stablax_device = device
+        self._stablax_memory_kind = default
 
     device = property(lambda self: self._stablax_device)
+    memory_kind = property(lambda self: self._stablax_memory_kind)
     device_set = property(lambda self: {self._stablax_device})
     _device_assignment = property(lambda self: (self._stablax_device,))
 
@@ -293,7 +300,7 @@ class SingleDeviceSharding(xc.SingleDeviceSharding):
         return xc.HloSharding.replicate()
 
     def __repr__(self) -> str:
-        return f"SingleDeviceSharding(device={self.device!r})"
+        return f"SingleDeviceSharding(device={self.device!r}, memory_kind={self.memory_kind})"
 
 
 _shardings: dict[Device, SingleDeviceSharding] = {}
