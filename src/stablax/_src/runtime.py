@@ -440,6 +440,12 @@ class Executable:
         return self.loaded.cost_analysis()
 
 
+def hlo_computation(module_text: str) -> Any:
+    """XLA's HLO for a StableHLO module (what `jit(f).lower(x).compiler_ir('hlo')` returns in
+    JAX: an `XlaComputation`, with `as_hlo_text()`)."""
+    return _jax.mlir.mlir_module_to_xla_computation(module_text, use_tuple_args=False)
+
+
 _compile_cache = caches.LRUCache("stablax_compile_cache_size")
 _JAXLIB_VERSION = jaxlib_version.__version__
 _compile_lock = threading.Lock()
