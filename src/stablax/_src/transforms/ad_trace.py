@@ -100,6 +100,24 @@ def restore_weak_types(outs: Sequence[Any], avals: Sequence[ShapedArray]) -> lis
     ]
 
 
+def weak_tangents(
+    tangents: Sequence[Any], primal_avals: Sequence[ShapedArray], passed: Sequence[bool]
+) -> list[Any]:
+    """JAX's tangent outputs are weakly typed where their primal outputs are, except an input
+    returned unchanged (`passed`), whose tangent is the one given. None stays None."""
+    return [
+        t if t is None or p else restore_weak_types([t], [a])[0]
+        for t, a, p in zip(tangents, primal_avals, passed, strict=True)
+    ]
+
+
+def passed_through(traced: core.TracedFunction) -> list[bool]:
+    """For each output of `traced`, whether it is one of its inputs returned unchanged."""
+    arguments, _, returned = traced.parts()
+    inputs = arguments[: len(traced.in_avals)]
+    return [any(value == a for a in inputs) for value in returned]
+
+
 def float0_zeros(aval: ShapedArray) -> np.ndarray:
     return np.zeros(aval.shape, dtypes.float0)
 
@@ -150,6 +168,7 @@ def linearize_and_run(
             num_out=num_out,
             out_avals=[aval_of(o) for o in outs],
             zero=lin.out_tangent_zero,
+            passed=passed_through(traced),
             num_outs_total=len(outs),
         )
         return [*outs, *captured]
