@@ -11,6 +11,7 @@ import pytest
 
 import stablax
 import stablax.numpy as jnp
+from stablax import lax
 
 PUBLIC = [
     "Array",
@@ -137,6 +138,40 @@ def test_eval_shape_pytrees_and_weak_types():
     weak = stablax.eval_shape(lambda s: s * 2, 1.0)
     assert weak.dtype == np.float32 and weak.weak_type is True
     assert weak == stablax.ShapeDtypeStruct((), np.float32, weak_type=True)
+
+
+def test_eval_shape_of_traced_values():
+    # Tracers of any enclosing transformation stand for their avals; the reprs are JAX 0.10.2's.
+    seen = []
+
+    def record(fun, *args, **kwargs):
+        seen.append(repr(stablax.eval_shape(fun, *args, **kwargs)))
+
+    stablax.jit(lambda x: record(lambda a: a * 2, x) or x)(1.0)
+    stablax.vmap(lambda x: record(lambda a: jnp.outer(a, a), x) or x)(jnp.ones((5, 3)))
+    stablax.grad(lambda x: record(lambda a, *, b: (a + b, a.sum()), x, b=2.0) or x.sum())(
+        jnp.ones(2)
+    )
+    lax.scan(
+        lambda c, x: record(lambda a, b: a * b, c, x) or (c, None),
+        jnp.zeros(2, jnp.int32),
+        jnp.ones((3, 2)),
+    )
+    lax.cond(True, lambda x: record(jnp.sin, x) or x, lambda x: x, jnp.ones(2, jnp.float16))
+    assert seen == [
+        "ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)",
+        "ShapeDtypeStruct(shape=(3, 3), dtype=float32)",
+        "(ShapeDtypeStruct(shape=(2,), dtype=float32), ShapeDtypeStruct(shape=(), dtype=float32))",
+        "ShapeDtypeStruct(shape=(2,), dtype=float32)",
+        "ShapeDtypeStruct(shape=(2,), dtype=float16)",
+    ]
+    # The issue's reproducer, and a function closing over another traced value.
+    out = stablax.jit(lambda x: jnp.zeros(stablax.eval_shape(lambda a: a * 2, x).shape) + x)(
+        jnp.ones(3)
+    )
+    np.testing.assert_array_equal(np.asarray(out), [1.0, 1.0, 1.0])
+    closed = stablax.jit(lambda x, y: jnp.ones(stablax.eval_shape(lambda a: a * y, x).shape))
+    assert closed(jnp.ones(4), 2.0).shape == (4,)
 
 
 def test_shape_dtype_struct():

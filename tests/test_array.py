@@ -460,6 +460,12 @@ def test_single_device_placement_flags():
     x = jnp.ones(2)
     assert x.is_fully_addressable and x.is_fully_replicated
     assert x.sharding.device == x.device
+    # JAX 0.10.2's text; the memory is the device's default one
+    text = "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"
+    assert repr(x.sharding) == str(x.sharding) == text and x.sharding.memory_kind == "device"
+    assert type(x.sharding)(x.device, memory_kind="device") == x.sharding
+    with pytest.raises(NotImplementedError, match="pinned_host"):
+        type(x.sharding)(x.device, memory_kind="pinned_host")
 
 
 def test_block_until_ready_and_devices():

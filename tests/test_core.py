@@ -43,6 +43,53 @@ def test_abstract_values():
     assert isinstance(stablax.typeof(stablax.new_ref(jnp.zeros(2))), core.AbstractValue)
 
 
+# (str, repr, str_short(short_dtypes=True)) of typeof(value), as JAX 0.10.2 prints them.
+TYPEOF_TEXT = {
+    "f32_3x4": ("float32[3,4]", "ShapedArray(float32[3,4])", "f32[3,4]"),
+    "py_float": ("~float32[]", "ShapedArray(float32[], weak_type=True)", "f32[]"),
+    "py_int": ("~int32[]", "ShapedArray(int32[], weak_type=True)", "i32[]"),
+    "py_bool": ("bool[]", "ShapedArray(bool[])", "bool[]"),
+    "py_complex": ("~complex64[]", "ShapedArray(complex64[], weak_type=True)", "c64[]"),
+    "bf16": ("bfloat16[2]", "ShapedArray(bfloat16[2])", "bf16[2]"),
+    "np_u8": ("uint8[2]", "ShapedArray(uint8[2])", "u8[2]"),
+    "key": ("key<fry>[]", "ShapedArray(key<fry>[])", "key<fry>[]"),
+    "keys": ("key<fry>[3]", "ShapedArray(key<fry>[3])", "key<fry>[3]"),
+}
+
+
+def test_typeof_prints_as_jax():
+    values = {
+        "f32_3x4": jnp.ones((3, 4)),
+        "py_float": 1.0,
+        "py_int": 3,
+        "py_bool": True,
+        "py_complex": 1j,
+        "bf16": jnp.ones(2, jnp.bfloat16),
+        "np_u8": np.zeros((2,), np.uint8),
+        "key": stablax.random.key(0),
+        "keys": stablax.random.split(stablax.random.key(0), 3),
+    }
+    for name, value in values.items():
+        aval = stablax.typeof(value)
+        assert (str(aval), repr(aval), aval.str_short(short_dtypes=True)) == TYPEOF_TEXT[name]
+    key_aval = stablax.typeof(values["key"])
+    assert isinstance(key_aval, core.ShapedArray) and key_aval == stablax.typeof(values["key"])
+    seen = []
+    stablax.jit(
+        lambda x, k: (
+            seen.append((str(stablax.typeof(x)), str(stablax.typeof(k)), repr(stablax.typeof(k))))
+            or x
+        )
+    )(2.0, stablax.random.key(1))
+    stablax.vmap(lambda x: seen.append(str(stablax.typeof(x))) or x)(jnp.ones((4, 2), jnp.int32))
+    stablax.grad(lambda x: seen.append(str(stablax.typeof(x))) or x)(2.0)
+    assert seen == [
+        ("~float32[]", "key<fry>[]", "ShapedArray(key<fry>[])"),
+        "int32[2]",
+        "~float32[]",
+    ]
+
+
 def test_eval_context_runs_ops_while_tracing():
     kinds = []
 

@@ -483,21 +483,19 @@ def test_closed_over_array_sees_its_value():
 
 def _op_locations(text):
     """(op name, file, line) for every StableHLO op in a module printed with debug info."""
-    aliases = {
-        name: (path, int(line))
-        for name, path, line in re.findall(r'^(#loc\d*) = loc\("([^"]*)":(\d+):\d+\)', text, re.M)
-    }
     found = []
-    for op_line in text.splitlines():
-        op = re.search(r"(stablehlo\.\w+)", op_line)
-        if op is None or "=" not in op_line.split(op.group(1))[0]:
-            continue
-        inline = re.search(r'loc\("([^"]*)":(\d+):\d+\)\s*$', op_line)
-        alias = re.search(r"loc\((#loc\d*)\)\s*$", op_line)
-        if inline:
-            found.append((op.group(1), inline.group(1), int(inline.group(2))))
-        else:
-            found.append((op.group(1), *aliases.get(alias.group(1) if alias else None, (None, 0))))
+
+    def walk(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    if inner.operation.name.startswith("stablehlo."):
+                        source = mlir.source_of(inner.location)
+                        found.append((inner.operation.name, *(source[:2] if source else (None, 0))))
+                    walk(inner)
+
+    with mlir.context():
+        walk(mlir.ir.Module.parse(text).operation)
     return found
 
 
@@ -515,6 +513,15 @@ def test_ops_carry_the_users_source_line():
         assert line in (first + 1, first + 2), (op, line)
     assert ("stablehlo.sine", __file__, first + 1) in [(o, p, ln) for o, p, ln in located]
     assert "loc(" not in jit(user_function).lower(jnp.ones(3)).as_text()
+    # As JAX's source info: the call's column and the function's qualified name.
+    module = jit(user_function).lower(jnp.ones(3)).compiler_ir()
+    sine = next(op for op in module.body.operations[0].regions[0].blocks[0].operations)
+    assert mlir.source_of(sine.location) == (
+        __file__,
+        first + 1,
+        12,
+        "test_ops_carry_the_users_source_line.<locals>.user_function",
+    )
 
 
 def test_derivative_ops_carry_the_line_of_the_op_they_differentiate():

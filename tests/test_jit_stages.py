@@ -6,6 +6,7 @@ argument and output structure (`args_info`, `out_info`), and no stage traces aga
 
 from __future__ import annotations
 
+import re
 from functools import partial
 
 import numpy as np
@@ -89,3 +90,107 @@ def test_traced_jaxpr_evaluates():
     got = stablax.core.eval_jaxpr(closed.jaxpr, closed.consts, np.eye(2, dtype=np.float32), X[:2])
     close(got[0], X[:2])
     close(got[1], np.eye(2) + X[:2])
+
+
+# --- compiler_ir('hlo'), as_text, compile().as_text() -------------------------------------------
+
+# XLA's HLO for these functions, as JAX 0.10.2's `compiler_ir('hlo').as_hlo_text()` prints it.
+# Instruction names differ (JAX names them after its primitives and argument names, stablax
+# after the HLO opcodes: `sin.1` / `sine.1`, `x.1` / `Arg_0.1`); everything else is the same.
+JAX_HLO = {
+    "sin_times_2": """HloModule jit__lambda, entry_computation_layout={(f32[3]{0})->f32[3]{0}}
+
+ENTRY main.1 {
+  x.1 = f32[3]{0} parameter(0)
+  sin.1 = f32[3]{0} sine(x.1)
+  constant.1 = f32[] constant(2)
+  broadcast.1 = f32[3]{0} broadcast(constant.1), dimensions={}
+  ROOT mul.1 = f32[3]{0} multiply(sin.1, broadcast.1)
+}
+
+""",
+    "dot_highest": (
+        "HloModule jit__lambda, "
+        "entry_computation_layout={(f32[2,3]{1,0}, f32[3,4]{1,0})->f32[2,4]{1,0}}\n"
+        "\n"
+        "ENTRY main.1 {\n"
+        "  x.1 = f32[2,3]{1,0} parameter(0)\n"
+        "  y.1 = f32[3,4]{1,0} parameter(1)\n"
+        "  ROOT dot_general.1 = f32[2,4]{1,0} dot(x.1, y.1), lhs_contracting_dims={1}, "
+        "rhs_contracting_dims={0}, operand_precision={highest,highest}\n"
+        "}\n"
+        "\n"
+    ),
+    "square": """HloModule jit_square, entry_computation_layout={(f32[3]{0})->f32[3]{0}}
+
+ENTRY main.1 {
+  x.1 = f32[3]{0} parameter(0)
+  ROOT square.1 = f32[3]{0} multiply(x.1, x.1)
+}
+
+""",
+    "sum_axis_0": """HloModule jit__lambda, entry_computation_layout={(f32[2,3]{1,0})->f32[3]{0}}
+
+region_0.1 {
+  reduce_sum.3 = f32[] parameter(0)
+  reduce_sum.4 = f32[] parameter(1)
+  ROOT reduce_sum.5 = f32[] add(reduce_sum.3, reduce_sum.4)
+}
+
+ENTRY main.2 {
+  x.1 = f32[2,3]{1,0} parameter(0)
+  constant.1 = f32[] constant(0)
+  ROOT reduce_sum.7 = f32[3]{0} reduce(x.1, constant.1), dimensions={0}, to_apply=region_0.1
+}
+
+""",
+}
+
+HLO_CALLS = {
+    "sin_times_2": (lambda x: jnp.sin(x) * 2, (np.ones(3, np.float32),)),
+    "dot_highest": (
+        lambda x, y: jnp.dot(x, y, precision=stablax.lax.Precision.HIGHEST),
+        (np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)),
+    ),
+    "square": (jnp.square, (np.ones(3, np.float32),)),
+    "sum_axis_0": (lambda x: jnp.sum(x, axis=0), (np.ones((2, 3), np.float32),)),
+}
+
+
+def _renamed(hlo: str) -> str:
+    """The HLO text with its instruction and computation names replaced by n0, n1, ... in order
+    of first appearance."""
+    names: dict[str, str] = {}
+    return re.sub(
+        r"\b[A-Za-z_]\w*\.\d+\b", lambda m: names.setdefault(m.group(), f"n{len(names)}"), hlo
+    )
+
+
+@pytest.mark.parametrize("name", sorted(JAX_HLO))
+def test_compiler_ir_hlo_is_what_jax_lowers(name):
+    fun, args = HLO_CALLS[name]
+    lowered = stablax.jit(fun).lower(*args)
+    hlo = lowered.compiler_ir("hlo").as_hlo_text()
+    assert _renamed(hlo) == _renamed(JAX_HLO[name])
+    assert lowered.as_text("hlo") == hlo
+
+
+def test_x_squared_lowers_alike_every_way():
+    # optax's abs_sq test compares HLO so: the same program for x * x, square and x ** 2.
+    def entry(f):
+        hlo = stablax.jit(f).lower(np.ones(3, np.float32)).compiler_ir(dialect="hlo").as_hlo_text()
+        return _renamed(hlo[hlo.index("ENTRY") :])
+
+    assert entry(lambda x: x * x) == entry(jnp.square) == entry(lambda x: x**2)
+
+
+def test_compiler_ir_dialects_and_compiled_text():
+    lowered = stablax.jit(lambda x: jnp.sin(x) * 2).lower(np.ones(3, np.float32))
+    module = lowered.compiler_ir()
+    assert module is lowered.compiler_ir("stablehlo")  # an ir.Module, as in JAX
+    assert "stablehlo.sine" in str(module) and lowered.as_text() == lowered.as_text("stablehlo")
+    with pytest.raises(ValueError, match="unknown dialect: foo"):
+        lowered.compiler_ir("foo")
+    compiled = lowered.compile().as_text()  # XLA's optimized, scheduled HLO
+    assert compiled.startswith("HloModule ") and "is_scheduled=true" in compiled
+    assert "sine(" in compiled and "multiply(" in compiled

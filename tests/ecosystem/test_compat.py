@@ -21,7 +21,6 @@ from stablax._compat import core as compat_core
 from stablax._compat import pmap as compat_pmap
 from stablax._compat import primitives as prims
 from stablax._compat import sharding
-from stablax._compat import typeof as compat_typeof
 from stablax._compat.experimental import checkify
 from stablax._compat.interpreters import mlir
 
@@ -221,6 +220,7 @@ def test_avals_and_typeof():
     assert isinstance(aval, compat_core.ShapedArray) and aval.shape == (2, 3)
     assert compat_core.mapped_aval(2, 0, aval).shape == (3,)
     assert compat_core.unmapped_aval(4, 1, aval).shape == (2, 4, 3)
-    key_aval = compat_typeof.typeof(stablax.random.key(0))
+    key_aval = stablax.typeof(stablax.random.key(0))
     assert key_aval.shape == () and str(key_aval.dtype) == "key<fry>"
-    assert compat_typeof.typeof(x).shape == (2, 3)
+    assert isinstance(key_aval, compat_core.ShapedArray)
+    assert stablax.typeof(x).shape == (2, 3)

@@ -41,9 +41,11 @@ def _cases():
             )
 
 
-def _batched_args(record, shapes, dtype, axes):
+def _batched_args(record, shapes, dtype, axes, batch=BATCH):
+    """`batch` examples (at least one is made, for the unbatched arguments and the shapes) and
+    the arguments that stack them along `axes`."""
     rng = np.random.default_rng(zlib.crc32(repr((record.name, shapes, axes)).encode()))
-    examples = [record.make_args(rng, shapes, dtype) for _ in range(BATCH)]
+    examples = [record.make_args(rng, shapes, dtype) for _ in range(max(batch, 1))]
     args = []
     for i, axis in enumerate(axes):
         if axis is None:
@@ -51,8 +53,9 @@ def _batched_args(record, shapes, dtype, axes):
                 example[i] = examples[0][i]
             args.append(examples[0][i])
         else:
-            args.append(np.stack([e[i] for e in examples], axis=axis))
-    return examples, args
+            stacked = np.stack([e[i] for e in examples])[:batch]  # (batch, *shape)
+            args.append(np.moveaxis(stacked, 0, axis))
+    return examples[:batch] or examples, args
 
 
 def _assert_matches(actual, expected, record):
@@ -78,3 +81,15 @@ def test_vmap_matches_loop(record, shapes, dtype, axes):
     text = str(jax.make_jaxpr(batched)(*[jnp.asarray(a) for a in args]))
     single = str(jax.make_jaxpr(record.fun)(*[jnp.asarray(a) for a in examples[0]]))
     assert text.count("stablehlo.while") == single.count("stablehlo.while")
+
+
+@pytest.mark.parametrize("record,shapes,dtype,axes", list(_cases()))
+def test_vmap_of_an_empty_batch(record, shapes, dtype, axes):
+    # A batch of size 0 (JAX accepts it for every op): the result is f's output with a leading
+    # dimension of 0, eagerly and under jit.
+    (example,), args = _batched_args(record, shapes, dtype, axes, batch=0)
+    single = jax.eval_shape(record.fun, *[jnp.asarray(a) for a in example])
+    batched = jax.vmap(record.fun, in_axes=axes)
+    for run in (batched, jax.jit(batched)):
+        out = run(*[jnp.asarray(a) for a in args])
+        assert out.shape == (0, *single.shape) and out.dtype == single.dtype

@@ -174,6 +174,47 @@ def test_get_and_apply_gradients(x64):
     np.testing.assert_array_equal(np.asarray(grad)[:, 0, 0], [2, 1, 0])
 
 
+# Gradients of sum(x.at[idx].mul(x[1] or 3)) for x = arange(12).reshape(3, 4), from JAX 0.10.2:
+# basic indices (integers, traced integers, slices, None, Ellipsis) are unique, so the
+# multiplication is differentiable in its updates without unique_indices=True.
+_ONES, _THREES = [1.0] * 4, [3.0] * 4
+MUL_GRADS = {
+    "int": (lambda a: a.at[2].mul(a[1]), [_ONES, [9.0, 10.0, 11.0, 12.0], [4.0, 5.0, 6.0, 7.0]]),
+    "negative_int": (lambda a: a.at[-1].mul(3.0), [_ONES, _ONES, _THREES]),
+    "traced_int": (lambda a: a.at[jnp.int32(1)].mul(3.0), [_ONES, _THREES, _ONES]),
+    "int_pair": (lambda a: a.at[1, 2].mul(3.0), [_ONES, [1.0, 1.0, 3.0, 1.0], _ONES]),
+    "slice": (lambda a: a.at[1:].mul(3.0), [_ONES, _THREES, _THREES]),
+    "reversed_slice": (lambda a: a.at[::-1].mul(3.0), [_THREES, _THREES, _THREES]),
+    "int_and_slice": (lambda a: a.at[1, 1:3].mul(3.0), [_ONES, [1.0, 3.0, 3.0, 1.0], _ONES]),
+    "ellipsis": (lambda a: a.at[..., 1].mul(3.0), [[1.0, 3.0, 1.0, 1.0]] * 3),
+    "new_axis": (lambda a: a.at[None, 1].mul(3.0), [_ONES, _THREES, _ONES]),
+    "divide": (lambda a: a.at[1].divide(3.0), [_ONES, [1 / 3] * 4, _ONES]),
+    "power": (lambda a: a.at[1].power(3.0), [_ONES, [48.0, 75.0, 108.0, 147.0], _ONES]),
+    "repeated_array": (lambda a: a.at[np.array([0, 0])].mul(3.0), [[9.0] * 4, _ONES, _ONES]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MUL_GRADS))
+def test_multiply_gradients_with_basic_indices(name):
+    update, expected = MUL_GRADS[name]
+    x = jnp.arange(12.0).reshape(3, 4)
+    for grad in (
+        stablax.grad(lambda a: jnp.sum(update(a))),
+        stablax.jit(stablax.grad(lambda a: jnp.sum(update(a)))),
+    ):
+        np.testing.assert_allclose(np.asarray(grad(x)), expected, rtol=1e-6)
+    # the reproducer
+    g = stablax.grad(lambda a: jnp.sum(a.at[2].mul(a[1])))(jnp.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(np.asarray(g), [1.0, 4.0, 2.0])
+
+
+def test_multiply_by_traced_updates_at_an_index_array_needs_unique_indices():
+    # As in JAX: an index array may repeat, so the derivative in the updates is refused.
+    x = jnp.arange(3.0)
+    with pytest.raises(NotImplementedError, match="unique_indices"):
+        stablax.grad(lambda a: jnp.sum(a.at[np.array([0, 2])].mul(a[1])))(x)
+
+
 def test_vmap_of_updates_matches_a_loop():
     rng = np.random.default_rng(1)
     xs = jnp.asarray(rng.normal(size=(4, *SHAPE)).astype(np.float32))

@@ -13,7 +13,7 @@ import types
 from typing import Any
 
 import stablax
-from stablax._compat import pmap, sharding, typeof
+from stablax._compat import pmap, sharding
 from stablax._src.avals import ShapedArray
 
 JAX_API_VERSION = (0, 10, 2)
@@ -37,7 +37,7 @@ _LAZY_SUBMODULES = frozenset(
 def _extras() -> dict[str, Any]:
     """Names the alias's `jax` has and `stablax` does not."""
     # optax, flax: `jax.typeof(x).sharding.mesh` (JAX >= 0.7 paths); an aval's sharding is its
-    # dims over the mesh in force, as JAX reports it.
+    # dims over the mesh in force, as JAX reports it (a key array's `ExtendedShapedArray` too).
     if not hasattr(ShapedArray, "sharding"):
         ShapedArray.sharding = property(sharding.aval_sharding)
 
@@ -46,7 +46,6 @@ def _extras() -> dict[str, Any]:
         "__version_info__": JAX_API_VERSION,  # equinox, flax, haiku: version-selected paths
         "pmap": pmap.pmap,  # chex (variants), equinox (filter_pmap; type(pmap(f)) at import)
         # optax, flax: JAX's top-level sharding names (one device; see compat.sharding)
-        "typeof": typeof.typeof,  # flax nnx: jax.typeof(key array) while splitting rngs
         "P": sharding.PartitionSpec,
         "NamedSharding": sharding.NamedSharding,
         "set_mesh": sharding.set_mesh,

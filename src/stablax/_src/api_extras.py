@@ -14,10 +14,10 @@ from typing import Any
 import jaxlib
 import numpy as np
 
-from stablax._src import dispatch, runtime, tree_util
+from stablax._src import dispatch, dtypes, runtime, tree_util
 from stablax._src import ir as mlir
 from stablax._src.array import Array
-from stablax._src.avals import aval_of
+from stablax._src.avals import ExtendedShapedArray, aval_of
 from stablax._src.numpy._indexing import DynamicSlice
 from stablax._src.refs import Ref
 
@@ -68,10 +68,16 @@ def ensure_compile_time_eval() -> Iterator[None]:
 
 
 def typeof(x: Any) -> Any:
-    """The abstract value of `x`: its shape, dtype and weak type (`ShapedArray`), or a Ref's
-    `AbstractRef`. Python scalars are weakly typed: `typeof(1.0)` is `float32[]` weak."""
+    """The abstract value of `x`: its shape, dtype and weak type (`ShapedArray`), a typed key
+    array's (`ExtendedShapedArray`), or a Ref's `AbstractRef`.
+
+    Example: `str(typeof(jnp.ones((3, 4))))` is `float32[3,4]`; Python scalars are weakly typed,
+    `str(typeof(1.0))` is `~float32[]`; `str(typeof(random.key(0)))` is `key<fry>[]`.
+    """
     if isinstance(x, Ref):
         return x.aval
+    if isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType):  # typed key arrays
+        return ExtendedShapedArray(x.shape, x.dtype)
     return aval_of(x)
 
 

@@ -62,12 +62,61 @@ class ShapedArray:
     def strip_weak_type(self) -> ShapedArray:
         return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
 
-    def str_short(self) -> str:
-        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+    def str_short(self, short_dtypes: bool = False) -> str:
+        """`float32[2,3]` (`f32[2,3]` with `short_dtypes`), without the weak type."""
+        name = short_dtype_name(self.dtype) if short_dtypes else str(self.dtype)
+        return f"{name}[{','.join(map(str, self.shape))}]"
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.str_short()}{weak})"
+
+    def __str__(self) -> str:
+        # JAX's: a weak type is a leading ~ (`jax.typeof(1.0)` prints `~float32[]`).
+        return f"{'~' if self.weak_type else ''}{self.str_short()}"
+
+
+class ExtendedShapedArray(ShapedArray):
+    """The abstract value of an array of an extended dtype: `typeof(random.key(0))` prints
+    `key<fry>[]`. Only `typeof` makes one (tracing sees a key array's uint32 data), so it is
+    compared by value rather than interned."""
+
+    __slots__ = ()
+
+    def __new__(cls, shape: Sequence[int], dtype: Any, weak_type: bool = False):
+        self = object.__new__(cls)
+        self.shape, self.dtype, self.weak_type = tuple(int(d) for d in shape), dtype, False
+        return self
+
+    def __reduce__(self):
+        return (ExtendedShapedArray, (self.shape, self.dtype))
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> ExtendedShapedArray:
+        return ExtendedShapedArray(
+            self.shape if shape is None else shape, self.dtype if dtype is None else dtype
+        )
+
+    def __eq__(self, other: Any) -> bool:
+        return (
+            type(other) is ExtendedShapedArray
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, str(self.dtype)))
+
+
+def short_dtype_name(dtype: Any) -> str:
+    """JAX's short dtype names: f32, bf16, i8, u32, c64, bool; key dtypes as they print."""
+    if not isinstance(dtype, np.dtype):
+        return str(dtype)
+    return (
+        dtype.name.replace("float", "f")
+        .replace("uint", "u")
+        .replace("int", "i")
+        .replace("complex", "c")
+    )
 
 
 def short(x: Any) -> str:

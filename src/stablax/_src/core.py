@@ -152,6 +152,12 @@ def current_trace() -> FuncTrace | None:
     return stack[-1] if stack else None
 
 
+def pending_derivatives() -> int:
+    """How many derivatives autodiff is about to take of the current trace (0 outside one)."""
+    trace = current_trace()
+    return trace.differentiated if trace is not None else 0
+
+
 def lowering_trace() -> FuncTrace:
     """The trace whose module the running lowering emits into."""
     trace = trace_state.lowering or current_trace()
@@ -172,8 +178,10 @@ class FuncTrace:
     `payloads` maps their symbols (and the keys of marker ops) to the Python objects the rewrites
     need for them (custom rules, tree structures, axis names). They belong to this trace and
     travel with a function when it is copied into another module (see bodies.py).
-    `differentiated` marks the trace of a function that autodiff is about to rewrite: custom_jvp
-    and custom_vjp functions called in it trace their rules directly, as JAX's JVP trace does.
+    `differentiated` counts the derivatives autodiff is about to take of this function (0: none):
+    custom_jvp and custom_vjp functions called in it trace their rules directly, as JAX's JVP
+    trace does, and a custom_jvp rule is traced one count lower (under `grad(grad(f))` the rule
+    calls `f` at the outer level: the rule again, then the primal, as in JAX).
     """
 
     def __init__(
@@ -181,7 +189,7 @@ class FuncTrace:
         in_avals: Sequence[ShapedArray],
         name: str = "main",
         sources: Sequence[Any] | None = None,
-        differentiated: bool = False,
+        differentiated: int = 0,
         evaluate: Callable[[FuncTrace, Tracer], Any] | None = None,
     ) -> None:
         if (sources is None) != (evaluate is None):
@@ -190,7 +198,7 @@ class FuncTrace:
         self.in_avals = list(in_avals)
         self.sources = None if sources is None else list(sources)
         self.evaluate = evaluate
-        self.differentiated = differentiated
+        self.differentiated = int(differentiated)
         self.payloads: dict[str, Any] = {}
         self.symbols: dict[Any, str] = {}  # what a private function or payload is -> its name
         self._symbol_counts: dict[str, int] = {}
@@ -467,7 +475,7 @@ def trace_to_func(
     name: str = "main",
     donated: Sequence[int] = (),
     sources: Sequence[Any] | None = None,
-    differentiated: bool = False,
+    differentiated: int = 0,
     evaluate: Callable[[FuncTrace, Tracer], Any] | None = None,
 ) -> TracedFunction:
     """Traces `fun` (flat tracers in, a flat sequence of values out) into a new module.

@@ -7,6 +7,7 @@ a dict lookup. Host values become device Arrays here (`to_array`, cached Python 
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -176,6 +177,15 @@ def compile_with_callbacks(
         return runtime.compile_with_callbacks(
             copy, text.encode(), out_avals, device, callbacks, ordered
         )
+
+
+def hlo_of_traced(traced: core.TracedFunction, name: str) -> Any:
+    """The HLO XLA would compile for a traced function (an `XlaComputation`), its module named
+    as JAX names a jitted function's: `jit_<name>`, with characters outside [A-Za-z0-9_.-]
+    replaced by `_` and trailing ones dropped (`jit__lambda` for a lambda)."""
+    _, text = ir_passes.without_markers(traced.module.operation, traced.text())
+    symbol = re.sub(r"[^\w.-]", "_", f"jit_{name}").rstrip("_")
+    return runtime.hlo_computation(re.sub(r"^module\b", f'module @"{symbol}"', text, count=1))
 
 
 # --- host values to device arrays -------------------------------------------------------------

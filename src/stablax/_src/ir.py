@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import itertools
 import math
 import os
 import sys
@@ -291,8 +292,9 @@ def rewrites_one_op(fun: Callable) -> Callable:
 _REWRITE_CODE = rewrites_one_op(lambda op: None).__code__
 
 
-def _emission_site() -> tuple[str, int] | Any:
-    """The user's (file, line), or the op a rewrite is rewriting, whichever is nearer."""
+def _emission_site() -> tuple[Any, int, int] | Any:
+    """The user's (code, instruction, line), or the op a rewrite is rewriting, whichever is
+    nearer."""
     frame = sys._getframe(2)
     rewrite_code = _REWRITE_CODE
     while frame is not None:
@@ -300,15 +302,16 @@ def _emission_site() -> tuple[str, int] | Any:
         if code is rewrite_code:
             return _local.rewritten
         if not _is_internal(code.co_filename):
-            return code.co_filename, frame.f_lineno
+            return code, frame.f_lasti, frame.f_lineno
         frame = frame.f_back
     return None
 
 
 def user_location() -> ir.Location:
-    """An MLIR location naming the user's file:line (cached per line), inside the names of the
-    enclosing `named_scope`s ("outer/inner"), as JAX's name stack. Under a rewrite, the location
-    of the op being rewritten."""
+    """An MLIR location naming the user's call (cached per call site): its function's qualified
+    name around file:line:column, as JAX's source info, inside the names of the enclosing
+    `named_scope`s ("outer/inner"), as JAX's name stack. Under a rewrite, the location of the op
+    being rewritten."""
     where = _emission_site()
     if where is not None and type(where) is not tuple:
         return where.location
@@ -321,11 +324,35 @@ def user_location() -> ir.Location:
     if loc is None:
         if len(cache) >= _CACHE_LIMIT:
             cache.clear()
-        loc = ir.Location.unknown() if where is None else ir.Location.file(where[0], where[1], 0)
+        loc = ir.Location.unknown() if where is None else _call_location(*where)
         if scope:
             loc = ir.Location.name(scope, childLoc=loc)
         cache[key] = loc
     return loc
+
+
+def _call_location(code: Any, instruction: int, line: int) -> ir.Location:
+    # The column of the call being made (Python 3.11's instruction positions), 0 where unknown.
+    positions = next(itertools.islice(code.co_positions(), instruction // 2, None), None)
+    if positions is not None and positions[0] is not None:
+        line = positions[0]
+    column = positions[2] if positions is not None and positions[2] is not None else 0
+    file_loc = ir.Location.file(code.co_filename, line, column)
+    return ir.Location.name(code.co_qualname, childLoc=file_loc)
+
+
+def source_of(loc: ir.Location) -> tuple[str, int, int, str] | None:
+    """(file, line, column, function) of the user's call an op's location names (see
+    `user_location`), or None for an op located nowhere."""
+    function = None
+    while isinstance(loc, ir.NameLoc):
+        child = loc.child_loc
+        if isinstance(child, ir.FileLineColLoc):
+            function = loc.name_str
+        loc = child
+    if not isinstance(loc, ir.FileLineColLoc) or function is None:
+        return None
+    return loc.filename, loc.start_line, loc.start_col, function
 
 
 @contextlib.contextmanager

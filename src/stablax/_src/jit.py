@@ -274,7 +274,12 @@ class Jitted:
         )
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
-        traced, out_tree, _, _ = self._trace(args, kwargs)
+        dyn_args, dyn_kwargs, _ = self._split_static(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        # Only avals are needed: a tracer of any enclosing transformation (jit, grad, vmap, a
+        # loop body) stands for its own, as JAX's eval_shape takes it.
+        avals = [x.aval if isinstance(x, core.Tracer) else leaf_aval(x) for x in leaves]
+        traced, out_tree, _, _ = self._trace(args, kwargs, in_tree, avals)
         structs = [
             ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.out_avals
         ]

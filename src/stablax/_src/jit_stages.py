@@ -9,6 +9,7 @@ from typing import Any
 from stablax._src import core, runtime, tree_util
 from stablax._src.array import Array, raise_if_deleted
 from stablax._src.avals import ShapedArray
+from stablax._src.dispatch import hlo_of_traced
 from stablax._src.jit_arguments import leaf_aval, leaf_buffer
 from stablax._src.nan_checks import checked_kinds
 from stablax._src.nan_locator import CheckedProgram
@@ -124,10 +125,19 @@ class Lowered:
         """The outputs' pytree of `ShapeDtypeStruct`s."""
         return out_info(self.out_tree, self._traced.out_avals)
 
-    def as_text(self, debug_info: bool = False) -> str:
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The module as text: StableHLO (the default), or XLA's HLO for `dialect='hlo'`."""
+        if dialect == "hlo":
+            return self.compiler_ir("hlo").as_hlo_text()
+        _check_dialect(dialect)
         return self._traced.text(debug_info=debug_info)
 
-    def compiler_ir(self, dialect: str = "stablehlo") -> Any:
+    def compiler_ir(self, dialect: str | None = None) -> Any:
+        """The StableHLO module (`ir.Module`, the default dialect), or for `dialect='hlo'` XLA's
+        `XlaComputation` of it, whose `as_hlo_text()` is the HLO XLA compiles."""
+        if dialect == "hlo":
+            return hlo_of_traced(self._traced, getattr(self._jitted.fun, "__name__", "fun"))
+        _check_dialect(dialect)
         return self._traced.module
 
     def compile(self) -> Compiled:
@@ -140,6 +150,11 @@ class Lowered:
     @property
     def out_avals(self) -> list[ShapedArray]:
         return self._traced.out_avals
+
+
+def _check_dialect(dialect: str | None) -> None:
+    if dialect not in (None, "stablehlo"):
+        raise ValueError(f"unknown dialect: {dialect}")
 
 
 class Compiled:

@@ -190,15 +190,22 @@ class SingleDeviceSharding(xc.SingleDeviceSharding):
     backed by one instance attribute whose name jax does not use.
     """
 
-    memory_kind = None
     is_fully_replicated = True
     is_fully_addressable = True
 
-    def __init__(self, device: Device) -> None:
+    def __init__(self, device: Device, *, memory_kind: str | None = None) -> None:
+        default = device.default_memory().kind  # 'device' on CPU and GPU
+        if memory_kind not in (None, default):
+            raise NotImplementedError(
+                f"SingleDeviceSharding: stablax places arrays in {device}'s default memory "
+                f"({default!r}), not in {memory_kind!r}"
+            )
         super().__init__(device)
         self._stablax_device = device
+        self._stablax_memory_kind = default
 
     device = property(lambda self: self._stablax_device)
+    memory_kind = property(lambda self: self._stablax_memory_kind)
     device_set = property(lambda self: {self._stablax_device})
     _device_assignment = property(lambda self: (self._stablax_device,))
 
@@ -206,7 +213,7 @@ class SingleDeviceSharding(xc.SingleDeviceSharding):
         return xc.HloSharding.replicate()
 
     def __repr__(self) -> str:
-        return f"SingleDeviceSharding(device={self.device!r})"
+        return f"SingleDeviceSharding(device={self.device!r}, memory_kind={self.memory_kind})"
 
 
 _shardings: dict[Device, SingleDeviceSharding] = {}
@@ -412,6 +419,12 @@ pending_effects = _PendingEffects()
 def effects_barrier() -> None:
     """Waits until every program dispatched so far has run its host callbacks."""
     pending_effects.wait()
+
+
+def hlo_computation(module_text: str) -> Any:
+    """XLA's HLO for a StableHLO module (what `jit(f).lower(x).compiler_ir('hlo')` returns in
+    JAX: an `XlaComputation`, with `as_hlo_text()`)."""
+    return _jax.mlir.mlir_module_to_xla_computation(module_text, use_tuple_args=False)
 
 
 _compile_cache = caches.LRUCache("stablax_compile_cache_size")

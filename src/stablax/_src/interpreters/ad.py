@@ -28,6 +28,7 @@ from stablax._src.interpreters.interpret import (
     interpret,
     operand_values,
 )
+from stablax._src.ir import ir
 from stablax._src.ir_passes import marker_lowering
 from stablax._src.op_rules import op_key
 from stablax._src.staging import all_abstract, copy_in
@@ -152,6 +153,66 @@ class Linearized:
         self.out_tangent_zero = out_tangent_zero
 
 
+# Ops that only give a constant its shape or dtype: with their constant, L copies them rather
+# than reading their result from K.
+_CONSTANT_SHAPING = ("stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.convert")
+
+
+class _LinearTrace(core.FuncTrace):
+    """L's trace: a constant of the primal trace that L reads (a reduction's zero, a scalar
+    broadcast to an operand's shape) is copied into L, and a value K closes over is closed over
+    by L too, rather than passed from K as a residual (JAX's linear jaxpr holds its literals and
+    constants): K saves only what depends on the inputs."""
+
+    def __init__(self, in_avals: Sequence[ShapedArray], primal: core.FuncTrace) -> None:
+        super().__init__(in_avals, name="main")
+        self._primal = primal
+        self._copied_from: list[Tracer] = []
+
+    def lift(self, outer: Any, aval: ShapedArray) -> Tracer:
+        if isinstance(outer, Tracer) and outer._trace is self._primal:
+            copied = self._captured_index.get(id(outer))
+            if copied is None:
+                copied = self._copy_constant(outer.value)
+            if copied is not None:
+                self._captured_index[id(outer)] = copied
+                self._copied_from.append(outer)  # kept alive: its id keys the copy
+                return copied
+        return super().lift(outer, aval)
+
+    def finish(self, outs: Sequence[Any], donated: Sequence[int] = ()) -> core.TracedFunction:
+        # A residual L lifted but never reads (a saved name whose readers were recomputed from
+        # other residuals) is dropped, so that K does not return it.
+        with self.context:
+            outs = [core.to_tracer(self, o) for o in outs]
+            returned = {t.value for t in outs}
+            first = len(self.in_avals)
+            for i in reversed(range(first, len(self.block.arguments))):
+                arg = self.block.arguments[i]
+                if arg not in returned and next(iter(arg.uses), None) is None:
+                    self.block.erase_argument(i)
+                    del self.captured[i - first]
+        return super().finish(outs, donated)
+
+    def _copy_constant(self, value: Any) -> Tracer | None:
+        primal = self._primal
+        if isinstance(value, ir.BlockArgument):
+            index = value.arg_number - len(primal.in_avals)
+            if value.owner != primal.block or index < 0:
+                return None
+            outer = primal.captured[index]  # a value K closes over: L closes over it too
+            return super().lift(outer, aval_of(outer))
+        op = value.owner.operation
+        if op.name == "stablehlo.constant":
+            return emit_constant(op, self)
+        if op.name not in _CONSTANT_SHAPING:
+            return None
+        operand = self._copy_constant(op.operands[0])
+        if operand is None:
+            return None
+        return dispatch.bind(op.name, operand, **decode(op, None, op.name))
+
+
 def linearize_traced(
     traced: Any, tangent_mask: Sequence[bool], sources: Sequence[Any] | None = None
 ) -> Linearized:
@@ -165,7 +226,7 @@ def linearize_traced(
     linear_avals = [tangent_aval(a) for a, m in zip(in_avals, tangent_mask, strict=True) if m]
     evaluate = None if sources is None else evaluate_prefix
     primal_trace = core.FuncTrace(in_avals, sources=sources, evaluate=evaluate)
-    linear_trace = core.FuncTrace(linear_avals, name="main")
+    linear_trace = _LinearTrace(linear_avals, primal_trace)
     with primal_trace:
         with linear_trace:
             tangents_in = iter(linear_trace.args)

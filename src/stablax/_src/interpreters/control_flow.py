@@ -57,6 +57,17 @@ def union_consts(captured_lists: Sequence[Sequence[Any]]) -> tuple[list[Any], li
     return consts, positions
 
 
+def interpret_weakly_typed(fn: Any, args: Sequence[Any]) -> list[Any]:
+    """`interpret(fn, args)` with `fn`'s weakly typed outputs weakly typed (interpreting re-emits
+    constants strongly typed, which would make a loop's weak carry strong)."""
+    return [
+        dispatch.bind("stablehlo.convert", o, new_dtype=a.dtype, weak_type=True)
+        if a.weak_type and not aval_of(o).weak_type
+        else o
+        for o, a in zip(interpret(fn, args), fn.out_avals, strict=True)
+    ]
+
+
 def widen(fn: Any, num_args: int, positions: Sequence[int], consts_avals) -> Any:
     """A closed body taking (args, all consts) instead of (args, its own consts)."""
     if list(positions) == list(range(len(consts_avals))):
@@ -64,7 +75,7 @@ def widen(fn: Any, num_args: int, positions: Sequence[int], consts_avals) -> Any
 
     def fun(*xs):
         args, consts = xs[:num_args], xs[num_args:]
-        return interpret(fn, [*args, *(consts[p] for p in positions)])
+        return interpret_weakly_typed(fn, [*args, *(consts[p] for p in positions)])
 
     return core.trace_to_func(fun, [*fn.in_avals[:num_args], *consts_avals], name="body")
 
@@ -78,7 +89,7 @@ def permuted(fn: Any, order: Sequence[int]) -> Any:
         original: list[Any] = [None] * len(order)
         for position, j in enumerate(order):
             original[j] = args[position]
-        return interpret(fn, original)
+        return interpret_weakly_typed(fn, original)
 
     return core.trace_to_func(fun, [fn.in_avals[j] for j in order], name="body")
 
@@ -179,22 +190,19 @@ def leaf_paths(tree: Any, prefix: str) -> list[str]:
 
 
 def weak_join(init: Sequence[Any], out_avals: Sequence[ShapedArray]) -> tuple[list[Any], bool]:
-    """JAX's rule for weakly typed loop carries: a weak initial value takes the dtype (and
-    strength) the body gives it when it promotes to it. Returns the values, whether any changed."""
+    """JAX's rule for weakly typed loop carries: a weak initial value whose dtype differs from
+    the one the body gives it is converted (strongly typed) to the dtype both promote to; one
+    that differs only in weak type stays as it is (the loop's result takes the body's weak type).
+    Returns the values, whether any changed."""
     changed = False
     out = []
     for x, o in zip(init, out_avals, strict=True):
         a = aval_of(x)
-        promotes = a.dtype == o.dtype or dtypes.result_type(x, o.dtype) == o.dtype
-        if (
-            a.weak_type
-            and a.shape == o.shape
-            and promotes
-            and (a.dtype != o.dtype or not o.weak_type)
-        ):
+        if a.weak_type and a.shape == o.shape and a.dtype != o.dtype:
+            new_dtype = dtypes.result_type(x, o.dtype)
             if dtypes.is_python_scalar(x):
                 x = dispatch.weak_scalar(x, a.dtype, weak_type=a.weak_type)
-            x = dispatch.bind("stablehlo.convert", x, new_dtype=o.dtype, weak_type=o.weak_type)
+            x = dispatch.bind("stablehlo.convert", x, new_dtype=new_dtype, weak_type=False)
             changed = True
         out.append(x)
     return out, changed

@@ -94,13 +94,18 @@ def check_no_closed_over_tangents(tangents: Sequence[Any], kind: str, rule: str)
         raise TypeError(CLOSED_OVER_MESSAGE.format(kind=kind, rule=rule))
 
 
-def trace_callee(fun: Callable, leaves: Sequence[Any], concrete: bool) -> core.TracedFunction:
+def trace_callee(
+    fun: Callable, leaves: Sequence[Any], concrete: bool, differentiated: int = 0
+) -> core.TracedFunction:
     """Traces `fun` (flat in, flat out) as a callee. With `concrete`, its inputs stand for the
-    call's operands, so Python control flow on values works wherever those are known."""
+    call's operands, so Python control flow on values works wherever those are known;
+    `differentiated` is the number of derivatives still to be taken of it (see FuncTrace)."""
     avals = [aval_of(x) for x in leaves]
     if not concrete:
-        return core.trace_to_func(fun, avals)
-    return core.trace_to_func(fun, avals, sources=list(leaves), evaluate=evaluate_prefix)
+        return core.trace_to_func(fun, avals, differentiated=differentiated)
+    return core.trace_to_func(
+        fun, avals, sources=list(leaves), differentiated=differentiated, evaluate=evaluate_prefix
+    )
 
 
 class SymbolicZero:

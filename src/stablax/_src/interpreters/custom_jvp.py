@@ -89,7 +89,7 @@ class custom_jvp(CustomFunction):  # noqa: N801 (JAX's public name)
     def _traced_call(self, trace: core.FuncTrace, nondiff: tuple, leaves, in_tree) -> Any:
         if trace.differentiated and not (self.symbolic_zeros or self.rule_at_rewrite):
             try:
-                return _call_jvp_rule(self, nondiff, leaves, in_tree)
+                return _call_jvp_rule(self, nondiff, leaves, in_tree, trace.differentiated - 1)
             except Exception:
                 # JAX runs a rule only for arguments with nonzero tangents, and some rules
                 # refuse to run at all (betainc's in a and b). Call the primal: the rewrite
@@ -143,9 +143,14 @@ def _apply_jvp_rule(custom, nondiff, in_tree, args, tangents):
     return out_leaves, t_leaves, out_tree
 
 
-def _call_jvp_rule(custom, nondiff, leaves, in_tree):
+def _call_jvp_rule(custom, nondiff, leaves, in_tree, depth: int):
     """In a trace about to be differentiated: a call of the user's rule, traced once on the
-    arguments and zero tangents; its primal outputs are the call's values (see JvpRuleCall)."""
+    arguments and zero tangents; its primal outputs are the call's values (see JvpRuleCall).
+
+    The rule is traced `depth` derivatives deep (one fewer than the call's trace): where an
+    outer derivative is pending (`grad(grad(f))`), a call of `f` inside the rule runs the rule
+    again, as the outer level of JAX's JVP trace runs it.
+    """
     avals = [aval_of(x) for x in leaves]
     mask = [is_differentiable_dtype(a.dtype) for a in avals]
     zeros = [zeros_like_aval(tangent_aval(a)) for a, m in zip(avals, mask) if m]
@@ -163,7 +168,7 @@ def _call_jvp_rule(custom, nondiff, leaves, in_tree):
         kept = [t for t, m in zip(t_leaves, box["out_mask"], strict=True) if m]
         return [*out_leaves, *kept]
 
-    traced = trace_callee(rule, [*leaves, *zeros], concrete=True)
+    traced = trace_callee(rule, [*leaves, *zeros], concrete=True, differentiated=depth)
     num_out = len(box["out_mask"])
     payload = JvpRuleCall(n, mask, num_out, box["out_mask"])
     outs = calls.call_traced_closed(traced, [*leaves, *zeros], payload)

@@ -157,4 +157,7 @@ def betainc(a: Any, b: Any, x: Any) -> Any:
     if dtype.itemsize < 4:
         wide = [convert_element_type(v, np.float32) for v in (a, b, x)]
         return convert_element_type(betainc(*wide), dtype)
-    return _betainc(_parameter(a), _parameter(b), x)
+    out = _betainc(_parameter(a), _parameter(b), x)
+    if all(v.weak_type for v in avals):  # weakly typed as its operands (its constants are not)
+        out = convert_element_type(out, dtype, weak_type=True)
+    return out

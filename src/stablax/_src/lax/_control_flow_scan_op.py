@@ -74,7 +74,9 @@ def scan_rule(*avals, body, length, reverse, num_carry, num_xs, unroll):
             f"lax.scan: operands {[a.str_short() for a in avals]} do not match a body of "
             f"{[a.str_short() for a in body.in_avals]} over {length} steps{where}"
         )
-    return tuple(avals)
+    # The carries are typed as the body's results (weak only where the body's are, as in JAX).
+    carry_out = [c.update(weak_type=o.weak_type) for c, o in zip(carry, body.out_avals)]
+    return (*i, *carry_out, *ys, *xs, *consts)
 
 
 def scan_lowering(

@@ -53,7 +53,9 @@ def _while_rule(*avals, cond, body, num_carry):
             f"lax.while_loop: operands {[a.str_short() for a in avals]} do not match the loop's "
             f"cond and body{mlir.where_suffix()}"
         )
-    return tuple(carry)
+    # The results are typed as the body's results (a weak initial value the body makes strong
+    # gives a strong result, as in JAX).
+    return tuple(c.update(weak_type=o.weak_type) for c, o in zip(carry, body.out_avals))
 
 
 def _while_lowering(operands, in_avals, out_avals, *, cond, body, num_carry):
@@ -202,7 +204,7 @@ def _while_batch(values, dims, *, axis_size, cond, body, num_carry):
     def masked_body(*args):
         carry, consts = args[:n_c], args[n_c:]
         (live,) = interpret(batched_cond, [*carry, *consts])
-        new = interpret(batched_body, [*carry, *consts])
+        new = cf.interpret_weakly_typed(batched_body, [*carry, *consts])
         out = []
         for old, x in zip(carry, new, strict=True):
             shape = aval_of(x).shape
@@ -372,11 +374,11 @@ def fori_loop(
 
         def step(carry, _):
             i, x = carry
-            return (add(i, full((), 1, dtype)), body_fun(i, x)), None
+            return (i + 1, body_fun(i, x)), None
 
-        start_value = full((), start, dtype)
+        # As JAX, the index counts from the Python int `start`: a weakly typed int32.
         (_, out), _ = scan(
-            step, (start_value, init_val), None, length=max(0, stop - start), unroll=unroll or 1
+            step, (start, init_val), None, length=max(0, stop - start), unroll=unroll or 1
         )
         return out
     if unroll not in (None, 1, False):

@@ -472,7 +472,7 @@ def clamp_rule(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray:
                 f"got {bound.shape}.{mlir.where_suffix()}"
             )
     check_dtype("clamp", x.dtype, (BOOL, INT, FLOAT))
-    return x
+    return x.update(weak_type=lo.weak_type and x.weak_type and hi.weak_type)  # JAX's rule
 
 
 def clamp(min, x, max):  # noqa: A002 (JAX's parameter names)

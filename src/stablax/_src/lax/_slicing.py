@@ -312,7 +312,7 @@ def _dynamic_slice_batch(values, dims, *, axis_size, slice_sizes):
     else:
         x = moveaxis(x, x_dim, 0)
         dn = GatherDimensionNumbers(window, (), window, (0,), (0,))
-        sizes = (1, *slice_sizes)
+        sizes = (min(axis_size, 1), *slice_sizes)  # 0 for an empty batch
     out = bind(
         "stablehlo.gather",
         x,

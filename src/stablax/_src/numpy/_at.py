@@ -113,10 +113,13 @@ class _IndexUpdateRef:
             x = asarray(x)
         shape = x.aval.shape
         tokens, operands = _indexing.parse_index(self.index, shape)
+        # Basic indexing (integers, slices, None, Ellipsis) never repeats an index: JAX marks
+        # such updates unique, which scatter-multiply's derivative needs.
+        basic = not any(t[0] in _indexing.ADVANCED for t in tokens)
         params = dict(
             mode=_mode_key(mode),
             indices_are_sorted=bool(indices_are_sorted),
-            unique_indices=bool(unique_indices),
+            unique_indices=bool(unique_indices) or basic,
             **static,
         )
         eager = _indexing.is_eager(x, operands) and not any(isinstance(e, Tracer) for e in extra)

@@ -21,8 +21,10 @@ from stablax._src.transforms.ad_trace import (
     as_tangent,
     float0_zeros,
     linearize_and_run,
+    passed_through,
     restore_weak_types,
     trace_flat,
+    weak_tangents,
     with_captured,
 )
 
@@ -88,6 +90,7 @@ def jvp(
         ]
         outs, out_tangents = jvp_traced(traced, primals_in, tangents_full)
         outs = restore_weak_types(outs, traced.out_avals)
+        out_tangents = weak_tangents(out_tangents, traced.out_avals, passed_through(traced))
         boxes["out_avals"] = [aval_of(o) for o in outs]
         boxes["zero"] = [
             t is None or not is_differentiable_dtype(aval_of(o).dtype)
@@ -96,8 +99,8 @@ def jvp(
         live = [
             t for t, z in zip(out_tangents[:num_out], boxes["zero"][:num_out], strict=True) if not z
         ]
-        zero_float = [
-            zeros_like_aval(tangent_aval(aval_of(o)))
+        zero_float = [  # weakly typed where their primals are, as JAX's instantiated zeros
+            restore_weak_types([zeros_like_aval(tangent_aval(aval_of(o)))], [aval_of(o)])[0]
             for o, z in zip(outs[:num_out], boxes["zero"][:num_out], strict=True)
             if z and is_differentiable_dtype(aval_of(o).dtype)
         ]
@@ -143,6 +146,14 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> Any:
         res = run_staged(
             lambda *xs: interpret(with_captured(lin.linear_fn, xs[n:]), xs[:n]), [*live, *captured]
         )
+        live_avals = [
+            (a, p)
+            for a, p, z in zip(info["out_avals"], info["passed"], info["zero"], strict=False)
+            if not z
+        ]
+        # The linear map runs on the tangents given: JAX's result is weak only where they are.
+        if live_avals and all(aval_of(t).weak_type for t in live):
+            res = weak_tangents(res, *zip(*live_avals, strict=True))
         return _assemble_out_tangents(info, res)
 
     primal_out = tree_util.tree_unflatten(info["out_tree"], outs[:num_out])

@@ -24,6 +24,7 @@ from stablax._src.interpreters.ad import (
 )
 from stablax._src.interpreters.batching import batch_traced, bdim_at_front
 from stablax._src.staging import run_staged
+from stablax._src.transforms.ad_reverse import cotangent_is_weak
 from stablax._src.transforms.ad_trace import (
     check_input_dtypes,
     normalize_argnums,
@@ -90,7 +91,7 @@ def _jacobian(fun, argnums, has_aux, holomorphic, allow_int, forward: bool, name
                 traced, [is_differentiable_dtype(a.dtype) for a in in_avals], sources=flat
             )
             outs, captured = call_primal(lin, flat)
-            out_avals = [aval_of(o) for o in outs[:num_out]]
+            out_avals = list(traced.out_avals[:num_out])  # with fun's weak types
             # L's first outputs are the tangents of the main outputs that have one.
             live_out = [i for i, z in enumerate(lin.out_tangent_zero[:num_out]) if not z]
             live_in = [j for j, a in enumerate(in_avals) if is_differentiable_dtype(a.dtype)]
@@ -233,4 +234,9 @@ def _assemble(
         stacked = lax.convert_element_type(stacked, dtype)
     if column_major:  # (in_size, *out_shape) -> (*out_shape, in_size)
         stacked = lax.transpose(stacked, (*range(1, len(shape_each) + 1), 0))
-    return lax.reshape(stacked, shape)
+    block = lax.reshape(stacked, shape)
+    # Weakly typed as JAX's: forward, as the tangent of the output; reverse, as the cotangent of
+    # the input.
+    if out_aval.weak_type if column_major else cotangent_is_weak(in_aval, [out_aval]):
+        block = lax.convert_element_type(block, dtype, weak_type=True)
+    return block

@@ -97,7 +97,10 @@ def _pull_back(lin, info, captured, cotangent) -> tuple[Any, ...]:
         cts = [as_tangent(c, a) for c, a in zip(flat[:n_live], _live_avals(info), strict=True)]
         cts += [None] * (num_linear_outs - len(cts))
         in_cts = transpose_traced(lin.linear_fn, flat[n_live:], cts)
-        return [_input_cotangent(c, a) for c, a in zip(in_cts, live_in, strict=True)]
+        return [
+            _input_cotangent(c, a, cotangent_is_weak(a, info["out_avals"][:num_out]))
+            for c, a in zip(in_cts, live_in, strict=True)
+        ]
 
     results = iter(run_staged(impl, [*live_cts, *captured]))
     grads = []
@@ -106,11 +109,23 @@ def _pull_back(lin, info, captured, cotangent) -> tuple[Any, ...]:
     return tree_util.tree_unflatten(info["in_tree"], grads)
 
 
-def _input_cotangent(ct: Any, primal_aval: ShapedArray) -> Any:
-    # Zeros for a symbolic zero; weakly typed like its primal (grad(f)(1.0) is weak, as in JAX).
+def _input_cotangent(ct: Any, primal_aval: ShapedArray, weak: bool) -> Any:
+    # Zeros for a symbolic zero; weakly typed where `weak` says (see `cotangent_is_weak`).
     aval = tangent_aval(primal_aval)
     ct = zeros_like_aval(aval) if ct is None else ct
-    return lax.convert_element_type(ct, aval.dtype, weak_type=True) if primal_aval.weak_type else ct
+    return lax.convert_element_type(ct, aval.dtype, weak_type=True) if weak else ct
+
+
+def cotangent_is_weak(primal_aval: ShapedArray, out_avals: Sequence[ShapedArray]) -> bool:
+    """JAX's input cotangents are weakly typed like their primal (grad(f)(1.0) is weak), except a
+    complex input's when an output is real: the cotangent then comes out of the transpose of a
+    complex-to-real op (real, imag, abs), which JAX builds with strongly typed zeros."""
+    if not primal_aval.weak_type:
+        return False
+    return not (
+        dtypes.issubdtype(primal_aval.dtype, np.complexfloating)
+        and any(not dtypes.issubdtype(a.dtype, np.complexfloating) for a in out_avals)
+    )
 
 
 def _live_avals(info) -> list[ShapedArray]:

@@ -53,8 +53,10 @@ def trace_flat(fun: Callable, in_tree: Any, leaves: Sequence[Any], has_aux: bool
             _check_output(leaf)
         return [*out_leaves, *aux_leaves]
 
+    # One derivative more than the enclosing trace is about to take (grad of grad: two).
+    depth = core.pending_derivatives() + 1
     traced = core.trace_to_func(
-        flat, avals, sources=list(leaves), differentiated=True, evaluate=evaluate_prefix
+        flat, avals, sources=list(leaves), differentiated=depth, evaluate=evaluate_prefix
     )
     return traced, boxes["out_tree"], boxes.get("aux_tree"), boxes["num_out"]
 
@@ -96,6 +98,24 @@ def restore_weak_types(outs: Sequence[Any], avals: Sequence[ShapedArray]) -> lis
         else o
         for o, a in zip(outs, avals, strict=True)
     ]
+
+
+def weak_tangents(
+    tangents: Sequence[Any], primal_avals: Sequence[ShapedArray], passed: Sequence[bool]
+) -> list[Any]:
+    """JAX's tangent outputs are weakly typed where their primal outputs are, except an input
+    returned unchanged (`passed`), whose tangent is the one given. None stays None."""
+    return [
+        t if t is None or p else restore_weak_types([t], [a])[0]
+        for t, a, p in zip(tangents, primal_avals, passed, strict=True)
+    ]
+
+
+def passed_through(traced: core.TracedFunction) -> list[bool]:
+    """For each output of `traced`, whether it is one of its inputs returned unchanged."""
+    arguments, _, returned = traced.parts()
+    inputs = arguments[: len(traced.in_avals)]
+    return [any(value == a for a in inputs) for value in returned]
 
 
 def float0_zeros(aval: ShapedArray) -> np.ndarray:
@@ -148,6 +168,7 @@ def linearize_and_run(
             num_out=num_out,
             out_avals=[aval_of(o) for o in outs],
             zero=lin.out_tangent_zero,
+            passed=passed_through(traced),
             num_outs_total=len(outs),
         )
         return [*outs, *captured]
