@@ -223,3 +223,19 @@ def test_gradients_through_take_and_put(x64):
         (x, np.array([0.5, -0.5])),
         order=1,
     )
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: jnp.diag_indices(2**63),
+        lambda: jnp.diag_indices(2**62),
+        lambda: jnp.tril_indices(2**63),
+        lambda: jnp.triu_indices(3, m=2**63),
+    ],
+)
+def test_index_arrays_too_large_to_hold_raise(make):
+    # NumPy's arange(2**63) is empty (its size overflows); stablax refuses the size, as it does
+    # 2**62 (JAX 0.10.2 fails inside MLIR for 2**63 and aborts for 2**62).
+    with pytest.raises(ValueError, match="too large"):
+        make()
