@@ -378,3 +378,68 @@ def test_arg_extrema_pick_the_first_nan_and_the_first_tie(size, fn):
     np.testing.assert_array_equal(ours(x, axis=1), expected)
     np.testing.assert_array_equal(stablax.jit(ours, static_argnames="axis")(x, axis=1), expected)
     np.testing.assert_array_equal(stablax.vmap(ours)(x), expected)
+
+
+_X4 = np.arange(4.0, dtype=np.float32)
+
+
+@pytest.mark.parametrize(
+    "name, axis, expected",  # JAX 0.10.2's values: a 0-d integer array is an axis, as an int
+    [
+        ("sum", np.array(0), 6.0),
+        ("sum", (np.array(0),), 6.0),
+        ("mean", jnp.array(0), 1.5),
+        ("var", np.array(0), 1.25),
+        ("std", np.array(0), 1.118034),
+        ("max", np.array(0), 3.0),
+        ("prod", np.int64(0), 0.0),
+        ("ptp", np.array(0), 3.0),
+        ("average", np.array(0), 1.5),
+        ("argmax", np.array(0), 3),
+        ("nanargmin", jnp.array(0), 0),
+        ("count_nonzero", np.array(0), 3),
+    ],
+)
+def test_reductions_take_a_zero_dimensional_integer_array_axis(name, axis, expected):
+    _check(getattr(jnp, name)(_X4, axis=axis), expected, 1e-6)
+
+
+def test_flip_roll_and_cumulative_sum_take_a_zero_dimensional_axis():
+    x = jnp.arange(6.0).reshape(2, 3)  # JAX 0.10.2's values for axis=np.array(1)
+    _check(jnp.flip(x, axis=np.array(1)), [[2.0, 1, 0], [5, 4, 3]], 0)
+    _check(jnp.roll(x, 1, axis=jnp.array(1)), [[2.0, 0, 1], [5, 3, 4]], 0)
+    _check(jnp.cumulative_sum(x, axis=np.array(1)), [[0.0, 1, 3], [3, 7, 12]], 0)
+
+
+@pytest.mark.parametrize(
+    "make, expected",  # JAX 0.10.2's values: ddof and correction are operands, traced under jit
+    [
+        (lambda: stablax.jit(lambda c: jnp.var(jnp.arange(5.0), ddof=c))(1), 2.5),
+        (lambda: stablax.jit(lambda c: jnp.std(jnp.arange(5.0), correction=c))(1), 1.5811388),
+        (lambda: stablax.jit(lambda c: jnp.nanvar(jnp.arange(5.0), ddof=c))(1.5), 2.857143),
+        (lambda: stablax.jit(lambda c: jnp.var(jnp.arange(5.0), ddof=c))(5), np.nan),
+        (lambda: jnp.var(jnp.arange(5.0), ddof=np.array(2)), 3.3333333),
+        (lambda: stablax.vmap(lambda c: jnp.var(jnp.arange(5.0), ddof=c))(jnp.array([0, 1])),
+         [2.0, 2.5]),
+        (lambda: stablax.grad(lambda c: jnp.var(jnp.arange(6.0).reshape(2, 3), ddof=c))(1.0),
+         0.7),
+        (lambda: jnp.var(jnp.arange(6.0).reshape(2, 3), axis=1, ddof=jnp.array([0, 1])),
+         [0.6666667, 1.0]),
+        (lambda: stablax.jit(
+            lambda c: jnp.var(jnp.arange(5), ddof=c, dtype=jnp.int32))(1), 2.0),
+    ],
+)  # fmt: skip
+def test_variance_ddof_is_an_operand(make, expected):
+    _check(make(), expected, 1e-6)
+
+
+def test_variance_array_ddof_of_another_rank_is_refused():
+    # JAX 0.10.2 refuses an array ddof of another rank than the result (TypeError from its lax
+    # division; NumPy refuses any array ddof), and NumPy refuses None.
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    with pytest.raises(TypeError, match="ddof of shape"):
+        jnp.var(x, axis=1, keepdims=True, ddof=np.array([0, 1]))
+    _check(jnp.var(x, ddof=np.array([[1], [2]])), [[3.5], [4.375]], 1e-6)  # JAX's value
+    with pytest.raises(TypeError, match="ddof must be a number, got None"):
+        jnp.var(x, ddof=None)
+
