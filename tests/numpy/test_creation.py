@@ -140,3 +140,19 @@ def test_like_functions_take_a_shape_dtype_struct(fn, value):
     np.testing.assert_array_equal(np.asarray(out), np.full((2, 3), value, np.int16))
     full = jnp.full_like(spec, 7, dtype=np.float32)
     assert full.dtype == np.float32 and float(full[0, 0]) == 7.0
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda d: jnp.empty((2,), d),
+        lambda d: stablax.jit(lambda d: jnp.empty((2,), d))(d),
+        lambda d: jnp.zeros_like(jnp.ones(2), dtype=d),
+        lambda d: stablax.lax.full((2,), 1, d),
+        lambda d: jnp.ones(2).astype(d),
+    ],
+)
+def test_an_array_is_no_dtype(make):
+    # JAX 0.10.2: "ValueError: Passing an array as a dtype argument is no longer supported"
+    with pytest.raises(ValueError, match="passing an array as a dtype argument"):
+        make(jnp.array(-6))
