@@ -142,6 +142,16 @@ def test_like_functions_take_a_shape_dtype_struct(fn, value):
     assert full.dtype == np.float32 and float(full[0, 0]) == 7.0
 
 
+def test_geomspace_through_a_traced_zero_is_nan():
+    # JAX 0.10.2: [nan nan nan] (a traced endpoint cannot raise NumPy's ValueError)
+    out = stablax.jit(lambda a: jnp.geomspace(a, 5.0, 3))(0.0)
+    check(out, [np.nan] * 3, np.float32)
+    out = stablax.vmap(lambda a: jnp.geomspace(a, 5.0, 3))(jnp.array([0.0, 1.0]))
+    check(out, [[np.nan] * 3, np.geomspace(1.0, 5.0, 3)], np.float32)
+    # One endpoint an array, the other a scalar: the exact endpoints broadcast (JAX's values).
+    check(jnp.geomspace(jnp.array([0.5, 1.0]), 5.0, 3), [[0.5, 1.0], [1.5811388, 2.236068], [5, 5]])
+
+
 @pytest.mark.parametrize(
     "make",
     [
