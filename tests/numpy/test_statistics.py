@@ -443,3 +443,10 @@ def test_variance_array_ddof_of_another_rank_is_refused():
     with pytest.raises(TypeError, match="ddof must be a number, got None"):
         jnp.var(x, ddof=None)
 
+
+def test_kaiser_broadcasts_an_array_beta():
+    # JAX 0.10.2: [[0.4386764, 1.0, 0.4386764]] for beta of shape (1, 1)
+    _check(jnp.kaiser(3, np.array([[2.0]])), [[0.4386764, 1.0, 0.4386764]], 1e-5)
+    _check(
+        stablax.jit(lambda b: jnp.kaiser(3, b))(np.array([[2.0]])), np.kaiser(3, 2.0)[None], 1e-5
+    )

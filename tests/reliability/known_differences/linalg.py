@@ -213,7 +213,24 @@ def _eigh_unsymmetrized_grad(call, ours, theirs, difference) -> bool:
     )
 
 
+def _pinv_rtol_beyond_the_batch(call, ours, theirs, difference) -> bool:
+    """pinv with an rtol that does not broadcast to the matrices' batch shape: stablax raises
+    ValueError, as NumPy does; JAX 0.10.2 broadcasts the cutoff against the singular values and
+    returns a result of more dimensions than the input (zeros for ones((3, 1, 3, 1)) with
+    rtol=ones(4))."""
+    return (
+        call["fn"] == "jnp.linalg.pinv"
+        and _error(ours)
+        and "does not broadcast to the batch shape" in ours["message"]
+    )
+
+
 RULES: list[Rule] = [
+    (
+        "pinv-rtol-beyond-the-batch",
+        _pinv_rtol_beyond_the_batch,
+        _pinv_rtol_beyond_the_batch.__doc__,
+    ),
     ("eigh-unsymmetrized-grad", _eigh_unsymmetrized_grad, _eigh_unsymmetrized_grad.__doc__),
     (
         "batched-square-check",
