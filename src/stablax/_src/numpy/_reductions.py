@@ -489,7 +489,9 @@ def variance(
         # JAX's checks and classes: std's ValueError, nanstd's TypeError (its sqrt of an integer
         # variance) after it checks the dtype.
         given = dtypes.check_user_dtype(dtype, name) if ignore_nan else dtype
-        if not dtypes.issubdtype(given, np.inexact):
+        # nanstd's body (nanvar) refuses a real dtype for complex values first, a ValueError
+        complex_first = ignore_nan and dtypes.dtype_of(a).kind == "c"
+        if not dtypes.issubdtype(given, np.inexact) and not complex_first:
             error = TypeError if ignore_nan else ValueError
             raise error(
                 f"jnp.{name}: dtype must be inexact, got {np.dtype(dtype).name}"
