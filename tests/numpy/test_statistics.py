@@ -476,3 +476,21 @@ def test_polymul_trims_only_longer_polynomials_so_single_coefficients_trace():
     _check(f(np.array([0, 4], np.uint8), one), [16.0], 0)
     with pytest.raises(stablax.errors.ConcretizationTypeError):
         stablax.jit(f)(np.array([0, 4], np.uint8), one)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_diff_checks_the_axis_before_a_list_prepend_or_append(jit):
+    # JAX 0.10.2's order: the axis (ValueError), then prepend/append refused as lists (TypeError)
+    x = np.ones((1, 5), np.float32)
+
+    def call(**kwargs):
+        f = lambda a: jnp.diff(a, **kwargs)  # noqa: E731
+        return (stablax.jit(f) if jit else f)(x)
+
+    with pytest.raises(ValueError, match="axis 2 is out of bounds"):
+        call(axis=2, prepend=[4])
+    with pytest.raises(ValueError, match="axis 2 is out of bounds"):
+        call(axis=2, append=[4])
+    with pytest.raises(TypeError, match="got <class 'list'> at position 0"):
+        call(axis=1, prepend=[4])
+    _check(call(axis=1, prepend=np.array([[4.0]])), [[-3.0, 0, 0, 0, 0]], 0)

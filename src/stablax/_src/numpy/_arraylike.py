@@ -31,7 +31,11 @@ ALSO_CHECKED = {
 }
 
 # Array parameters a function checks itself, later in JAX's order of checks than the others.
-CHECKED_LATER = {"cov": frozenset({"fweights", "aweights"}), "delete": frozenset({"obj"})}
+CHECKED_LATER = {
+    "cov": frozenset({"fweights", "aweights"}),
+    "delete": frozenset({"obj"}),
+    "diff": frozenset({"prepend", "append"}),
+}
 
 # Array parameters JAX converts with asarray, lists included (NumPy's nan_to_num(x, nan=[5.0])).
 UNCHECKED = {"nan_to_num": frozenset({"nan", "posinf", "neginf"})}

@@ -189,6 +189,8 @@ def _diff_impl(a, n=1, axis=-1, prepend=None, append=None):
             f"jnp.diff requires input that is at least one dimensional{mlir.where_suffix()}"
         )
     axis = single_axis(axis, a.aval.ndim, "diff")
+    # after the axis, in JAX's order (_arraylike.CHECKED_LATER)
+    check_arraylike("diff", *(given for given in (prepend, append) if given is not None))
     parts = [a]
     if prepend is not None:
         prepend = asarray(prepend)
