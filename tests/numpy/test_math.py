@@ -87,6 +87,13 @@ CASES = [
         [np.float32([3e30, 1e-30]), np.float32([4e30, 1e-30])],
         1e-6,
     ),
+    (  # an infinite leg wins over a NaN one (fuzz seed 3812: stablax gave NaN)
+        "hypot-nan-inf",
+        jnp.hypot,
+        np.hypot,
+        [np.float32([np.nan, np.inf, -np.inf, np.nan]), np.float32([-np.inf, np.nan, 1, 2])],
+        0,
+    ),
     ("logaddexp", jnp.logaddexp, np.logaddexp, [_EDGES, _EDGES_B], 1e-6),
     ("logaddexp-wide", jnp.logaddexp, np.logaddexp, [_floats(8, scale=50), _floats(9)], 1e-6),
     ("logaddexp2", jnp.logaddexp2, np.logaddexp2, [_EDGES, _EDGES_B], 1e-6),

@@ -84,11 +84,11 @@ def _eig_of_a_vector(call, ours, theirs, difference) -> bool:
 
 
 def _eig_grad_first(call, ours, theirs, difference) -> bool:
-    """lax.linalg.eig under grad of a bad input: stablax checks the input (or the unsupported
-    implementation) first; JAX's JVP rule first refuses eigenvector derivatives without
-    enable_eigvec_derivs (NotImplementedError)."""
+    """lax.linalg.eig (or jnp.linalg.eig) under grad of a bad input (a bfloat16 matrix):
+    stablax checks the input (or the unsupported implementation) first; JAX's JVP rule first
+    refuses eigenvector derivatives without enable_eigvec_derivs (NotImplementedError)."""
     return (
-        call["fn"] == "lax.linalg.eig"
+        call["fn"] in ("lax.linalg.eig", "jnp.linalg.eig")
         and call["mode"] == "grad"
         and _error(ours)
         and ours["type"] in ("TypeError", "ValueError")

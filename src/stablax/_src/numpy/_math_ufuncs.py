@@ -220,7 +220,9 @@ def hypot(x1, x2):
     out = lax.select(
         lax.eq(big, 0.0), big, lax.mul(big, lax.sqrt(lax.add(lax.mul(ratio, ratio), 1.0)))
     )
-    out = lax.select(lax.bitwise_or(lax.eq(a, np.inf), lax.eq(b, np.inf)), lax.abs(big), out)
+    # inf where either leg is, even when the other is NaN (C99's hypot, as JAX and NumPy)
+    infinite = lax.bitwise_or(lax.eq(a, np.inf), lax.eq(b, np.inf))
+    out = lax.select(infinite, lax.full_like(big, np.inf), out)
     return lax.convert_element_type(out, out.aval.dtype, weak_type=weak)
 
 
