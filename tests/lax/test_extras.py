@@ -43,6 +43,15 @@ def test_rng_bit_generator_batches_per_key_and_checks_inputs():
         lax.rng_bit_generator(KEY, (2,), np.int32)
     with pytest.raises(TypeError, match="uint32\\[4\\]"):
         lax.rng_bit_generator(np.zeros(3, np.uint32), (2,))
+    # JAX 0.10.2 reads an int shape as one dimension, and refuses dtype=None before the key
+    # and the dimensions' sizes (fuzz seed 3811: shape 2**63 with an int8 key)
+    np.testing.assert_array_equal(
+        lax.rng_bit_generator(KEY, 4)[1], lax.rng_bit_generator(KEY, (4,))[1]
+    )
+    with pytest.raises(ValueError, match="dtype must be specified"):
+        lax.rng_bit_generator(np.zeros((0, 5), np.int8), 2**63, dtype=None)
+    with pytest.raises(TypeError, match="shape must be"):
+        lax.rng_bit_generator(KEY, "ab", dtype=None)
 
 
 def test_rng_uniform_is_in_range():
