@@ -49,3 +49,20 @@ def test_full_casts_a_python_int_to_the_dtype(make, expected, dtype):
 def test_full_of_an_int_beyond_the_integer_dtype_overflows(make):
     with pytest.raises(OverflowError, match="too large to convert"):  # JAX 0.10.2's class
         make()
+
+
+@pytest.mark.parametrize(
+    "fill, dtype, expected",  # JAX 0.10.2's values: XLA's saturating conversion, NaN to 0
+    [
+        (float("-inf"), np.int8, -128),  # fuzz seed 3811 (NumPy's cast gave 0)
+        (float("inf"), np.uint8, 255),
+        (float("nan"), np.int32, 0),
+        (1e30, np.int32, 2**31 - 1),
+        (-2.5, np.uint32, 0),
+        (300.7, np.int8, 127),
+    ],
+)
+def test_full_of_a_python_float_out_of_an_integer_range_saturates(fill, dtype, expected):
+    np.testing.assert_array_equal(lax.full((2,), fill, dtype), [expected] * 2)
+    out = jnp.full_like(jnp.zeros((3, 1), jnp.int8), fill, dtype=dtype, shape=(2,))
+    np.testing.assert_array_equal(out, [expected] * 2)

@@ -442,6 +442,14 @@ def _host_fill(value: Any, dtype: np.dtype, name: str = "full") -> Any:
             ) from None
     if host.dtype.kind in "OUS":  # objects and strings: NumPy would fail inside .astype
         raise _error(name, f"fill_value must be a number, got {type(value).__name__}")
+    if type(value) is float and np.dtype(dtype).kind in "iu":
+        # A Python float converts as XLA converts it in JAX: NaN is 0 and the rest saturates
+        # (NumPy's cast of -inf to int8 is undefined: 0 here, where JAX fills -128)
+        info = np.iinfo(dtype)
+        with np.errstate(invalid="ignore", over="ignore"):
+            cast = np.where(np.isnan(host), 0, host).astype(dtype)
+        cast = np.where(host >= info.max, info.max, np.where(host <= info.min, info.min, cast))
+        return cast.astype(dtype).item()
     return host.astype(dtype).item()
 
 
