@@ -43,6 +43,15 @@ def test_rng_bit_generator_batches_per_key_and_checks_inputs():
         lax.rng_bit_generator(KEY, (2,), np.int32)
     with pytest.raises(TypeError, match="uint32\\[4\\]"):
         lax.rng_bit_generator(np.zeros(3, np.uint32), (2,))
+    # JAX 0.10.2 reads an int shape as one dimension, and refuses dtype=None before the key
+    # and the dimensions' sizes (fuzz seed 3811: shape 2**63 with an int8 key)
+    np.testing.assert_array_equal(
+        lax.rng_bit_generator(KEY, 4)[1], lax.rng_bit_generator(KEY, (4,))[1]
+    )
+    with pytest.raises(ValueError, match="dtype must be specified"):
+        lax.rng_bit_generator(np.zeros((0, 5), np.int8), 2**63, dtype=None)
+    with pytest.raises(TypeError, match="shape must be"):
+        lax.rng_bit_generator(KEY, "ab", dtype=None)
 
 
 def test_rng_uniform_is_in_range():
@@ -163,6 +172,13 @@ def test_shape_conveniences_and_their_errors():
     assert lax.empty((2, 3), np.int16).dtype == np.int16
     assert lax.dtype(1.0) == np.float32 and lax.dtype(np.ones(2)) == np.float32
     assert lax.dtype("int8") == np.int8 and lax.dtype(True) == np.bool_
+    # JAX 0.10.2 refuses NumPy's bytes and str dtypes (TypeError; fuzz seed 3811 gave 'a',
+    # NumPy's deprecated alias of 'S') and None
+    for code in ("S", "U"):
+        with pytest.raises(TypeError, match="not a valid array dtype"):
+            lax.dtype(code)
+    with pytest.raises(ValueError, match="Invalid argument to dtype"):
+        lax.dtype(None)
     np.testing.assert_array_equal(lax.shape_as_value((2, 3)), [2, 3])
     staged = []
     stablax.jit(lambda x: staged.append(type(lax.stage(1.0)).__name__) or x)(1.0)

@@ -133,6 +133,12 @@ def test_errors_match_jax():
         linalg.cholesky_update(np.eye(3, dtype=np.float32), np.ones(2, np.float32))
     with pytest.raises(ValueError, match="symmetric_product"):
         linalg.symmetric_product(np.ones((2, 3), np.float32), np.ones((3, 3), np.float32))
+    # alpha and beta are scalars, checked before the shapes (JAX: a TypeError for any unhashable
+    # parameter; fuzz seed 3812 passed alpha=[0, 6, 6, 5, 7] with mismatched shapes)
+    with pytest.raises(TypeError, match="alpha must be a scalar, got list of shape"):
+        linalg.symmetric_product(np.ones((2, 5), np.float32), np.ones((2, 5)), alpha=[0, 6])
+    with pytest.raises(TypeError, match="beta must be a scalar, got ndarray of shape"):
+        linalg.symmetric_product(np.ones((2, 5), np.float32), np.ones((2, 2)), beta=np.ones(2))
     with pytest.raises(TypeError, match="tridiagonal_solve"):
         linalg.tridiagonal_solve(*[np.ones(3, np.float32)] * 3, np.ones((4, 1), np.float32))
     with pytest.raises(ValueError, match="ormqr"):

@@ -37,6 +37,20 @@ CASES = {
         ValueError,
         "reduce",
     ),
+    # JAX 0.10.2 refuses a Python float init for an integer operand unless it is the identity
+    # (stablax truncated -2.5 into an int16 sum); a Python int of the operand's kind is adopted.
+    "reduce_float_init_for_integers": (
+        lambda x: lax.reduce(x.astype(np.int16), -2.5, lax.add, (0,)),
+        X,
+        TypeError,
+        "reduce",
+    ),
+    "reduce_int_init_for_floats": (
+        lambda x: lax.reduce(x, 3, lax.max, (0,)),
+        X,
+        TypeError,
+        "reduce",
+    ),
     "reduce_axis_out_of_range": (
         lambda x: lax.reduce(x, 0.0, lax.add, (2,)),
         X,
@@ -327,3 +341,10 @@ def test_decoders_invert_lowerings(name, x64):
     direct = list(direct) if isinstance(direct, tuple) else [direct]
     for d, r in zip(direct, rebound, strict=True):
         np.testing.assert_array_equal(np.asarray(d), np.asarray(r))
+
+
+def test_reduce_takes_a_python_init_of_the_operands_kind_or_the_identity():
+    ints = X.astype(np.int16)
+    np.testing.assert_array_equal(lax.reduce(ints, 3, lax.max, (0,)), [8, 9, 10, 11])
+    np.testing.assert_array_equal(lax.reduce(ints, 0.0, lax.add, (0,)), [12, 15, 18, 21])  # JAX's
+    np.testing.assert_array_equal(lax.reduce(X, -2.5, lax.add, (0,)), [9.5, 12.5, 15.5, 18.5])

@@ -150,3 +150,16 @@ def test_error_with_python_and_numpy_operands():
     with pytest.raises(ValueError) as error:
         lax.pad(1.0, 0.0, [(0, 0, 0)])
     _check(error, "pad")
+
+
+@pytest.mark.parametrize("opname", ["scatter_add", "scatter_mul", "scatter_min", "scatter_max"])
+def test_combining_scatters_read_the_operand_before_the_mode(opname):
+    # JAX 0.10.2: the combining scatters read the operand's dtype first (TypeError for an object
+    # that is no array); lax.scatter checks the mode first (ValueError).
+    args = (np.zeros((5, 1), i32), np.ones(5, F), SD((), (0,), (0,)))
+    with pytest.raises(TypeError, match="of type object is not a valid"):
+        getattr(lax, opname)(object(), *args, mode="symmetric")
+    with pytest.raises(ValueError, match="Unknown gather/scatter mode"):
+        getattr(lax, opname)(np.zeros(3, F), *args, mode="symmetric")
+    with pytest.raises(ValueError, match="Unknown gather/scatter mode"):
+        lax.scatter(object(), *args, mode="symmetric")

@@ -145,3 +145,21 @@ def test_dtypes_weak_types_and_errors():
         lax.igammac(np.ones(3, np.int32), np.ones(3, np.int32))
     with pytest.raises(TypeError, match="igamma_grad_a got incompatible shapes"):
         lax.igamma_grad_a(np.ones(3, np.float32), np.ones(2, np.float32))
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac", "igamma_grad_a"])
+def test_incomplete_gamma_checks_an_arrays_dtype_before_adopting_a_python_scalar(name):
+    # JAX 0.10.2 refuses the integer dtypes (TypeError); stablax adopted 300 into int8 first and
+    # raised OverflowError (fuzz seed 3812)
+    with pytest.raises(TypeError, match="does not accept dtype int8"):
+        getattr(lax, name)(300, np.ones(3, np.int8))
+    with pytest.raises(TypeError, match="does not accept dtype int8"):
+        getattr(lax, name)(np.ones(3, np.int8), 300)
+
+
+def test_betainc_checks_the_arrays_dtypes_before_adopting_a_python_scalar():
+    # JAX 0.10.2: TypeError for the uint8 arrays; stablax adopted -1 into uint8 first and raised
+    # OverflowError (fuzz seed 3812)
+    u8 = np.ones(3, np.uint8)
+    with pytest.raises(TypeError, match="does not accept dtype uint8"):
+        stablax.jit(lambda a, x: lax.betainc(a, -1, x))(u8, u8)

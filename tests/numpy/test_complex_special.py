@@ -48,7 +48,7 @@ _UNSPECIFIED_SIGN = [
 ]
 _FUNCTIONS = [
     "exp", "expm1", "log", "log1p", "sqrt", "sinh", "cosh", "tanh",
-    "arccos", "arccosh", "arcsinh", "arctanh",
+    "arccos", "arccosh", "arcsinh", "arctanh", "log2", "log10",
 ]  # fmt: skip
 
 
@@ -103,3 +103,16 @@ def test_floor_divide_with_one_infinite_operand_follows_the_array_api():
     out = np.asarray(jnp.floor_divide(x, y))
     np.testing.assert_array_equal(out, [np.inf, -np.inf, -np.inf, -0.0, -0.0, 0.0, 1.0])
     assert list(np.signbit(out[3:6])) == [True, True, False]
+
+
+@pytest.mark.parametrize(
+    "name, expected",  # JAX 0.10.2's values (NumPy's too): each part over the real log(base)
+    [("log10", [complex(_INF, 1.3643764), complex(_INF, 0.0)]),
+     ("log2", [complex(_INF, 4.53236), complex(_INF, 0.0)])],
+)  # fmt: skip
+def test_log_of_a_base_at_infinities(name, expected):
+    z = jnp.array([complex(-_INF, 0.0), complex(_INF, 1.0)], jnp.complex64)
+    out = np.asarray(getattr(jnp, name)(z))
+    assert out.dtype == np.complex64
+    np.testing.assert_array_equal(out.real, [_INF, _INF])
+    np.testing.assert_allclose(out.imag, np.imag(expected), rtol=1e-6)

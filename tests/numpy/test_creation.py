@@ -140,3 +140,29 @@ def test_like_functions_take_a_shape_dtype_struct(fn, value):
     np.testing.assert_array_equal(np.asarray(out), np.full((2, 3), value, np.int16))
     full = jnp.full_like(spec, 7, dtype=np.float32)
     assert full.dtype == np.float32 and float(full[0, 0]) == 7.0
+
+
+def test_geomspace_through_a_traced_zero_is_nan():
+    # JAX 0.10.2: [nan nan nan] (a traced endpoint cannot raise NumPy's ValueError)
+    out = stablax.jit(lambda a: jnp.geomspace(a, 5.0, 3))(0.0)
+    check(out, [np.nan] * 3, np.float32)
+    out = stablax.vmap(lambda a: jnp.geomspace(a, 5.0, 3))(jnp.array([0.0, 1.0]))
+    check(out, [[np.nan] * 3, np.geomspace(1.0, 5.0, 3)], np.float32)
+    # One endpoint an array, the other a scalar: the exact endpoints broadcast (JAX's values).
+    check(jnp.geomspace(jnp.array([0.5, 1.0]), 5.0, 3), [[0.5, 1.0], [1.5811388, 2.236068], [5, 5]])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda d: jnp.empty((2,), d),
+        lambda d: stablax.jit(lambda d: jnp.empty((2,), d))(d),
+        lambda d: jnp.zeros_like(jnp.ones(2), dtype=d),
+        lambda d: stablax.lax.full((2,), 1, d),
+        lambda d: jnp.ones(2).astype(d),
+    ],
+)
+def test_an_array_is_no_dtype(make):
+    # JAX 0.10.2: "ValueError: Passing an array as a dtype argument is no longer supported"
+    with pytest.raises(ValueError, match="passing an array as a dtype argument"):
+        make(jnp.array(-6))

@@ -315,3 +315,13 @@ def test_vmap_matches_loop(name, in_axis, rng):
     batched = jax.vmap(fn, in_axes=in_axis)(x)
     expected = np.stack([np.asarray(fn(np.take(x, i, in_axis))) for i in range(shape[in_axis])])
     np.testing.assert_allclose(np.asarray(batched), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "name, expected",  # JAX 0.10.2's values for d of shape (1, 1): NumPy's broadcasting
+    [("fftfreq", [[0.0, 0.125, -0.25, -0.125]]), ("rfftfreq", [[0.0, 0.125, 0.25]])],
+)
+def test_frequencies_broadcast_an_array_spacing(name, expected):
+    fn = getattr(jnp.fft, name)
+    _check(fn(4, d=np.array([[2.0]])), np.array(expected), np.float32, 1e-6)
+    _check(jax.jit(lambda d: fn(4, d=d))(np.array([[2.0]])), np.array(expected), np.float32, 1e-6)

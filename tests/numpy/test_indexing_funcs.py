@@ -223,3 +223,30 @@ def test_gradients_through_take_and_put(x64):
         (x, np.array([0.5, -0.5])),
         order=1,
     )
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: jnp.diag_indices(2**63),
+        lambda: jnp.diag_indices(2**62),
+        lambda: jnp.tril_indices(2**63),
+        lambda: jnp.triu_indices(3, m=2**63),
+    ],
+)
+def test_index_arrays_too_large_to_hold_raise(make):
+    # NumPy's arange(2**63) is empty (its size overflows); stablax refuses the size, as it does
+    # 2**62 (JAX 0.10.2 fails inside MLIR for 2**63 and aborts for 2**62).
+    with pytest.raises(ValueError, match="too large"):
+        make()
+
+
+def test_take_reads_the_axis_before_the_mode():
+    # JAX 0.10.2's order: the axis (ValueError), then the mode ('raise' is NotImplementedError),
+    # then the indices (fuzz seed 3811: a 0-d array with axis=0 and mode='raise')
+    with pytest.raises(ValueError, match="axis 0 is out of bounds"):
+        stablax.jit(lambda i: jnp.take(np.array(2, np.uint16), i, axis=0, mode="raise"))(2)
+    with pytest.raises(ValueError, match="axis 5 is out of bounds"):
+        jnp.take(np.ones(3), 1, axis=5, mode="bogus")
+    with pytest.raises(NotImplementedError, match="'raise' mode"):
+        jnp.take(np.ones(3), 1.5, axis=0, mode="raise")

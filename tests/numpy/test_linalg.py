@@ -287,3 +287,10 @@ def test_slogdet_qr_gradient_and_errors(x64):
         L.slogdet(np.eye(2, dtype=np.complex64), method="qr")
     with pytest.raises(ValueError, match="methods are 'lu'"):
         L.slogdet(np.eye(2), method="cholesky")
+
+
+def test_pinv_rtol_must_broadcast_to_the_batch():
+    # NumPy refuses it too; JAX 0.10.2 returns zeros of shape (3, 4, 1, 3) for it.
+    with pytest.raises(ValueError, match=r"jnp.linalg.pinv: rtol of shape \(4,\) does not"):
+        L.pinv(jnp.ones((3, 1, 3, 1)), rtol=jnp.ones(4))
+    assert L.pinv(jnp.ones((3, 1, 3, 1)), rtol=jnp.ones((3, 1))).shape == (3, 1, 1, 3)

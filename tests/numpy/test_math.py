@@ -87,6 +87,13 @@ CASES = [
         [np.float32([3e30, 1e-30]), np.float32([4e30, 1e-30])],
         1e-6,
     ),
+    (  # an infinite leg wins over a NaN one (fuzz seed 3812: stablax gave NaN)
+        "hypot-nan-inf",
+        jnp.hypot,
+        np.hypot,
+        [np.float32([np.nan, np.inf, -np.inf, np.nan]), np.float32([-np.inf, np.nan, 1, 2])],
+        0,
+    ),
     ("logaddexp", jnp.logaddexp, np.logaddexp, [_EDGES, _EDGES_B], 1e-6),
     ("logaddexp-wide", jnp.logaddexp, np.logaddexp, [_floats(8, scale=50), _floats(9)], 1e-6),
     ("logaddexp2", jnp.logaddexp2, np.logaddexp2, [_EDGES, _EDGES_B], 1e-6),
@@ -255,3 +262,19 @@ def test_errors():
         jnp.floor(jnp.ones(2, jnp.complex64))
     with pytest.raises(TypeError, match="fmod"):
         jnp.fmod(jnp.ones(2, jnp.complex64), 1.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, expected",  # JAX 0.10.2's (and NumPy's, where it broadcasts) values
+    [
+        ({"nan": [5.0]}, [5.0, 1.0, 3.4028235e38, -3.4028235e38]),
+        ({"posinf": [7.0, 8.0, 9.0, 10.0]}, [0.0, 1.0, 9.0, -3.4028235e38]),
+        ({"neginf": np.array([[1.0]])}, [[0.0, 1.0, 3.4028235e38, 1.0]]),
+    ],
+)
+def test_nan_to_num_takes_array_like_fill_values(kwargs, expected):
+    out = jnp.nan_to_num(jnp.array([np.nan, 1.0, np.inf, -np.inf]), **kwargs)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6)
+    with pytest.raises(ValueError, match="nan_to_num"):  # JAX's class
+        jnp.nan_to_num(jnp.array([np.nan]), nan=None)

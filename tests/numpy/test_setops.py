@@ -250,3 +250,15 @@ def test_histogram_vmap_matches_loop(rng):
     count = lambda a: jnp.bincount(a, length=5)  # noqa: E731
     ints = rng.integers(0, 6, (3, 8))
     _assert_equal(jax.vmap(count)(ints), np.stack([np.asarray(count(r)) for r in ints]))
+
+
+def test_setdiff1d_of_an_empty_array_needs_no_size_under_jit():
+    # JAX 0.10.2: an empty ar1 gives an empty result without concrete values; a fill_value
+    # that is no scalar is still its ValueError (fuzz seed 3812)
+    empty = np.zeros((2, 1, 0, 0), bool)
+    out = jax.jit(lambda b: jnp.setdiff1d(empty, b))(np.array(True))
+    assert out.shape == (0,) and out.dtype == np.bool_
+    with pytest.raises(ValueError, match="fill_value must be a scalar"):
+        jax.jit(lambda b: jnp.setdiff1d(empty, b, fill_value=empty))(np.array(True))
+    with pytest.raises(ConcretizationTypeError):
+        jax.jit(lambda a: jnp.setdiff1d(a, np.array([1.0])))(np.array([1.0, 2.0]))

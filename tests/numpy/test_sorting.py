@@ -185,6 +185,15 @@ def test_nonzero_with_size_under_jit(size):
     np.testing.assert_array_equal(where[1], expected_cols)
 
 
+@pytest.mark.parametrize("fill", [[False], [0], np.array([0])])
+def test_nonzero_refuses_a_list_or_array_fill_value(fill):
+    # JAX 0.10.2: a scalar or a tuple, nothing else (ValueError; fuzz seed 3811 passed [False])
+    x = np.array([True])
+    with pytest.raises(ValueError, match="fill_value must be a scalar or a tuple of length 1"):
+        jax.jit(lambda a: jnp.flatnonzero(a, size=3, fill_value=fill))(x)
+    np.testing.assert_array_equal(jnp.nonzero(x, size=3, fill_value=(5,))[0], [0, 5, 5])
+
+
 def test_value_dependent_sizes_need_size_under_jit():
     x = np.array([0, 1, 2])
     for fn in (jnp.nonzero, jnp.flatnonzero, jnp.argwhere, jnp.where):

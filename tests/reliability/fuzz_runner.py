@@ -1,7 +1,7 @@
 """The fuzz runner: draws calls with hypothesis, runs them in a worker process, classifies them.
 
     python -m tests.reliability.fuzz_runner --calls 100000 --seed 1 [--compare-jax] \\
-        [--jobs 2] [--report fuzz_report.json]
+        [--jobs 2] [--x64 on] [--report fuzz_report.json]
 
 Every call runs in a worker process (fuzz_worker.py); a call that kills it (a signal, an abort
 in XLA) or runs past the time limit is a finding, and the next call gets a fresh worker. Every
@@ -31,7 +31,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from tests.reliability import fuzz_compare, fuzz_strategies, fuzz_values
+from tests.reliability import fuzz_compare, fuzz_jobs, fuzz_strategies, fuzz_values
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -377,6 +377,7 @@ def run_fuzz(
     per_function: int | None = None,
     shard: tuple[int, int] = (0, 1),
     only: set[str] | None = None,
+    x64: bool | None = None,
 ) -> Report:
     """Runs `calls` calls drawn by hypothesis, spread evenly over the functions (in an order
     shuffled by `seed_value`), and classifies each outcome. With `per_function`, each function
@@ -384,7 +385,8 @@ def run_fuzz(
     shuffled order (hypothesis's first example of a function is its simplest, so one call per
     function explores little). `shard` (k, n) keeps every nth function from the kth; `only`
     keeps the named functions. Neither changes a function's calls: its seed and its budget are
-    its place in the whole order."""
+    its place in the whole order. `x64` (True or False) sets every call's flag, which is
+    otherwise drawn with the call."""
     functions = fuzz_strategies.catalog() if functions is None else functions
     order, budgets = _budgets(sorted(functions), seed_value, calls, per_function)
     report = Report(seed_value, calls, compare)
@@ -395,7 +397,8 @@ def run_fuzz(
                 continue
             if only is not None and name not in only:
                 continue
-            _explore(name, functions[name], budget, seed_value * 100_003 + index, report, pool)
+            function_seed = seed_value * 100_003 + index
+            _explore(name, functions[name], budget, function_seed, report, pool, x64)
             if progress is not None:
                 progress(report)
     finally:
@@ -417,7 +420,9 @@ def _budgets(names: list[str], seed_value: int, calls: int, per_function: int | 
     return order, budgets
 
 
-def _explore(name: str, signature: Any, budget: int, seed_value: int, report, pool) -> None:
+def _explore(
+    name: str, signature: Any, budget: int, seed_value: int, report, pool, x64: bool | None
+) -> None:
     @seed(seed_value)
     @settings(
         max_examples=budget,
@@ -428,6 +433,8 @@ def _explore(name: str, signature: Any, budget: int, seed_value: int, report, po
     )
     @given(fuzz_strategies.calls({name: signature}))
     def explore(call: dict) -> None:
+        if x64 is not None:  # the other draws stay those of the drawn flag's call
+            call = dict(call, x64=x64)
         report.add(call, pool.run(call))
 
     explore()
@@ -448,6 +455,12 @@ def main(argv: list[str] | None = None) -> int:
         help="calls per function (default: --calls spread over all functions)",
     )
     parser.add_argument("--jobs", type=int, default=1, help="runner processes (one per core)")
+    parser.add_argument(
+        "--x64",
+        choices=("drawn", "on", "off"),
+        default="drawn",
+        help="jax_enable_x64 for every call (default: drawn with each call)",
+    )
     parser.add_argument("--shard", default=None, help=argparse.SUPPRESS)  # "k/n", set by --jobs
     parser.add_argument(
         "--reclassify", default=None, help="count the findings of an earlier report again"
@@ -466,11 +479,11 @@ def main(argv: list[str] | None = None) -> int:
             json.dumps({"problems": dict(report.by_category), "explained": dict(report.explained)})
         )
         if args.report:
-            _write(args.report, report)
+            write_report(args.report, report)
         return 1 if report.by_category else 0
     only = set(args.only.split(",")) if args.only else None
     if args.jobs > 1:
-        return _run_jobs(args, argv if argv is not None else sys.argv[1:])
+        return fuzz_jobs.run_jobs(args, argv if argv is not None else sys.argv[1:])
     shard = tuple(int(part) for part in args.shard.split("/")) if args.shard else (0, 1)
     last = [time.monotonic()]
 
@@ -479,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
             last[0] = time.monotonic()
             print(json.dumps(report.summary()), flush=True)
             if args.report:
-                _write(args.report, report)
+                write_report(args.report, report)
 
     report = run_fuzz(
         args.calls,
@@ -490,10 +503,11 @@ def main(argv: list[str] | None = None) -> int:
         per_function=args.per_function,
         shard=shard,
         only=only,
+        x64={"drawn": None, "on": True, "off": False}[args.x64],
     )
     print(json.dumps(report.summary(), indent=1))
     if args.report:
-        _write(args.report, report)
+        write_report(args.report, report)
     for finding in report.findings[:20]:
         print(f"\n[{finding['category']}] {finding['fn']} ({finding['mode']}): {finding['detail']}")
         print(finding["reproducer"])
@@ -518,91 +532,13 @@ def _replay(args) -> int:
         print(f"\n[{finding['category']}] {finding['fn']} ({finding['mode']}): {finding['detail']}")
         print(finding["reproducer"])
     if args.report:
-        _write(args.report, report)
+        write_report(args.report, report)
     return 1 if report.by_category else 0
 
 
-def _write(path: str, report: Report) -> None:
-    _write_json(path, {"summary": report.summary(), "findings": report.findings})
-
-
-def _write_json(path: str, content: dict) -> None:
-    with open(path + ".tmp", "w") as f:
-        json.dump(content, f, indent=1)
-    os.replace(path + ".tmp", path)
-
-
-def _run_jobs(args, argv: list[str]) -> int:
-    """Runs args.jobs runner processes over disjoint shards and merges their reports."""
-    import tempfile
-
-    out_dir = tempfile.mkdtemp(prefix="stablax-fuzz-")
-    base = _drop_option(_drop_option(argv, "--jobs"), "--report")
-    shards = []
-    for k in range(args.jobs):
-        path = os.path.join(out_dir, f"shard{k}.json")
-        command = [sys.executable, "-m", "tests.reliability.fuzz_runner", *base]
-        command += ["--shard", f"{k}/{args.jobs}", "--report", path]
-        log = open(os.path.join(out_dir, f"shard{k}.log"), "w")
-        shards.append((subprocess.Popen(command, cwd=_ROOT, stdout=log, stderr=log), path))
-    start = time.monotonic()
-    print(f"fuzz: {args.jobs} shards writing to {out_dir}", flush=True)
-    while True:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and any(proc.poll() is None for proc, _ in shards):
-            time.sleep(1)
-        running = any(proc.poll() is None for proc, _ in shards)
-        merged = _merge([path for _, path in shards], time.monotonic() - start)
-        if merged is not None and args.report:
-            _write_json(args.report, merged)
-        if not running:
-            break
-        if merged is not None:
-            print(json.dumps(merged["summary"]), flush=True)
-    failed = [proc.returncode for proc, _ in shards if proc.returncode not in (0, 1)]
-    if merged is None or failed:
-        print(f"fuzz: a shard failed (exit codes {failed}); its log is in {out_dir}")
-        return 2
-    print(json.dumps(merged["summary"], indent=1))
-    for finding in merged["findings"][:20]:
-        print(f"\n[{finding['category']}] {finding['fn']} ({finding['mode']}): {finding['detail']}")
-        print(finding["reproducer"])
-    return 1 if merged["summary"]["problems"] else 0
-
-
-def _drop_option(argv: list[str], option: str) -> list[str]:
-    kept, skip = [], False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a == option:
-            skip = True
-        elif not a.startswith(option + "="):
-            kept.append(a)
-    return kept
-
-
-def _merge(paths: list[str], seconds: float) -> dict | None:
-    """The shards' reports as one: counts summed, findings concatenated."""
-    parts = []
-    for path in paths:
-        try:
-            with open(path) as f:
-                parts.append(json.load(f))
-        except (OSError, ValueError):
-            continue  # not written yet
-    if not parts:
-        return None
-    summary = dict(parts[0]["summary"], seconds=round(seconds, 1), shards=len(paths))
-    for key in ("counts", "problems", "explained_differences"):
-        total: collections.Counter = collections.Counter()
-        for part in parts:
-            total.update(part["summary"][key])
-        summary[key] = dict(total)
-    summary["calls"] = sum(part["summary"]["calls"] for part in parts)
-    summary["functions_called"] = sum(part["summary"]["functions_called"] for part in parts)
-    summary["shards_reporting"] = len(parts)
-    return {"summary": summary, "findings": [f for part in parts for f in part["findings"]]}
+def write_report(path: str, report: Report) -> None:
+    """Writes `report` (its summary and findings) as JSON, the form --replay reads."""
+    fuzz_jobs.write_json(path, {"summary": report.summary(), "findings": report.findings})
 
 
 if __name__ == "__main__":

@@ -285,6 +285,16 @@ def test_stop_gradient():
     assert float(ty) == 1.0
 
 
+def test_stop_gradient_of_numpy_integers_takes_the_canonical_dtype():
+    # JAX 0.10.2: a uint64 NumPy array comes back as uint32 [3, 1] without x64 (a NumPy array,
+    # its literal class), as every op's operand is canonicalised.
+    out = lax.stop_gradient(np.array([2**40 + 3, 1], np.uint64))
+    assert isinstance(out, np.ndarray) and out.dtype == np.uint32
+    np.testing.assert_array_equal(out, [3, 1])
+    kept = np.array([1, 2], np.int8)
+    assert lax.stop_gradient(kept) is kept
+
+
 # --- Jacobians ---------------------------------------------------------------------------------
 
 

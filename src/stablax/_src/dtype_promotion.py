@@ -220,6 +220,11 @@ def parse_dtype(
     `unsupported` for a dtype stablax arrays cannot hold (formatted with `dtype`), or None to
     let such a dtype through.
     """
+    if hasattr(spec, "aval"):  # an Array or a tracer: np.dtype would read its .dtype
+        raise ValueError(
+            f"{fn}: passing an array as a dtype argument is not supported; instead of "
+            "dtype=arr use dtype=arr.dtype"
+        )
     try:
         dt = np.dtype(spec)
     except TypeError as e:

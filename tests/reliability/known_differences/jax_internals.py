@@ -80,7 +80,7 @@ _JAX_INTERNAL_MESSAGE = re.compile(
             r"cannot fit 'int' into an index-sized integer",
             r"`out_sharding` argument of jnp\.broadcast_to",
             r"slice limit_indices must be greater than or equal to start_indices",
-            r"^unhashable type: 'numpy\.ndarray'$",
+            r"^unhashable type: '(?:numpy\.ndarray|jaxlib\._jax\.ArrayImpl)'$",
             r"reshape dimensions must be a permutation of operand dimensions",
         ]
     )

@@ -8,17 +8,16 @@ import re
 
 from tests.reliability.known_differences._shared import Rule, _error, _given, _value_difference
 
-_SAME_DTYPES = re.compile(r"requires arguments to have the same dtypes, got")
+_SAME_DTYPES = re.compile(r"requires arguments to have the same dtypes, got|^reduce operand dtypes")
 
 
 def _lax_python_scalars(call, ours, theirs, difference) -> bool:
-    """In stablax.lax's binary ops a Python scalar takes the dtype of an array operand of its
-    kind (lax._elementwise_common._prepare; stablax's own compositions rely on it) and one out
-    of that dtype's range raises OverflowError as in jnp; JAX 0.10.2 gives it the default
-    dtype and raises TypeError whenever that differs from the other operand's (OverflowError
-    where it does not fit the default dtype: 2**63 against a uint64 array). A grad of
-    lax.betainc in a or b with such a scalar then meets betainc's ValueError (no derivative
-    in a or b, as JAX's with matching dtypes)."""
+    """In stablax.lax's binary ops (and as lax.reduce's init value) a Python scalar takes the
+    dtype of an array operand of its kind (lax._elementwise_common._prepare), and one out of
+    that dtype's range raises OverflowError as in jnp; JAX 0.10.2 gives it the default dtype
+    and raises TypeError whenever that differs from the other operand's (OverflowError where it
+    does not fit the default dtype: 2**63 against a uint64 array). A grad of lax.betainc in a
+    or b with such a scalar meets betainc's ValueError (no derivative in a or b, as JAX's)."""
     has_scalar = any(
         ("py" in a and isinstance(a["py"], (int, float)))
         or "complex" in a

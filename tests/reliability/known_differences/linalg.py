@@ -7,6 +7,7 @@ import re
 from tests.reliability.known_differences._shared import (
     Rule,
     _error,
+    _given,
     _has_dtype,
     _special_values,
     _value_difference,
@@ -84,11 +85,11 @@ def _eig_of_a_vector(call, ours, theirs, difference) -> bool:
 
 
 def _eig_grad_first(call, ours, theirs, difference) -> bool:
-    """lax.linalg.eig under grad of a bad input: stablax checks the input (or the unsupported
-    implementation) first; JAX's JVP rule first refuses eigenvector derivatives without
-    enable_eigvec_derivs (NotImplementedError)."""
+    """lax.linalg.eig (or jnp.linalg.eig) under grad of a bad input (a bfloat16 matrix):
+    stablax checks the input (or the unsupported implementation) first; JAX's JVP rule first
+    refuses eigenvector derivatives without enable_eigvec_derivs (NotImplementedError)."""
     return (
-        call["fn"] == "lax.linalg.eig"
+        call["fn"] in ("lax.linalg.eig", "jnp.linalg.eig")
         and call["mode"] == "grad"
         and _error(ours)
         and ours["type"] in ("TypeError", "ValueError")
@@ -213,7 +214,41 @@ def _eigh_unsymmetrized_grad(call, ours, theirs, difference) -> bool:
     )
 
 
+def _pinv_rtol_beyond_the_batch(call, ours, theirs, difference) -> bool:
+    """pinv with an rtol that does not broadcast to the matrices' batch shape: stablax raises
+    ValueError, as NumPy does; JAX 0.10.2 broadcasts the cutoff against the singular values and
+    returns a result of more dimensions than the input (zeros for ones((3, 1, 3, 1)) with
+    rtol=ones(4))."""
+    return (
+        call["fn"] == "jnp.linalg.pinv"
+        and _error(ours)
+        and "does not broadcast to the batch shape" in ours["message"]
+    )
+
+
+def _pinv_truncated_derivative(call, ours, theirs, difference) -> bool:
+    """The derivative of pinv where rtol cuts off a nonzero singular value: stablax
+    differentiates the truncated pseudo-inverse it computes (its gradient matches central
+    differences of NumPy's pinv with that cutoff: 0.0113608 for seed 3811's 4x3 matrix with
+    rtol=0.5); JAX 0.10.2 applies the constant-rank Moore-Penrose formula to the truncated
+    result, which is not that function's derivative when the matrix has more rank (0.0112144)."""
+    rtol = _given(call, 1, "rtol")
+    return (
+        call["fn"] == "jnp.linalg.pinv"
+        and call["mode"] == "grad"
+        and isinstance(rtol, dict)
+        and rtol.get("py") is not None
+        and _value_difference(difference)
+    )
+
+
 RULES: list[Rule] = [
+    ("pinv-truncated-derivative", _pinv_truncated_derivative, _pinv_truncated_derivative.__doc__),
+    (
+        "pinv-rtol-beyond-the-batch",
+        _pinv_rtol_beyond_the_batch,
+        _pinv_rtol_beyond_the_batch.__doc__,
+    ),
     ("eigh-unsymmetrized-grad", _eigh_unsymmetrized_grad, _eigh_unsymmetrized_grad.__doc__),
     (
         "batched-square-check",

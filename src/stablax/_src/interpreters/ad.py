@@ -365,8 +365,10 @@ op_rules.def_op(
 def stop_gradient_op(x: Any) -> Any:
     """The identity with zero derivative (one array)."""
     aval = aval_of(x)
-    if aval.dtype.kind in "biu":
-        return x
+    if aval.dtype.kind in "biu":  # no derivative to stop; a NumPy array takes its canonical
+        # dtype (a uint64 one is uint32 without x64), as every op's operand does
+        kept = hasattr(x, "aval") or getattr(x, "dtype", aval.dtype) == aval.dtype
+        return x if kept else np.asarray(x, aval.dtype)
     if core.current_trace() is None and type(x) in (float, complex):
         return x  # as JAX: the Python scalar itself, no array, outside any transformation
     if not hasattr(x, "aval"):

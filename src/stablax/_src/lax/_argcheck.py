@@ -55,9 +55,12 @@ def int_sequence(
 
 
 def int_or_int_sequence(values: Any, what: str, name: str) -> tuple[int, ...]:
-    """An integer as a 1-tuple, or a sequence of integers as a tuple."""
+    """An integer (a 0-d integer array too, as JAX reads it) as a 1-tuple, or a sequence of
+    integers as a tuple."""
     if hasattr(values, "__index__") and not hasattr(values, "__iter__"):
         return (operator.index(values),)
+    if getattr(values, "ndim", None) == 0 and hasattr(values, "__index__"):
+        return (int_arg(values, what, name, "an integer or a sequence of integers"),)
     return int_sequence(values, what, name)
 
 

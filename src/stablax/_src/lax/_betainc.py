@@ -28,7 +28,12 @@ from stablax._src.lax._elementwise import (
     ne,
     select,
 )
-from stablax._src.lax._elementwise_common import FLOAT, _prepare, check_dtype
+from stablax._src.lax._elementwise_common import (
+    FLOAT,
+    _prepare,
+    check_array_dtypes,
+    check_dtype,
+)
 from stablax._src.lax._elementwise_unary import abs as _abs
 from stablax._src.lax._elementwise_unary import bitwise_not, exp, lgamma, log, log1p, neg
 from stablax._src.lax._reduce_monoids import reduce_or
@@ -144,6 +149,7 @@ def betainc(a: Any, b: Any, x: Any) -> Any:
       I_x(a, b); NaN outside the domain. float16 and bfloat16 are computed in float32.
       Differentiable in `x`; a derivative in `a` or `b` raises ValueError, as in JAX.
     """
+    check_array_dtypes("betainc", (a, b, x), (FLOAT,))
     a, b, x = _prepare("betainc", a, b, x)
     avals = [aval_of(v) for v in (a, b, x)]
     for v in avals:

@@ -198,7 +198,15 @@ def dtype(x: Any) -> np.dtype:
         if isinstance(value_dtype, dtypes.ExtendedDType):
             return value_dtype
         return dtypes.canonicalize_dtype(value_dtype)
-    return dtypes.canonicalize_dtype(np.dtype(x))
+    if x is None:  # NumPy reads None as float64; JAX refuses it
+        raise ValueError(f"lax.dtype: Invalid argument to dtype: None{mlir.where_suffix()}")
+    parsed = np.dtype(x)
+    if parsed.kind in "SUOVMm":  # np.dtype('a') is bytes: no array dtype (JAX's TypeError)
+        raise TypeError(
+            f"lax.dtype: {x!r} (NumPy's {parsed.str}) is not a valid array dtype"
+            f"{mlir.where_suffix()}"
+        )
+    return dtypes.canonicalize_dtype(parsed)
 
 
 def shape_as_value(shape: Sequence[int]) -> np.ndarray:

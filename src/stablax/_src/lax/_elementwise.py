@@ -12,7 +12,7 @@ import numpy as np
 from stablax._src import dtypes
 from stablax._src import ir as mlir
 from stablax._src.avals import ShapedArray
-from stablax._src.dispatch import bind
+from stablax._src.dispatch import bind, to_array
 from stablax._src.lax._argcheck import int_arg
 from stablax._src.lax._elementwise_common import (
     ANY,
@@ -439,7 +439,9 @@ def select_n(which, *cases):
                 f"lax.select_n: predicate shape {which_shape} must be scalar or equal to the "
                 f"case shape {case_shape}.{mlir.where_suffix()}"
             )
-        return cases[0]
+        # The case itself, as an array of its canonical dtype (a NumPy uint64 case is uint32
+        # without x64), as the op's result would be.
+        return cases[0] if hasattr(cases[0], "aval") else to_array(cases[0])
     if which_dtype == np.bool_:
         if len(cases) != 2:
             raise TypeError(

@@ -11,7 +11,7 @@ import numpy as np
 
 from stablax._src import dtypes
 from stablax._src import ir as mlir
-from stablax._src.avals import ShapedArray
+from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.dispatch import to_array, weak_scalar
 from stablax._src.interpreters.batching import broadcast_in_dim
 
@@ -43,6 +43,14 @@ INEXACT = (FLOAT, COMPLEX)
 NUMBER = (INT, FLOAT, COMPLEX)
 ANY = (BOOL, INT, FLOAT, COMPLEX)
 INT_OR_BOOL = (BOOL, INT)
+
+
+def check_array_dtypes(opname: str, operands: tuple, groups: tuple) -> None:
+    """check_dtype of each operand that is no Python scalar, before _prepare lets a scalar adopt
+    a dtype (as JAX checks dtypes first: 300 adopted by an int8 array would overflow)."""
+    for x in operands:
+        if not dtypes.is_python_scalar(x):
+            check_dtype(opname, aval_of(x).dtype, groups)
 
 
 def check_dtype(opname: str, dtype: np.dtype, groups: tuple) -> None:

@@ -127,6 +127,12 @@ def symmetric_product(
             f"{a_aval.str_short()} and {c_aval.str_short()}{mlir.where_suffix()}"
         )
 
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if np.ndim(value) != 0:  # JAX's are static parameters, read before the shapes
+            raise TypeError(
+                f"lax.linalg.symmetric_product: {name} must be a scalar, got "
+                f"{type(value).__name__} of shape {np.shape(value)}{mlir.where_suffix()}"
+            )
     # JAX's order: the ranks, the matrices' shapes, then the batch dimensions' sizes.
     if a_aval.ndim < 2 or c_aval.ndim != a_aval.ndim:
         raise batch_error()

@@ -24,6 +24,7 @@ from stablax._src.interpreters.ad import is_undefined
 from stablax._src.lax import _elementwise as ew
 from stablax._src.lax import _reduce_generic as generic
 from stablax._src.lax._argcheck import int_arg
+from stablax._src.lax._elementwise_common import _same_kind
 from stablax._src.lax._reduce_bodies import (
     computation_of,
     emit_monoid_body,
@@ -288,13 +289,16 @@ def _is_identity_init(computation: str, init: Any, init_dtype: np.dtype) -> bool
 def _check_init_dtype(computation: str, operand_aval, init: Any, init_aval) -> None:
     """A strongly typed concrete init value other than the identity must have the operand's
     dtype, as JAX's reduce requires (stablax converted it: 0.5 into an int32 sum was 0). A
-    Python scalar takes the operand's dtype, as in stablax's other lax ops; a traced one meets
-    the shape rule's check."""
+    Python scalar takes the operand's dtype if of its kind, as in stablax's binary lax ops
+    (-2.5 into an int16 sum was -2; JAX refuses it); a traced one meets the shape rule's check."""
     if (
         isinstance(init, Tracer)
-        or dtypes.is_python_scalar(init)
         or init_aval.dtype == operand_aval.dtype
         or _is_identity_init(computation, init, init_aval.dtype)
+        or (
+            dtypes.is_python_scalar(init)
+            and _same_kind(dtypes.python_scalar_dtype(init), operand_aval.dtype)
+        )
     ):
         return
     raise TypeError(

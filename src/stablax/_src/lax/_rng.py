@@ -20,7 +20,7 @@ from stablax._src.dispatch import bind
 from stablax._src.interpreters.ad import jvp_not_implemented
 from stablax._src.interpreters.batching import batch_not_implemented, bdim_at_front
 from stablax._src.ir import ir
-from stablax._src.lax._argcheck import int_sequence
+from stablax._src.lax._argcheck import int_or_int_sequence, int_sequence
 from stablax._src.lax._control_flow_scan import scan
 from stablax._src.lax._shapes import reshape
 from stablax._src.op_rules import def_op
@@ -116,7 +116,7 @@ def rng_bit_generator(
       `(new_key, bits)`: the next state (same type as `key`) and the bits. The same key gives the
       same bits on one backend; different backends may differ.
     """
-    shape = int_sequence(shape, "shape", "lax.rng_bit_generator")
+    shape = int_or_int_sequence(shape, "shape", "lax.rng_bit_generator")  # 5 is (5,), as JAX
     if dtype is None:  # JAX's class
         raise ValueError(f"lax.rng_bit_generator: dtype must be specified{mlir.where_suffix()}")
     dtype = np.dtype(dtypes.check_user_dtype(dtype, "rng_bit_generator"))

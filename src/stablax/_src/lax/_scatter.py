@@ -382,9 +382,11 @@ def _scatter_function(opname: str, computation: str, effect: str) -> Callable[..
         unique_indices: bool = False,
         mode: str | GatherScatterMode | None = None,
     ) -> Any:
-        if computation == "sub":  # x - u == x + (-u), exactly, also for wrapping integers
-            # JAX's order: the operand's dtype (its sub), the mode, then the rest.
+        if computation != "replace":
+            # JAX's order: the operand's dtype (read by its combiner; not by scatter), the mode,
+            # then the rest.
             dtype = aval_of(operand).dtype
+        if computation == "sub":  # x - u == x + (-u), exactly, also for wrapping integers
             check_dtype(opname, dtype, NUMBER)
             _parse_mode(opname, mode, GatherScatterMode.FILL_OR_DROP)
             if dtypes.is_python_scalar(updates):

@@ -415,11 +415,7 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None, *, sharding: 
         scalar = convert_element_type(fill_value, dtype, weak_type=weak)
     else:
         _check_complex_fill(fill_value, dtype, "full")
-        scalar = (
-            weak_scalar(_host_number(fill_value).item(), dtype)
-            if weak
-            else _strong_scalar(fill_value, dtype)
-        )
+        scalar = weak_scalar(_host_fill(fill_value, dtype), dtype, weak_type=weak)
     return broadcast_in_dim(scalar, shape, ())
 
 
@@ -431,15 +427,30 @@ def _check_complex_fill(fill_value: Any, dtype: Any, name: str) -> None:
         raise _error(name, f"a complex fill_value {fill_value!r} cannot be converted to {dtype}")
 
 
-def _host_number(value: Any, name: str = "full") -> np.ndarray:
+def _host_fill(value: Any, dtype: np.dtype, name: str = "full") -> Any:
+    """A host fill value cast to `dtype` as NumPy casts it (JAX's rule: 2**40 wraps in int32),
+    as a Python scalar. A Python int beyond 64 bits converts straight to `dtype`: 2**100 fills
+    a float32 array, as in JAX, and overflows an integer one."""
     host = np.asarray(value)
+    if host.dtype.kind == "O" and isinstance(value, int):
+        try:
+            return np.array(value, dtype).item()
+        except OverflowError:
+            raise OverflowError(
+                f"lax.{name}: Python int {value} too large to convert to "
+                f"{np.dtype(dtype).name}{mlir.where_suffix()}"
+            ) from None
     if host.dtype.kind in "OUS":  # objects and strings: NumPy would fail inside .astype
         raise _error(name, f"fill_value must be a number, got {type(value).__name__}")
-    return host
-
-
-def _strong_scalar(value: Any, dtype: np.dtype, name: str = "full") -> Any:
-    return weak_scalar(_host_number(value, name).astype(dtype).item(), dtype, weak_type=False)
+    if type(value) is float and np.dtype(dtype).kind in "iu":
+        # A Python float converts as XLA converts it in JAX: NaN is 0 and the rest saturates
+        # (NumPy's cast of -inf to int8 is undefined: 0 here, where JAX fills -128)
+        info = np.iinfo(dtype)
+        with np.errstate(invalid="ignore", over="ignore"):
+            cast = np.where(np.isnan(host), 0, host).astype(dtype)
+        cast = np.where(host >= info.max, info.max, np.where(host <= info.min, info.min, cast))
+        return cast.astype(dtype).item()
+    return host.astype(dtype).item()
 
 
 def full_like(
@@ -468,11 +479,9 @@ def full_like(
         _check_complex_fill(fill_value, target_dtype, "full_like")
     if hasattr(fill_value, "aval"):  # an array or a traced value, converted in the program
         scalar = convert_element_type(fill_value, target_dtype, weak_type=weak)
-    elif weak:  # bytes and str are no numbers here either (NumPy would parse b"1" as 1)
-        host = _host_number(fill_value, "full_like")
-        scalar = weak_scalar(host.astype(target_dtype).item(), target_dtype)
-    else:
-        scalar = _strong_scalar(fill_value, target_dtype, "full_like")
+    else:  # bytes and str are no numbers here either (NumPy would parse b"1" as 1)
+        fill = _host_fill(fill_value, target_dtype, "full_like")
+        scalar = weak_scalar(fill, target_dtype, weak_type=weak)
     return broadcast_in_dim(scalar, target_shape, ())
 
 

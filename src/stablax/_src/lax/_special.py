@@ -37,6 +37,7 @@ from stablax._src.lax._elementwise_common import (
     FLOAT,
     _prepare,
     aval_or_none,
+    check_array_dtypes,
 )
 from stablax._src.lax._elementwise_unary import abs as _abs
 from stablax._src.lax._elementwise_unary import (
@@ -227,6 +228,7 @@ _random_gamma_grad_value = jit(lambda a, x: _derivative_in_a(a, x, _SAMPLE_GRAD)
 
 
 def _operands(name: str, a: Any, x: Any) -> tuple[Any, Any]:
+    check_array_dtypes(name, (a, x), (FLOAT,))
     a, x = _prepare(name, a, x)
     _binary_rule(name, (FLOAT,))(aval_of(a), aval_of(x))
     return a, x

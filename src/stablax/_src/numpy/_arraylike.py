@@ -31,7 +31,14 @@ ALSO_CHECKED = {
 }
 
 # Array parameters a function checks itself, later in JAX's order of checks than the others.
-CHECKED_LATER = {"cov": frozenset({"fweights", "aweights"}), "delete": frozenset({"obj"})}
+CHECKED_LATER = {
+    "cov": frozenset({"fweights", "aweights"}),
+    "delete": frozenset({"obj"}),
+    "diff": frozenset({"prepend", "append"}),
+}
+
+# Array parameters JAX converts with asarray, lists included (NumPy's nan_to_num(x, nan=[5.0])).
+UNCHECKED = {"nan_to_num": frozenset({"nan", "posinf", "neginf"})}
 
 # Parameters taking a sequence of arrays: the sequence may be a list, its elements may not.
 SEQUENCE_PARAMS = frozenset("arrays tup keys condlist choicelist choices".split())
@@ -95,7 +102,7 @@ def checked(name: str, fun: Callable) -> Callable:
 
     also = ALSO_CHECKED.get(name, frozenset())
 
-    later = CHECKED_LATER.get(name, frozenset())
+    later = CHECKED_LATER.get(name, frozenset()) | UNCHECKED.get(name, frozenset())
 
     def is_array_param(param: str) -> bool:
         return (param not in NON_ARRAY or param in also) and param not in later

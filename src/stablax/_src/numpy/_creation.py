@@ -55,8 +55,10 @@ def full(
     if dtype is not None:
         dtype = dtypes.canonicalize_dtype(dtypes.check_user_dtype(dtype, "jnp.full"))
     # With no dtype, the fill value's dtype and weak type carry over (full((2,), 3) is weak).
-    fill = asarray(fill_value)
-    if fill.aval.ndim:
+    # A Python scalar goes to lax.full as it is: with a dtype it is cast straight to it (2**100
+    # fills a float32 array), not first made an int32 array.
+    fill = fill_value if dtypes.is_python_scalar(fill_value) else asarray(fill_value)
+    if np.ndim(fill):
         out = broadcast_to(fill if dtype is None else lax.convert_element_type(fill, dtype), shape)
         return _on_device(out, device, "full")
     return _on_device(lax.full(shape, fill, dtype), device, "full")

@@ -16,7 +16,7 @@ from stablax._src.numpy import _ufuncs
 from stablax._src.numpy import _ufuncs_division as division
 from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._creation import linspace
-from stablax._src.numpy._promotion import check_arraylike
+from stablax._src.numpy._promotion import broadcast_to_shape, check_arraylike
 from stablax._src.numpy._shape import moveaxis, reshape
 from stablax._src.transforms.vmap_api import vmap
 
@@ -83,6 +83,10 @@ def geomspace(
         out = _set_index(out, 0, start_a)
         if endpoint and num > 1:
             out = _set_index(out, num - 1, stop_a)
+    if not concrete:  # a traced zero endpoint cannot raise: the whole sequence is NaN
+        through_zero = _ufuncs.logical_or(_ufuncs.equal(start_a, 0), _ufuncs.equal(stop_a, 0))
+        nan = complex(np.nan, np.nan) if dtypes.issubdtype(compute, np.complexfloating) else np.nan
+        out = _ufuncs.where(through_zero, nan, out)
     if axis:
         out = moveaxis(out, 0, axis)
     return _cast(out, dtype)
@@ -90,9 +94,9 @@ def geomspace(
 
 def _set_index(x: Any, i: int, value: Any) -> Any:
     rows = lax.broadcasted_iota(np.int32, x.aval.shape, 0)
-    value = lax.broadcast_in_dim(
-        asarray(value, x.aval.dtype), x.aval.shape, tuple(range(1, x.aval.ndim))
-    )
+    # One endpoint may be a scalar and the other an array: the row is their broadcast shape.
+    value = broadcast_to_shape(asarray(value, x.aval.dtype), x.aval.shape[1:])
+    value = lax.broadcast_in_dim(value, x.aval.shape, tuple(range(1, x.aval.ndim)))
     return lax.select(lax.eq(rows, lax.full(x.aval.shape, i, np.int32)), value, x)
 
 

@@ -387,7 +387,8 @@ def _frequencies(k: np.ndarray, n: int, d: Any, dtype: Any, device: Any, cast_ba
         out = lax.mul(k, lax.full((), scale, work))
     else:
         spacing = lax.convert_element_type(asarray(d), work)
-        out = lax.div(k, lax.mul(spacing, lax.full((), n, work)))
+        # NumPy's broadcasting: a d of shape (1, 1) gives a (1, n) result, as in JAX.
+        out = true_divide(k, lax.mul(spacing, lax.full((), n, work)))
     return _place(lax.convert_element_type(out, dtype), device)
 
 

@@ -33,6 +33,8 @@ def diag_indices(n: int, ndim: int = 2) -> tuple[Any, ...]:
     n, ndim = operator.index(n), operator.index(ndim)
     if n < 0 or ndim < 0:
         raise ValueError(f"n and ndim must be non-negative, got n={n}, ndim={ndim}")
+    # Before NumPy's arange, which returns an empty array for n = 2**63 (its size overflows).
+    mlir.check_extents((n,), dtypes.default_int_dtype())
     return (_index_array(np.arange(n)),) * ndim
 
 
@@ -54,6 +56,8 @@ def _triangle_indices(np_fn: Callable, n: int, k: int, m: int | None) -> tuple[A
             f"jnp.{np_fn.__name__}: shape must have every element be nonnegative, got "
             f"{(n, n if m is None else m)}{mlir.where_suffix()}"
         )
+    # NumPy builds the (n, m) mask from aranges, empty for n = 2**63 (the size overflows).
+    mlir.check_extents((n, n if m is None else m), dtypes.default_int_dtype())
     rows, cols = np_fn(n, k, m)
     return _index_array(rows), _index_array(cols)
 

@@ -70,8 +70,6 @@ def take(
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
-    if mode not in (None, "fill", "clip", "wrap"):  # 'raise' too: before the indices, as JAX
-        _mode_and_indices("take", None, 0, mode)
     a = asarray(a)
     indices = asarray(indices)
     if indices.aval.dtype == np.bool_:  # NumPy and JAX take booleans as 0 and 1
@@ -79,6 +77,8 @@ def take(
     if axis is None:
         a, axis = _shape.ravel(a), 0
     axis = axis_arg(axis, a.aval.ndim, "jnp.take")
+    if mode not in (None, "fill", "clip", "wrap"):  # 'raise' too: after the axis, as JAX
+        _mode_and_indices("take", None, 0, mode)
     if a.aval.shape[axis] == 0 and indices.aval.size:  # NumPy's and JAX's IndexError, first
         raise IndexError(
             f"jnp.take: cannot do a non-empty take from an empty axis of {a.aval.str_short()}"

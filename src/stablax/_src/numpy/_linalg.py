@@ -389,6 +389,11 @@ def _pinv_impl(a, rtol=None, hermitian=False):
     rtol = asarray(rtol)
     if rtol.aval.ndim:  # one tolerance per matrix: aligned with the batch dimensions
         rtol = lax.expand_dims(rtol, (rtol.aval.ndim,))
+    if broadcast_shapes("jnp.linalg.pinv", rtol.aval.shape, largest.aval.shape) != u.shape(largest):
+        raise ValueError(  # NumPy's class; JAX 0.10.2 broadcasts the result to more dimensions
+            f"jnp.linalg.pinv: rtol of shape {rtol.aval.shape[:-1]} does not broadcast to the "
+            f"batch shape {tuple(batch)} of a{mlir.where_suffix()}"
+        )
     cutoff = multiply(u.cast(rtol, u.dtype(s)), largest)
     cutoff = broadcast_to_shape(cutoff, u.shape(s))
     kept = ew.gt(s, cutoff)

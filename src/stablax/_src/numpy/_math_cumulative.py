@@ -22,7 +22,13 @@ from stablax._src.numpy._promotion import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
-from stablax._src.numpy._reductions_common import _axes, _check_out, _sum_dtype, single_axis
+from stablax._src.numpy._reductions_common import (
+    _axes,
+    _check_out,
+    _sum_dtype,
+    single_axis,
+    static_axis,
+)
 from stablax._src.numpy._ufuncs_division import _mod
 
 _STATIC = ("axis", "dtype", "include_initial", "n", "edge_order")
@@ -129,14 +135,14 @@ def cumulative_sum(
     x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
 ) -> Any:
     """The Array API's running sum; `include_initial` prepends a 0."""
-    return _cumulative_sum(x, axis, dtype, include_initial)
+    return _cumulative_sum(x, static_axis(axis), dtype, include_initial)
 
 
 def cumulative_prod(
     x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
 ) -> Any:
     """The Array API's running product; `include_initial` prepends a 1."""
-    return _cumulative_prod(x, axis, dtype, include_initial)
+    return _cumulative_prod(x, static_axis(axis), dtype, include_initial)
 
 
 def _shifted_pair(a: Any, axis: int) -> tuple[Any, Any]:
@@ -183,6 +189,8 @@ def _diff_impl(a, n=1, axis=-1, prepend=None, append=None):
             f"jnp.diff requires input that is at least one dimensional{mlir.where_suffix()}"
         )
     axis = single_axis(axis, a.aval.ndim, "diff")
+    # after the axis, in JAX's order (_arraylike.CHECKED_LATER)
+    check_arraylike("diff", *(given for given in (prepend, append) if given is not None))
     parts = [a]
     if prepend is not None:
         prepend = asarray(prepend)

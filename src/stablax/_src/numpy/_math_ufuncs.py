@@ -18,6 +18,7 @@ from stablax._src.dispatch import weak_scalar
 from stablax._src.interpreters.custom_jvp import custom_jvp
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy import _ufuncs_division as division
+from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import (
     check_out_none,
     promote_args,
@@ -25,6 +26,7 @@ from stablax._src.numpy._promotion import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
+from stablax._src.numpy._ufuncs import where
 
 
 def _reject_complex(name: str, *xs: Any, error: type = TypeError) -> None:
@@ -185,12 +187,17 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     posinf = float(info.max) if posinf is None else posinf
     neginf = float(info.min) if neginf is None else neginf
 
-    def fill(value):
-        return lax.convert_element_type(value, x.aval.dtype)
+    def fill(value):  # a scalar or an array-like (NumPy's nan=[5.0]), broadcast by `where`
+        if value is None:  # JAX's class (its asarray of None)
+            raise ValueError(
+                f"jnp.nan_to_num: fill values must be numbers or arrays, got None"
+                f"{mlir.where_suffix()}"
+            )
+        return lax.convert_element_type(asarray(value), x.aval.dtype)
 
-    x = lax.select(lax.ne(x, x), fill(nan), x)
-    x = lax.select(lax.eq(x, np.inf), fill(posinf), x)
-    return lax.select(lax.eq(x, -np.inf), fill(neginf), x)
+    x = where(lax.ne(x, x), fill(nan), x)
+    x = where(lax.eq(x, lax.full_like(x, np.inf)), fill(posinf), x)
+    return where(lax.eq(x, lax.full_like(x, -np.inf)), fill(neginf), x)
 
 
 # --- exponentials and special functions ----------------------------------------------------------
@@ -213,7 +220,9 @@ def hypot(x1, x2):
     out = lax.select(
         lax.eq(big, 0.0), big, lax.mul(big, lax.sqrt(lax.add(lax.mul(ratio, ratio), 1.0)))
     )
-    out = lax.select(lax.bitwise_or(lax.eq(a, np.inf), lax.eq(b, np.inf)), lax.abs(big), out)
+    # inf where either leg is, even when the other is NaN (C99's hypot, as JAX and NumPy)
+    infinite = lax.bitwise_or(lax.eq(a, np.inf), lax.eq(b, np.inf))
+    out = lax.select(infinite, lax.full_like(big, np.inf), out)
     return lax.convert_element_type(out, out.aval.dtype, weak_type=weak)
 
 

@@ -18,6 +18,7 @@ from stablax._src.numpy._reductions_common import (
     _check_where,
     _is_inexact,
     _replace_nan,
+    static_axis,
 )
 from stablax._src.numpy._statistics import nanmedian, nanpercentile, nanquantile
 
@@ -34,7 +35,7 @@ def nansum(
     """Sum treating NaN as zero."""
     _check_dtype_and_where(dtype, where, "nansum", a)
     _check_out(out, "nansum")
-    return _nansum(a, axis, dtype, keepdims, initial, where)
+    return _nansum(a, static_axis(axis), dtype, keepdims, initial, where)
 
 
 def _check_dtype_and_where(dtype: Any, where: Any, name: str, a: Any) -> None:
@@ -68,7 +69,7 @@ def nanprod(
     """Product treating NaN as one."""
     _check_dtype_and_where(dtype, where, "nanprod", a)
     _check_out(out, "nanprod")
-    return _nanprod(a, axis, dtype, keepdims, initial, where)
+    return _nanprod(a, static_axis(axis), dtype, keepdims, initial, where)
 
 
 def _nan_extremum(name: str, reduce_fn, sign: int):
@@ -101,7 +102,7 @@ def nanmax(
     """Largest non-NaN element over `axis` (NaN where all are NaN)."""
     _check_where(where, "nanmax", a)
     _check_out(out, "nanmax")
-    return _nanmax(a, axis, keepdims, initial, where)
+    return _nanmax(a, static_axis(axis), keepdims, initial, where)
 
 
 def nanmin(
@@ -115,7 +116,7 @@ def nanmin(
     """Smallest non-NaN element over `axis` (NaN where all are NaN)."""
     _check_where(where, "nanmin", a)
     _check_out(out, "nanmin")
-    return _nanmin(a, axis, keepdims, initial, where)
+    return _nanmin(a, static_axis(axis), keepdims, initial, where)
 
 
 def _nan_arg_extremum(name: str, arg_fn, sign: int):
@@ -144,7 +145,7 @@ def nanargmax(
 ) -> Any:
     """Index of the largest non-NaN element (-1 where all are NaN)."""
     _check_out(out, "nanargmax")
-    return _nanargmax(a, axis, bool(keepdims))
+    return _nanargmax(a, static_axis(axis), bool(keepdims))
 
 
 def nanargmin(
@@ -152,7 +153,7 @@ def nanargmin(
 ) -> Any:
     """Index of the smallest non-NaN element (-1 where all are NaN)."""
     _check_out(out, "nanargmin")
-    return _nanargmin(a, axis, bool(keepdims))
+    return _nanargmin(a, static_axis(axis), bool(keepdims))
 
 
 def nanmean(

@@ -128,7 +128,8 @@ def polymul(a1: Any, a2: Any, *, trim_leading_zeros: bool = False) -> Any:
     """Product of two polynomials (their coefficients' full convolution)."""
     a1, a2 = asarray(a1), asarray(a2)
     a1, a2 = (lax.reshape(a, (1,)) if a.aval.ndim == 0 else _vector(a, "polymul") for a in (a1, a2))
-    if trim_leading_zeros:
+    if trim_leading_zeros and (a1.aval.shape[0] > 1 or a2.aval.shape[0] > 1):
+        # as JAX: one coefficient each needs no trimming, so traced ones are fine under jit
         a1, a2 = _trim_leading_zeros(a1, "polymul"), _trim_leading_zeros(a2, "polymul")
     a1, a2 = promote_dtypes_inexact(a1, a2)
     # An empty polynomial is the zero polynomial, as JAX (convolve refuses empty inputs)

@@ -14,7 +14,7 @@ from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.lax._reduce_bodies import identity_element
 from stablax._src.numpy._asarray import asarray
-from stablax._src.numpy._promotion import broadcast_to_shape, check_arraylike
+from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, check_arraylike
 from stablax._src.numpy._reductions_common import (
     _STATIC,
     _accumulation_dtype,
@@ -31,6 +31,7 @@ from stablax._src.numpy._reductions_common import (
     _sum_dtype,
     _with_initial,
     single_axis,
+    static_axis,
 )
 from stablax._src.numpy._ufuncs import _to_bool
 
@@ -80,7 +81,7 @@ def sum(  # noqa: A001
 ) -> Any:
     """Sum over `axis` (all axes by default); small integers and bools widen (NumPy's `sum`)."""
     _check_out(out, "sum", axis)
-    return _sum(a, axis, dtype, keepdims, initial, where, promote_integers)
+    return _sum(a, static_axis(axis), dtype, keepdims, initial, where, promote_integers)
 
 
 def prod(
@@ -95,7 +96,7 @@ def prod(
 ) -> Any:
     """Product over `axis` (all axes by default), NumPy's `prod`."""
     _check_out(out, "prod", axis)
-    return _prod(a, axis, dtype, keepdims, initial, where, promote_integers)
+    return _prod(a, static_axis(axis), dtype, keepdims, initial, where, promote_integers)
 
 
 def _extremum(name: str, lax_reduce, combine):
@@ -136,7 +137,7 @@ def max(  # noqa: A001
 ) -> Any:
     """Largest element over `axis`; NaN propagates (NumPy's `max`)."""
     _check_out(out, "max", axis)
-    return _max(a, axis, keepdims, initial, where)
+    return _max(a, static_axis(axis), keepdims, initial, where)
 
 
 def min(  # noqa: A001
@@ -149,7 +150,7 @@ def min(  # noqa: A001
 ) -> Any:
     """Smallest element over `axis`; NaN propagates (NumPy's `min`)."""
     _check_out(out, "min", axis)
-    return _min(a, axis, keepdims, initial, where)
+    return _min(a, static_axis(axis), keepdims, initial, where)
 
 
 amax, amin = max, min
@@ -173,13 +174,13 @@ _all = _boolean("all", lax.reduce_and, True)
 def any(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = None):  # noqa: A001
     """Whether any element over `axis` is truthy."""
     _check_out(out, "any", axis)
-    return _any(a, axis, keepdims, where)
+    return _any(a, static_axis(axis), keepdims, where)
 
 
 def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = None):  # noqa: A001
     """Whether every element over `axis` is truthy."""
     _check_out(out, "all", axis)
-    return _all(a, axis, keepdims, where)
+    return _all(a, static_axis(axis), keepdims, where)
 
 
 def _inexact_dtype(dt: np.dtype) -> np.dtype:
@@ -246,7 +247,7 @@ def mean(
 def mean_of(name: str, a: Any, axis: Any, dtype: Any, out: Any, keepdims: bool, where: Any) -> Any:
     """jnp.`name` (mean or nanmean) once its signature is read: the checks, then the body."""
     _check_moment_args(name, a, axis, out, where)
-    return _MEANS[name](a, axis, dtype, keepdims, where)
+    return _MEANS[name](a, static_axis(axis), dtype, keepdims, where)
 
 
 def _check_moment_args(name: str, a: Any, axis: Any, out: Any, where: Any) -> bool:
@@ -286,8 +287,6 @@ def _var_impl(
 ):
     """var's body; `nanvar` takes JAX's nanvar's rule for an integer `dtype=`."""
     a = asarray(a)
-    if not isinstance(ddof, (int, float, np.number)) and not hasattr(ddof, "aval"):
-        raise ValueError(f"jnp.var: ddof must be a number, got {ddof!r}{mlir.where_suffix()}")
     if (
         dtype is not None
         and a.aval.dtype.kind == "c"
@@ -312,13 +311,33 @@ def _var_impl(
     squares, count = _squared_deviations(a, axes, compute, where, mean)
     total = lax.reduce_sum(_masked(squares, where, 0, "var"), axes)
     count = lax.real(count) if count.aval.dtype.kind == "c" else count
+    total, count = (_kept(v, a.aval.shape, axes, keepdims) for v in (total, count))
+    total, normalizer = _minus_ddof(total, count, ddof)
     # As JAX: N - ddof <= 0 gives NaN (NumPy's division by max(N - ddof, 0) gives inf).
-    normalizer = lax.sub(count, float(ddof))
     positive = lax.gt(normalizer, lax.full_like(normalizer, 0))
     out = lax.select(positive, lax.div(total, normalizer), lax.full_like(total, np.nan))
     if target is None:
         target = np.dtype(inexact.type(0).real.dtype) if inexact.kind == "c" else inexact
-    return _finish(lax.convert_element_type(out, target), a.aval.shape, axes, keepdims)
+    return _finish(lax.convert_element_type(out, target), out.aval.shape, (), False)
+
+
+def _kept(x: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Any:
+    return lax.reshape(x, _keepdims_shape(shape, axes)) if keepdims else x
+
+
+def _minus_ddof(total: Any, count: Any, ddof: Any) -> tuple[Any, Any]:
+    """(total, count - ddof), broadcast together. ddof is an operand, traced under jit as in
+    JAX; an array of them is 0-d or of the result's rank (JAX's lax rule), else TypeError."""
+    ddof = lax.convert_element_type(asarray(ddof), count.aval.dtype)
+    result, given = count.aval.shape, ddof.aval.shape
+    if result and given and len(result) != len(given):
+        raise TypeError(
+            f"jnp.var: ddof of shape {given} has another rank than the result's shape {result}"
+            f"{mlir.where_suffix()}"
+        )
+    shape = broadcast_shapes("jnp.var: ddof", result, given)
+    total, count, ddof = (broadcast_to_shape(v, shape) for v in (total, count, ddof))
+    return total, lax.sub(count, ddof)
 
 
 def _integer_var(a, axes, dtype, ddof, keepdims, where, mean, *, float_divide=False):
@@ -337,22 +356,19 @@ def _integer_var(a, axes, dtype, ddof, keepdims, where, mean, *, float_divide=Fa
         squares = lax.convert_element_type(squares, _sum_dtype(dtype))
     total = lax.reduce_sum(_masked(squares, where, 0, name), axes)
     float_type = dtypes.default_float_dtype()
+    dividend = total
     if float_divide:
         _, count = _sum_and_count(a, axes, where, dtypes.default_int_dtype(), name)
         count = lax.convert_element_type(count, float_type)
-        normalizer = lax.sub(count, lax.convert_element_type(asarray(ddof), float_type))
         dividend = lax.convert_element_type(total, float_type)
-    else:
-        normalizer = lax.sub(count, lax.convert_element_type(asarray(ddof), dtype))
-        dividend = total
+    dividend, count = (_kept(v, a.aval.shape, axes, keepdims) for v in (dividend, count))
+    dividend, normalizer = _minus_ddof(dividend, count, ddof)
     positive = lax.gt(normalizer, lax.full_like(normalizer, 0))
     quotient = lax.div(dividend, lax.select(positive, normalizer, lax.full_like(normalizer, 1)))
     quotient = lax.convert_element_type(quotient, float_type, weak_type=True)
     out = lax.select(positive, quotient, lax.full_like(quotient, np.nan))
     if float_divide:
         out = lax.convert_element_type(out, dtype)
-    if keepdims:
-        out = lax.reshape(out, _keepdims_shape(a.aval.shape, axes))
     return out  # var's is weak, unlike other reductions
 
 
@@ -401,13 +417,12 @@ def _variance_jit(name: str):
 _VARIANCES = {name: _variance_jit(name) for name in ("var", "std", "nanvar", "nanstd")}
 
 
-def _static_ddof(ddof: Any, name: str) -> Any:
-    """ddof as the hashable number the variance's jit takes as static (an array's value)."""
-    if not hasattr(ddof, "aval"):
+def _ddof_operand(ddof: Any, name: str) -> Any:
+    """ddof as the variance's jit takes it: an operand (a number or an array, traced or not);
+    None and other non-numbers raise TypeError (NumPy's class for None, JAX's for a list)."""
+    if isinstance(ddof, (int, float, np.number, np.ndarray)) or hasattr(ddof, "aval"):
         return ddof
-    if hasattr(ddof, "_trace"):  # a tracer: its value is not known here
-        raise TypeError(f"jnp.{name}: ddof must be a concrete number, got a traced value")
-    return np.asarray(ddof).item()
+    raise TypeError(f"jnp.{name}: ddof must be a number, got {ddof!r}{mlir.where_suffix()}")
 
 
 def _ddof_or_correction(ddof: Any, correction: Any, name: str) -> Any:
@@ -469,18 +484,20 @@ def variance(
     """jnp.`name` (var, std, nanvar or nanstd) once its signature is read: the checks (in
     JAX's order), then the jitted body."""
     ignore_nan = _check_moment_args(name, a, axis, out, where)
-    ddof = _static_ddof(ddof, name)
+    ddof = _ddof_operand(ddof, name)
     if name.endswith("std") and dtype is not None:
         # JAX's checks and classes: std's ValueError, nanstd's TypeError (its sqrt of an integer
         # variance) after it checks the dtype.
         given = dtypes.check_user_dtype(dtype, name) if ignore_nan else dtype
-        if not dtypes.issubdtype(given, np.inexact):
+        # nanstd's body (nanvar) refuses a real dtype for complex values first, a ValueError
+        complex_first = ignore_nan and dtypes.dtype_of(a).kind == "c"
+        if not dtypes.issubdtype(given, np.inexact) and not complex_first:
             error = TypeError if ignore_nan else ValueError
             raise error(
                 f"jnp.{name}: dtype must be inexact, got {np.dtype(dtype).name}"
                 f"{mlir.where_suffix()}"
             )
-    return _VARIANCES[name](a, axis, dtype, ddof, keepdims, where, mean)
+    return _VARIANCES[name](a, static_axis(axis), dtype, ddof, keepdims, where, mean)
 
 
 def _arg_extremum(name: str, lax_fn):
@@ -514,20 +531,20 @@ _argmin = _arg_extremum("argmin", lax.argmin)
 def argmax(a: Any, axis: int | None = None, out: Any = None, keepdims: bool | None = None) -> Any:
     """Index of the largest element (the first NaN, if any) over `axis` or the flattened array."""
     _check_out(out, "argmax")
-    return _argmax(a, axis, bool(keepdims))
+    return _argmax(a, static_axis(axis), bool(keepdims))
 
 
 def argmin(a: Any, axis: int | None = None, out: Any = None, keepdims: bool | None = None) -> Any:
     """Index of the smallest element (the first NaN, if any) over `axis` or the flattened array."""
     _check_out(out, "argmin")
-    return _argmin(a, axis, bool(keepdims))
+    return _argmin(a, static_axis(axis), bool(keepdims))
 
 
 def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """Range (max - min) over `axis` (NumPy's `ptp`)."""
     check_arraylike("jnp.ptp", a)  # before `out`, as JAX
     _check_out(out, "ptp")
-    return _ptp(a, axis, keepdims)
+    return _ptp(a, static_axis(axis), keepdims)
 
 
 def _ptp_impl(a, axis=None, keepdims=False):
@@ -553,4 +570,4 @@ _count_nonzero = _eager(_count_nonzero_impl, static_argnames=_STATIC)
 
 def count_nonzero(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """Number of nonzero (truthy) elements over `axis`, as the default integer type."""
-    return _count_nonzero(a, axis, keepdims)
+    return _count_nonzero(a, static_axis(axis), keepdims)

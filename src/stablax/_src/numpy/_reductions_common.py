@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ from stablax._src.lax._argcheck import axes_arg, int_arg, int_sequence
 from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._promotion import broadcast_shapes, broadcast_to_shape, check_arraylike
 
-_STATIC = ("axis", "dtype", "keepdims", "ddof", "correction", "promote_integers")
+_STATIC = ("axis", "dtype", "keepdims", "promote_integers")  # ddof is an operand, as in JAX
 
 
 def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
@@ -42,6 +43,26 @@ def _axis_values(axis: Any, what: str, name: str) -> tuple[int, ...]:
     if hasattr(axis, "__index__"):  # a 0-d integer array too
         return (int_arg(axis, what, name, expected),)
     return int_sequence(axis, what, name, expected)
+
+
+def static_axis(axis: Any) -> Any:
+    """`axis` as the hashable value a reduction's jit takes as static: a concrete 0-d integer
+    array (NumPy's or stablax's), alone or in a tuple, is read as its int, as JAX reads it
+    (`jnp.sum(x, axis=np.array(0))`). Anything else is returned as given, for the axis checks
+    (a traced axis, an unhashable one) to refuse in their words."""
+    if axis is None or type(axis) is int:
+        return axis
+    if type(axis) is tuple:
+        return tuple(_integer_scalar(a) for a in axis)
+    return _integer_scalar(axis)
+
+
+def _integer_scalar(value: Any) -> Any:
+    if getattr(value, "ndim", None) != 0 or isinstance(value, Tracer):
+        return value
+    if not dtypes.issubdtype(getattr(value, "dtype", np.float64), np.integer):
+        return value
+    return operator.index(value)
 
 
 def single_axis(axis: Any, ndim: int, name: str) -> int:

@@ -443,18 +443,18 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
     size = operator.index(size)
     if fill_value is None or size == 0 or a.aval.size == 0:  # nothing to pad, as JAX
         fill_value = 0
-    elif np.ndim(fill_value) != 0 and not isinstance(fill_value, (tuple, list)):
+    elif np.ndim(fill_value) != 0 and not isinstance(fill_value, tuple):
+        # a list is refused as an array is, as JAX (fill_value=[0] is its ValueError)
         raise ValueError(
             f"jnp.nonzero: fill_value must be a scalar or a tuple of length {a.aval.ndim}; "
-            f"got an array of shape {np.shape(fill_value)}{mlir.where_suffix()}"
+            f"got {type(fill_value).__name__} of shape {np.shape(fill_value)}"
+            f"{mlir.where_suffix()}"
         )
-    elif isinstance(fill_value, (tuple, list)):
-        if len(fill_value) != a.aval.ndim:
-            raise ValueError(
-                f"jnp.nonzero: fill_value must be a scalar or a tuple of length {a.aval.ndim}; "
-                f"got {fill_value!r}"
-            )
-        fill_value = tuple(fill_value)
+    elif isinstance(fill_value, tuple) and len(fill_value) != a.aval.ndim:
+        raise ValueError(
+            f"jnp.nonzero: fill_value must be a scalar or a tuple of length {a.aval.ndim}; "
+            f"got {fill_value!r}{mlir.where_suffix()}"
+        )
     return _nonzero(a, fill_value, size=size)
 
 

@@ -16,7 +16,7 @@ from stablax._src.numpy._promotion import (
     promote_dtypes,
     promote_dtypes_inexact,
 )
-from stablax._src.numpy._reductions_common import _axes, _keepdims_shape
+from stablax._src.numpy._reductions_common import _axes, _keepdims_shape, static_axis
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 _STATIC = ("axis", "method", "keepdims", "ignore_nan", "returned", "rowvar", "bias", "ddof")
@@ -287,7 +287,7 @@ def average(
     a: Any, axis: Any = None, weights: Any = None, returned: bool = False, keepdims: bool = False
 ) -> Any:
     """Weighted mean over `axis`; with `returned`, also the sum of the weights (NumPy's)."""
-    return _average(a, axis, weights, bool(returned), keepdims)
+    return _average(a, static_axis(axis), weights, bool(returned), keepdims)
 
 
 def _as_rows(x: Any, rowvar: bool, rank: int | None = None) -> Any:

@@ -148,7 +148,13 @@ def _log_base(base):
     def fn(x):
         (x,) = promote_args_inexact("log", x)
         x = lax.convert_element_type(x, x.aval.dtype)  # strongly typed, as in JAX
-        return lax.div(lax.log(x), lax.log(lax.full_like(x, base)))
+        if x.aval.dtype.kind != "c":
+            return lax.div(lax.log(x), lax.log(lax.full_like(x, base)))
+        # Each part over the real log(base) (the Array API's formula): a complex division by
+        # log(base) + 0j would make inf * 0 = NaN of an infinite part.
+        z = complex_function("log", x)
+        scale = lax.log(lax.full_like(lax.real(z), base))
+        return lax.complex(lax.div(lax.real(z), scale), lax.div(lax.imag(z), scale))
 
     return _eager(fn)
 

@@ -13,6 +13,8 @@ from stablax._src import ir as mlir
 from stablax._src.jit import jit as _eager
 from stablax._src.numpy._asarray import asarray
 from stablax._src.numpy._math_ufuncs import i0
+from stablax._src.numpy._ufuncs import multiply
+from stablax._src.numpy._ufuncs_division import true_divide
 
 
 def _length(M: Any, name: str) -> int:  # noqa: N803
@@ -94,7 +96,8 @@ def _kaiser_impl(M, beta):  # noqa: N803
     beta = lax.convert_element_type(beta, dt)
     x = _symmetric_positions(m)
     inside = lax.sqrt(lax.max(lax.sub(1.0, lax.mul(x, x)), lax.full_like(x, 0)))
-    return lax.div(i0(lax.mul(lax.broadcast_in_dim(beta, (m,), ()), inside)), i0(beta))
+    # NumPy's broadcasting: a beta of shape (1, 1) gives a (1, M) window, as in JAX.
+    return true_divide(i0(multiply(beta, inside)), i0(beta))
 
 
 _kaiser = _eager(_kaiser_impl, static_argnums=0)
