@@ -22,13 +22,25 @@ def _needs(module: str) -> None:
 
 def test_haiku_jaxpr_info_shipped_tests():
     _needs("haiku")
-    import haiku
-
-    tests = pathlib.Path(haiku.__file__).parent / "_src" / "jaxpr_info_test.py"
+    # haiku is not imported here: it imports jax, which only the subprocess's alias provides
+    haiku_dir = pathlib.Path(importlib.util.find_spec("haiku").origin).parent
+    tests = haiku_dir / "_src" / "jaxpr_info_test.py"
     # test_haiku_module_loss compares the name stacks JAX gives a gradient's equations
     # ("jvp(my_model)", "transpose(jvp(...))"); stablax's rewrites keep the scopes of the
     # traced function only (and the test reads jax.version first).
-    args = ("-m", "stablax.as_jax", "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    # addopts emptied: where the library lives under this checkout (a CI virtualenv), pytest
+    # would read this project's options too, and -q twice hides the count of passed tests.
+    args = (
+        "-m",
+        "stablax.as_jax",
+        "-m",
+        "pytest",
+        "-o",
+        "addopts=",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
     proc = _run("", *args, str(tests), "-k", "not test_haiku_module_loss")
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "3 passed" in proc.stdout

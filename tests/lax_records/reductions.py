@@ -115,8 +115,8 @@ RECORDS = [
         x64_dtypes=(F64,),
     ),
     OpRecord(
-        "reduce_add_init",
-        lambda x: lax.reduce(x, 10, lax.add, (0, 1)),
+        "reduce_add_init",  # an init that is not the identity has the operand's dtype, as JAX
+        lambda x: lax.reduce(x, np.array(10, x.dtype), lax.add, (0, 1)),
         lambda x: np.sum(x, (0, 1)) + 10,
         [((3, 4),), ((2, 3, 2),)],
         (F32, I32),

@@ -427,9 +427,10 @@ def _primitive(eq: Equation, key: str) -> Primitive:
 
 
 def _name_stack(location: Any) -> tuple[str, ...]:
-    loc = location
-    if isinstance(loc, ir.NameLoc):
-        return tuple(s for s in loc.name_str.split("/") if s)
+    """The `named_scope`s of an op's location: its outer name, unless that name is only the
+    function of the user's call (`ir.user_location`)."""
+    if isinstance(location, ir.NameLoc) and not isinstance(location.child_loc, ir.FileLineColLoc):
+        return tuple(s for s in location.name_str.split("/") if s)
     return ()
 
 
@@ -437,9 +438,9 @@ def _source_info(location: Any, scope: tuple[str, ...]) -> SourceInfo:
     names = _name_stack(location)
     if names[: len(scope)] == scope:  # inside a sub-jaxpr, names relative to its equation's
         names = names[len(scope) :]
-    file_loc = location.child_loc if isinstance(location, ir.NameLoc) else location
-    if isinstance(file_loc, ir.FileLineColLoc):
-        return SourceInfo(NameStack(names), file_loc.filename, file_loc.start_line)
+    source = mlir.source_of(location)
+    if source is not None:
+        return SourceInfo(NameStack(names), source[0], source[1])
     return SourceInfo(NameStack(names))
 
 

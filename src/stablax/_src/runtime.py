@@ -215,6 +215,15 @@ class SingleDeviceSharding(xc.SingleDeviceSharding):
     def __repr__(self) -> str:
         return f"SingleDeviceSharding(device={self.device!r}, memory_kind={self.memory_kind})"
 
+    # By value, as JAX's (jaxlib's own class compares by identity until `jax` patches it).
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SingleDeviceSharding):
+            return NotImplemented
+        return self.device == other.device and self.memory_kind == other.memory_kind
+
+    def __hash__(self) -> int:
+        return hash((self._stablax_device, self._stablax_memory_kind))
+
 
 _shardings: dict[Device, SingleDeviceSharding] = {}
 

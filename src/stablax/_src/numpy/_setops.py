@@ -156,11 +156,12 @@ def setdiff1d(
     JAX. With `size`, padded with `fill_value` (a scalar; zero when not given).
     """
     name = "jnp.setdiff1d"
+    traced = isinstance(ar1, Tracer)
     ar1, ar2 = _flat(ar1), _flat(ar2)  # the values keep ar1's dtype, as in JAX
     if size is None:
-        # As JAX: the result's length is that of ar1's values, so ar1 must be concrete first
-        # (an empty ar1 has none: its empty result needs no values, as in JAX).
-        if isinstance(ar1, Tracer) and ar1.aval.shape[0]:
+        # As JAX: the result's length is that of ar1's values, so a traced ar1 must be concrete
+        # first, even empty; an empty host constant needs no values (its result is empty).
+        if isinstance(ar1, Tracer) and (traced or ar1.aval.shape[0]):
             concrete_value(ar1, name, size_hint(name))
     else:
         size = nonnegative_size(size, name)
