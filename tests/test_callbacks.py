@@ -15,7 +15,7 @@ import pytest
 import stablax as jax
 import stablax.numpy as jnp
 from stablax import lax
-from stablax._src import runtime
+from stablax._src import runtime_effects
 from stablax.experimental import io_callback
 
 
@@ -302,7 +302,7 @@ def test_callbacks_leave_no_memory_behind(capsys):
     before = _peak_kb()
     for _ in range(3000):
         f(jnp.float32(1))
-    assert len(runtime.pending_effects.tokens) < 128  # completion tokens do not pile up
+    assert len(runtime_effects.pending_effects.tokens) < 128  # completion tokens do not pile up
     for i in range(200):  # distinct jitted functions, each compiled with its own callback
         jax.jit(lambda x, i=i: _show(str(i))(x))(jnp.float32(i))
     jax.effects_barrier()

@@ -26,6 +26,7 @@ LAYERS = [
             "_src.config_states",
             "_src.caches",
             "_src.compilation_store",
+            "_src.runtime_effects",
             "_src.runtime",
             "_src.runtime_profiler",
             "_src.runtime_plugins",

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, runtime, tree_util
+from stablax._src import core, runtime, runtime_effects, tree_util
 from stablax._src import ir as mlir
 from stablax._src.array import Array
 from stablax._src.avals import ShapedArray, aval_of
@@ -273,7 +273,7 @@ class OrderedDebugEffect(DebugEffect):
 
 def effects_barrier() -> None:
     """Waits until every program dispatched so far has finished its host callbacks."""
-    runtime.effects_barrier()
+    runtime_effects.effects_barrier()
 
 
 def _sharding_of(value: Any) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from stablax._src import ir as mlir
-from stablax._src import ir_passes, runtime
+from stablax._src import ir_passes, runtime, runtime_effects
 from stablax._src.ir import ir
 from stablax._src.nan_checks import checked_kinds, invalid_kind, invalid_value_error
 
@@ -144,7 +144,7 @@ class _Located:
         for test in self.tests:
             test.calls = 0
         runtime.block_until_ready(self.executable.execute(list(buffers)))
-        runtime.effects_barrier()
+        runtime_effects.effects_barrier()
         return tuple(
             None if found is None else found[0].describe(found[1])
             for found in (self.report.made, self.report.seen)

@@ -22,7 +22,7 @@ from jaxlib import version as jaxlib_version
 from jaxlib import xla_client as xc
 from jaxlib.cpu import _lapack
 
-from stablax._src import caches, compilation_store, runtime_plugins
+from stablax._src import caches, compilation_store, runtime_effects, runtime_plugins
 from stablax._src.config import config
 
 # jaxlib records a Python traceback for every execute by default and keeps part of each (about
@@ -333,8 +333,9 @@ class Executable:
     """A loaded XLA executable plus the result handlers that wrap its outputs without copies.
 
     A program that calls back into Python (`effects` "unordered" or "ordered") keeps its
-    callables alive and leaves each execution's completion token with `pending_effects`, so
-    `effects_barrier` can wait for it; an ordered one starts after the previous ordered one ends.
+    callables alive and leaves each execution's completion token with runtime_effects'
+    `pending_effects`, so `effects_barrier` can wait for it; an ordered one starts after the
+    previous ordered one ends.
     """
 
     __slots__ = ("loaded", "handlers", "out_avals", "device", "fingerprint", "callbacks", "effects")
@@ -370,64 +371,13 @@ class Executable:
             )
         if not self.effects:
             return self.loaded.execute_sharded(buffers).consume_with_handlers(self.handlers)
-        return pending_effects.run(self, buffers)
+        return runtime_effects.pending_effects.run(self, buffers)
 
     def hlo_text(self) -> str:
         return "\n".join(m.to_string() for m in self.loaded.hlo_modules())
 
     def cost_analysis(self) -> Any:
         return self.loaded.cost_analysis()
-
-
-class _PendingEffects:
-    """Completion tokens of the executions whose callbacks may still run (effects_barrier), and
-    the last ordered one, which the next ordered execution waits for.
-
-    jaxlib's tokens cannot be polled, so the list is bounded by waiting for its older half once it
-    reaches `_MAX_TOKENS`: those executions are that many dispatches behind and have run already
-    in all but a pathological queue, and memory stays flat over any number of calls.
-    """
-
-    _MAX_TOKENS = 128
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.tokens: list[Any] = []
-        self.last_ordered: Any = None
-
-    def run(self, executable: Executable, buffers: list[Buffer]) -> list[Buffer]:
-        if executable.effects == "ordered":
-            with self.lock:
-                previous = self.last_ordered
-            if previous is not None:
-                previous.block_until_ready()
-        results = executable.loaded.execute_sharded(buffers, with_tokens=True)
-        token = results.consume_token()
-        with self.lock:
-            self.tokens.append(token)
-            if executable.effects == "ordered":
-                self.last_ordered = token
-            finished = None
-            if len(self.tokens) >= self._MAX_TOKENS:
-                half = self._MAX_TOKENS // 2
-                finished, self.tokens = self.tokens[:half], self.tokens[half:]
-        for old in finished or ():
-            old.block_until_ready()
-        return results.consume_with_handlers(executable.handlers)
-
-    def wait(self) -> None:
-        with self.lock:
-            tokens, self.tokens, self.last_ordered = self.tokens, [], None
-        for token in tokens:
-            token.block_until_ready()
-
-
-pending_effects = _PendingEffects()
-
-
-def effects_barrier() -> None:
-    """Waits until every program dispatched so far has run its host callbacks."""
-    pending_effects.wait()
 
 
 def hlo_computation(module_text: str) -> Any:

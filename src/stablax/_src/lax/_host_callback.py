@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from stablax._src import core, dispatch, dtypes, ir_passes, runtime
+from stablax._src import core, dispatch, dtypes, ir_passes, runtime, runtime_effects
 from stablax._src.array import Array, from_host
 from stablax._src.avals import ShapedArray, aval_of
 from stablax._src.interpreters import control_flow as cf
@@ -130,7 +130,8 @@ def host_callback(callback: HostCallback, args: Sequence[Any]) -> list[Any]:
     """
     if core.current_trace() is None:
         if callback.ordered:
-            runtime.effects_barrier()  # after the ordered effects of programs dispatched earlier
+            # after the ordered effects of programs dispatched earlier
+            runtime_effects.effects_barrier()
         outs = callback.run([np.asarray(a) for a in args])
         return [from_host(o) for o in outs]
     deps: list[Any] = []
